@@ -1,0 +1,311 @@
+package krt
+
+import (
+	"fmt"
+	"runtime/debug"
+	"time"
+)
+
+// derived is a collection computed from a primary input collection (or,
+// for a singleton, from nothing but its fetches) by a transformation.
+type derived[I, O any] struct {
+	store[O]
+	parent *store[I] // nil for a singleton
+	one    func(HandlerContext, I) *O
+	many   func(HandlerContext, I) []O
+
+	inputs    map[string]*inputState
+	dirty     map[string]struct{}
+	owners    map[string]string       // output key -> input that produced it
+	contested map[string]map[string]O // output key -> every claimant, while >1
+	failing   map[string]error        // inputs whose last computation failed
+	upSynced  map[upstream]int        // upstreams read by any input (refcounted)
+}
+
+// inputState is what the last successful computation of one input produced
+// and read.
+type inputState struct {
+	outs []string
+	deps []*fetchRec
+}
+
+// NewCollection derives a collection from in: each input item is
+// transformed into at most one output (nil means none). The transformation
+// must be deterministic and must read other collections only through Fetch
+// and FetchOne on ctx. Outputs are keyed like any item (see WithKey).
+// The initial outputs are computed before NewCollection returns.
+func NewCollection[I, O any](g *Graph, in Collection[I], transform func(ctx HandlerContext, in I) *O, opts ...Option) Collection[O] {
+	return newDerived(g, in.core(), "collection", transform, nil, opts)
+}
+
+// NewManyCollection derives a collection from in: each input item is
+// transformed into zero or more outputs. See NewCollection.
+func NewManyCollection[I, O any](g *Graph, in Collection[I], transform func(ctx HandlerContext, in I) []O, opts ...Option) Collection[O] {
+	return newDerived(g, in.core(), "many", nil, transform, opts)
+}
+
+func newDerived[I, O any](g *Graph, parent *store[I], kind string, one func(HandlerContext, I) *O, many func(HandlerContext, I) []O, opts []Option) *derived[I, O] {
+	o := buildOptions(opts)
+	d := &derived[I, O]{
+		parent: parent, one: one, many: many,
+		inputs: map[string]*inputState{}, owners: map[string]string{},
+		upSynced: map[upstream]int{},
+	}
+	d.init(g, kind, o, kind)
+	g.construct(d, func(tx *Txn) {
+		if parent != nil {
+			parent.downs = append(parent.downs, func(tx *Txn, key string) { d.markDirty(tx, key) })
+			for k := range parent.items {
+				d.markDirty(tx, k)
+			}
+		} else {
+			d.markDirty(tx, "")
+		}
+	})
+	return d
+}
+
+func (d *derived[I, O]) markDirty(tx *Txn, input string) {
+	if d.dirty == nil {
+		d.dirty = map[string]struct{}{}
+	}
+	d.dirty[input] = struct{}{}
+	tx.schedule(d)
+}
+
+func (d *derived[I, O]) dropPending() { d.dirty = nil }
+
+func (d *derived[I, O]) process(tx *Txn) {
+	dirty := d.dirty
+	d.dirty = nil
+	for k := range dirty {
+		d.recompute(tx, k)
+	}
+	d.propagateChanges(tx)
+}
+
+func (d *derived[I, O]) recompute(tx *Txn, k string) {
+	var in I
+	if d.parent != nil {
+		v, ok := d.parent.items[k]
+		if !ok {
+			if st := d.inputs[k]; st != nil {
+				for _, ok := range st.outs {
+					d.release(tx, ok, k)
+				}
+				d.setDeps(st, nil)
+				delete(d.inputs, k)
+			}
+			delete(d.failing, k)
+			return
+		}
+		in = v
+	}
+	d.stats.inputs.Add(1)
+	d.stats.recomputes.Add(1)
+	fc := &fetchCtx{down: d, input: k}
+	start := time.Now()
+	outs, err := d.call(fc, in)
+	d.stats.durations.observe(time.Since(start))
+	st := d.inputs[k]
+	if st == nil {
+		st = &inputState{}
+		d.inputs[k] = st
+	}
+	if err != nil {
+		stack := ""
+		if pe, ok := err.(*panicError); ok {
+			stack = pe.stack
+		}
+		d.recordError(k, err, stack)
+		if d.failing == nil {
+			d.failing = map[string]error{}
+		}
+		d.failing[k] = err
+		// Keep the last good outputs; watch what both computations read
+		// so a change to either retries this input.
+		d.setDeps(st, unionDeps(st.deps, fc.deps))
+		return
+	}
+	delete(d.failing, k)
+	keys := make([]string, 0, len(outs))
+	for _, v := range outs {
+		key := d.acc.key(v)
+		if containsString(keys, key) {
+			d.recordError(k, fmt.Errorf("input %q produced two outputs with key %q; keeping the first: %w", k, key, ErrKeyConflict), "")
+			continue
+		}
+		keys = append(keys, key)
+	}
+	for _, old := range st.outs {
+		if !containsString(keys, old) {
+			d.release(tx, old, k)
+		}
+	}
+	i := 0
+	for _, v := range outs {
+		if i < len(keys) && d.acc.key(v) == keys[i] {
+			d.claim(tx, keys[i], k, v)
+			i++
+		}
+	}
+	if len(keys) == 0 {
+		keys = nil
+	}
+	st.outs = keys
+	d.setDeps(st, fc.deps)
+}
+
+// call runs the transformation, turning a panic or a Fail into an error.
+func (d *derived[I, O]) call(fc *fetchCtx, in I) (outs []O, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			outs, err = nil, &panicError{value: r, stack: string(debug.Stack())}
+		}
+	}()
+	if d.one != nil {
+		if o := d.one(fc, in); o != nil {
+			outs = []O{*o}
+		}
+	} else {
+		outs = d.many(fc, in)
+	}
+	if fc.failed != nil {
+		return nil, fc.failed
+	}
+	return outs, nil
+}
+
+// claim records that input produced v under key. When another input
+// already holds key, the smaller input key wins and the conflict is
+// recorded.
+func (d *derived[I, O]) claim(tx *Txn, key, input string, v O) {
+	owner, held := d.owners[key]
+	if !held || owner == input {
+		if c := d.contested[key]; c != nil {
+			c[input] = v
+		}
+		d.owners[key] = input
+		d.put(tx, key, v)
+		return
+	}
+	if d.contested == nil {
+		d.contested = map[string]map[string]O{}
+	}
+	c := d.contested[key]
+	if c == nil {
+		c = map[string]O{owner: d.items[key]}
+		d.contested[key] = c
+	}
+	c[input] = v
+	d.recordError(input, fmt.Errorf("output %q is also produced by input %q; %q wins: %w",
+		key, owner, min(owner, input), ErrKeyConflict), "")
+	if input < owner {
+		d.owners[key] = input
+		d.put(tx, key, v)
+	}
+}
+
+// release withdraws input's claim on key, handing key to the next
+// claimant if there is one.
+func (d *derived[I, O]) release(tx *Txn, key, input string) {
+	if c := d.contested[key]; c != nil {
+		delete(c, input)
+		if d.owners[key] == input {
+			next := ""
+			for in := range c {
+				if next == "" || in < next {
+					next = in
+				}
+			}
+			d.owners[key] = next
+			d.put(tx, key, c[next])
+		}
+		if len(c) == 1 {
+			delete(d.contested, key)
+		}
+		return
+	}
+	if d.owners[key] == input {
+		delete(d.owners, key)
+		d.remove(tx, key)
+	}
+}
+
+// setDeps replaces the reads recorded for st, leaving the reverse indexes
+// untouched when they are the same reads as before.
+func (d *derived[I, O]) setDeps(st *inputState, deps []*fetchRec) {
+	if sameDeps(st.deps, deps) {
+		return
+	}
+	for _, r := range st.deps {
+		r.up.removeDep(r)
+		d.unrefUpstream(r.up)
+	}
+	for _, r := range deps {
+		r.up.addDep(r)
+		d.upSynced[r.up]++
+	}
+	st.deps = deps
+}
+
+func (d *derived[I, O]) unrefUpstream(u upstream) {
+	if d.upSynced[u]--; d.upSynced[u] <= 0 {
+		delete(d.upSynced, u)
+	}
+}
+
+func sameDeps(a, b []*fetchRec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		if a[i].up != b[i].up || !a[i].filter.equal(b[i].filter) {
+			return false
+		}
+	}
+	return true
+}
+
+// unionDeps returns a followed by the reads of b that a lacks.
+func unionDeps(a, b []*fetchRec) []*fetchRec {
+	out := append([]*fetchRec(nil), a...)
+next:
+	for _, r := range b {
+		for _, x := range a {
+			if x.up == r.up && x.filter.equal(r.filter) {
+				continue next
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func containsString(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *derived[I, O]) checkSynced() bool {
+	if d.synced {
+		return true
+	}
+	if d.parent != nil && !d.parent.synced {
+		return false
+	}
+	for u := range d.upSynced {
+		if !u.isSynced() {
+			return false
+		}
+	}
+	d.markSyncedLocked()
+	return true
+}

@@ -1,0 +1,60 @@
+// Package krt is an incremental dataflow engine of typed collections.
+//
+// A program builds a [Graph], feeds it inputs through [Static] collections and
+// derives further collections from them with [NewCollection],
+// [NewManyCollection], [NewSingleton] and [Join]. A transformation reads other
+// collections with [Fetch] or [FetchOne]; every read is recorded as a
+// dependency, so when an input changes only the outputs whose recorded reads
+// are affected are recomputed. Handlers registered with
+// [Collection.Register] receive the resulting events in ordered batches.
+//
+// The embedding loop:
+//
+//  1. g := krt.NewGraph(krt.WithLogger(logger))
+//  2. Create inputs: pods := krt.NewStatic[Pod](g, krt.WithName("pods"))
+//  3. Derive: workloads := krt.NewCollection(g, pods, buildWorkload)
+//  4. Register handlers; start delivery with go g.Run(ctx).
+//  5. Write inputs (pods.Set, pods.Delete, g.Update for several at once).
+//  6. Cancel ctx; Run returns once every goroutine it started has ended.
+//
+// Constructors start no goroutines. Run starts one goroutine per registered
+// handler, and nothing else: propagation happens synchronously in the
+// goroutine that writes an input.
+//
+// # Consistency
+//
+// Every write (one operation, a batch, or a [Graph.Update] over several
+// collections) is a transaction. The writer applies it and propagates it
+// through every derived collection, in creation order, before the write
+// returns; the transaction then commits with a new version, one greater than
+// the previous. Readers never see part of a transaction:
+//
+//   - Get, List, Index lookups and [Graph.Read] wait while a transaction is
+//     being applied, so every read observes the graph at a committed version.
+//     Inside [Graph.Read] all reads observe the same version.
+//   - Each handler receives, per transaction, one [Batch] holding the net
+//     change of that transaction (an item added then deleted within it yields
+//     nothing), tagged with the committed version. Handlers never observe an
+//     intermediate output that the quiescent graph would not produce for the
+//     same inputs.
+//   - An output equal to its previous value (by an Equals method when the type
+//     has one, else reflect.DeepEqual) emits no event and triggers no
+//     downstream recomputation.
+//
+// Transformations must read other collections only through Fetch and
+// FetchOne: calling Get or List from inside a transformation, or writing an
+// input from one, deadlocks.
+//
+// Dependencies flow from collections created earlier to collections created
+// later; a transformation that fetches a later collection still converges,
+// but that collection is recomputed twice in the transaction. A genuine
+// cycle is cut after a bounded number of passes and reported as [ErrCycle].
+//
+// # Failures
+//
+// A transformation that panics, or calls [HandlerContext.Fail], keeps its last
+// good outputs; the error is recorded on the collection (see
+// [Graph.Describe]) and the input is retried when it, or anything it read,
+// changes. Two inputs producing the same output key is reported as
+// [ErrKeyConflict]; the input with the smaller key wins.
+package krt

@@ -1,0 +1,25 @@
+package krt
+
+import "errors"
+
+// ErrKeyConflict is recorded when two inputs of a derived collection produce
+// an output with the same key. The output of the input with the
+// lexicographically smallest key is kept; the others are held back and take
+// over if the winner goes away.
+var ErrKeyConflict = errors.New("krt: two inputs produced the same output key")
+
+// ErrPanic is recorded when a transformation or handler panics. The recorded
+// error wraps it and carries the panic value and stack.
+var ErrPanic = errors.New("krt: panic")
+
+// ErrFailed is recorded when a transformation reports a failure through
+// HandlerContext.Fail.
+var ErrFailed = errors.New("krt: transformation failed")
+
+// ErrCycle is recorded when a transaction keeps recomputing the same
+// collections, which only a dependency cycle can cause.
+var ErrCycle = errors.New("krt: dependency cycle")
+
+// ErrNotFound is returned by the introspection methods of Graph when the
+// named collection or key does not exist.
+var ErrNotFound = errors.New("krt: not found")

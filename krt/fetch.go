@@ -1,0 +1,74 @@
+package krt
+
+import "fmt"
+
+// HandlerContext is passed to transformations. It records what the
+// transformation reads through Fetch, so that later changes to those reads
+// recompute it. It is valid only during the call it was passed to.
+type HandlerContext interface {
+	// Fail marks this computation as failed with err: its outputs are
+	// discarded, the input keeps its last good outputs, and err is recorded
+	// on the collection. The input is retried when it or anything it read
+	// changes.
+	Fail(err error)
+	// Key returns the key of the input being transformed ("" for a
+	// singleton).
+	Key() string
+
+	fetchContext() *fetchCtx
+}
+
+type fetchCtx struct {
+	down   dependent
+	input  string
+	deps   []*fetchRec
+	failed error
+}
+
+func (c *fetchCtx) Fail(err error) {
+	if err == nil {
+		err = ErrFailed
+	}
+	c.failed = err
+}
+func (c *fetchCtx) Key() string             { return c.input }
+func (c *fetchCtx) fetchContext() *fetchCtx { return c }
+
+// Fetch returns the items of c that pass every filter, ordered by key, and
+// records a dependency on them: when an item that passes (or passed) the
+// filters changes, the calling transformation's input is recomputed.
+// Fetch panics if ctx is nil; outside transformations use Get, List or an
+// Index.
+func Fetch[T any](ctx HandlerContext, c Collection[T], filters ...Filter) []T {
+	if ctx == nil {
+		panic("krt: Fetch called without a HandlerContext")
+	}
+	fc := ctx.fetchContext()
+	s := c.core()
+	f := compileFilters(filters)
+	if f.index >= 0 {
+		s.checkIndex(f.index, f.indexOwner)
+	}
+	fc.deps = append(fc.deps, &fetchRec{down: fc.down, input: fc.input, up: s.self().(upstream), filter: f})
+	return s.query(f)
+}
+
+// FetchOne returns the item of c that passes every filter and records the
+// dependency, as Fetch does. When several items pass, it returns the one
+// with the smallest key; when none does, ok is false.
+func FetchOne[T any](ctx HandlerContext, c Collection[T], filters ...Filter) (v T, ok bool) {
+	items := Fetch(ctx, c, filters...)
+	if len(items) == 0 {
+		return v, false
+	}
+	return items[0], true
+}
+
+// panicError is an ErrPanic carrying the panic value and stack.
+type panicError struct {
+	value any
+	stack string
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
+func (e *panicError) Unwrap() error { return ErrPanic }

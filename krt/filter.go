@@ -1,0 +1,228 @@
+package krt
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Filter narrows what Fetch returns, and so which changes recompute the
+// fetching input. Filters given together must all match. Each kind may be
+// given once; a later one replaces an earlier one of the same kind.
+//
+// Key, index, label, selector and namespace filters are served from indexes
+// and recorded in reverse indexes, so a change only recomputes the inputs
+// whose filters it can affect. A FilterFunc predicate narrows the result
+// but not the dependency: the fetch is recomputed on any change that the
+// other filters let through.
+type Filter struct{ apply func(*filterSet) }
+
+type filterSet struct {
+	keys       []string
+	hasKeys    bool
+	index      int // -1: none
+	indexOwner any
+	indexKey   string
+	ns         string
+	hasNS      bool
+	labels     map[string]string // items whose labels match this selector
+	hasLabels  bool
+	selects    map[string]string // items whose selector selects these labels
+	hasSelects bool
+	preds      []func(any) bool
+}
+
+// FilterKey keeps the item with the given key.
+func FilterKey(key string) Filter {
+	return Filter{func(f *filterSet) { f.keys, f.hasKeys = []string{key}, true }}
+}
+
+// FilterKeys keeps the items with any of the given keys.
+func FilterKeys(keys ...string) Filter {
+	k := slices.Clone(keys)
+	return Filter{func(f *filterSet) { f.keys, f.hasKeys = k, true }}
+}
+
+// FilterIndex keeps the items that idx files under key.
+func FilterIndex[T any](idx Index[T], key string) Filter {
+	return Filter{func(f *filterSet) { f.index, f.indexOwner, f.indexKey = idx.id, idx.s, key }}
+}
+
+// FilterNamespace keeps the items in namespace ns (see WithNamespace).
+func FilterNamespace(ns string) Filter {
+	return Filter{func(f *filterSet) { f.ns, f.hasNS = ns, true }}
+}
+
+// FilterLabels keeps the items whose labels (see WithLabels) match
+// selector. An empty selector matches every item.
+func FilterLabels(selector map[string]string) Filter {
+	s := maps.Clone(selector)
+	return Filter{func(f *filterSet) { f.labels, f.hasLabels = s, true }}
+}
+
+// FilterSelects keeps the items whose own selector (see WithSelector)
+// selects the given labels: the inverse of FilterLabels, as in "the
+// Services that select this Pod". Items with an empty selector select
+// nothing.
+func FilterSelects(labels map[string]string) Filter {
+	l := maps.Clone(labels)
+	return Filter{func(f *filterSet) { f.selects, f.hasSelects = l, true }}
+}
+
+// FilterFunc keeps the items for which keep returns true. It cannot be
+// indexed: prefer the other filters where they apply.
+func FilterFunc[T any](keep func(T) bool) Filter {
+	return Filter{func(f *filterSet) {
+		f.preds = append(f.preds, func(v any) bool { return keep(v.(T)) })
+	}}
+}
+
+func compileFilters(filters []Filter) *filterSet {
+	f := &filterSet{index: -1}
+	for _, fl := range filters {
+		fl.apply(f)
+	}
+	return f
+}
+
+// equal reports whether two filter sets record the same dependency; sets
+// with predicates never compare equal, as functions cannot be compared.
+func (f *filterSet) equal(o *filterSet) bool {
+	return len(f.preds) == 0 && len(o.preds) == 0 &&
+		f.hasKeys == o.hasKeys && slices.Equal(f.keys, o.keys) &&
+		f.index == o.index && f.indexOwner == o.indexOwner && f.indexKey == o.indexKey &&
+		f.hasNS == o.hasNS && f.ns == o.ns &&
+		f.hasLabels == o.hasLabels && maps.Equal(f.labels, o.labels) &&
+		f.hasSelects == o.hasSelects && maps.Equal(f.selects, o.selects)
+}
+
+// matches reports whether the item stored under key passes every filter.
+func (s *store[T]) matches(f *filterSet, key string, v T) bool {
+	if f.hasKeys && !slices.Contains(f.keys, key) {
+		return false
+	}
+	if f.index >= 0 && !slices.Contains(s.indexes[f.index].keys(v), f.indexKey) {
+		return false
+	}
+	if f.hasNS && (s.acc.namespace == nil || s.acc.namespace(v) != f.ns) {
+		return false
+	}
+	if f.hasLabels && !selectorMatches(f.labels, s.labelsOf(v)) {
+		return false
+	}
+	if f.hasSelects && (s.acc.selector == nil || !selects(s.acc.selector(v), f.selects)) {
+		return false
+	}
+	for _, p := range f.preds {
+		if !p(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *store[T]) labelsOf(v T) map[string]string {
+	if s.acc.labels == nil {
+		return nil
+	}
+	return s.acc.labels(v)
+}
+
+// query returns the items passing f, ordered by key, reading through the
+// most selective index available. The caller holds the write lock: query
+// may build an index on first use.
+func (s *store[T]) query(f *filterSet) []T {
+	var cand map[string]struct{}
+	switch {
+	case f.hasKeys:
+		cand = make(map[string]struct{}, len(f.keys))
+		for _, k := range f.keys {
+			cand[k] = struct{}{}
+		}
+	case f.index >= 0:
+		s.checkIndex(f.index, f.indexOwner)
+		cand = nonNil(s.indexes[f.index].m[f.indexKey])
+	case f.hasLabels && len(f.labels) > 0 && s.acc.labels != nil:
+		s.ensureLabelIndex()
+		p, _ := minPair(f.labels)
+		cand = nonNil(s.labelIdx[p])
+	case f.hasSelects:
+		if s.acc.selector == nil || len(f.selects) == 0 {
+			return nil
+		}
+		s.ensureSelectorIndex()
+		cand = map[string]struct{}{}
+		for k, v := range f.selects {
+			for key := range s.selIdx[labelPair{k, v}] {
+				cand[key] = struct{}{}
+			}
+		}
+	case f.hasNS:
+		if s.acc.namespace == nil {
+			return nil
+		}
+		s.ensureNamespaceIndex()
+		cand = nonNil(s.nsIdx[f.ns])
+	}
+	var keys []string
+	if cand == nil {
+		keys = make([]string, 0, len(s.items))
+		for k := range s.items {
+			keys = append(keys, k)
+		}
+	} else {
+		keys = make([]string, 0, len(cand))
+		for k := range cand {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) > 1 {
+		sort.Strings(keys)
+	}
+	var out []T
+	for _, k := range keys {
+		v, ok := s.items[k]
+		if ok && s.matches(f, k, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// filterString renders f for introspection.
+func (s *store[T]) filterString(f *filterSet) string {
+	var parts []string
+	if f.hasKeys {
+		parts = append(parts, "key="+strings.Join(f.keys, ","))
+	}
+	if f.index >= 0 && f.index < len(s.indexes) {
+		parts = append(parts, fmt.Sprintf("index %s=%s", s.indexes[f.index].name, f.indexKey))
+	}
+	if f.hasNS {
+		parts = append(parts, "namespace="+f.ns)
+	}
+	if f.hasLabels {
+		parts = append(parts, "labels match "+formatLabels(f.labels))
+	}
+	if f.hasSelects {
+		parts = append(parts, "selector selects "+formatLabels(f.selects))
+	}
+	if len(f.preds) > 0 {
+		parts = append(parts, fmt.Sprintf("%d predicate(s)", len(f.preds)))
+	}
+	if len(parts) == 0 {
+		return "all"
+	}
+	return strings.Join(parts, " ")
+}
+
+func formatLabels(m map[string]string) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}

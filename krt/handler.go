@@ -1,0 +1,122 @@
+package krt
+
+import (
+	"context"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+)
+
+// Registration is a handler added with Collection.Register.
+type Registration struct {
+	unregister func()
+	synced     func() bool
+}
+
+// Unregister stops delivery to the handler. A batch being delivered
+// completes; no later one is delivered. It is safe to call more than once
+// and from inside the handler.
+func (r *Registration) Unregister() { r.unregister() }
+
+// HasSynced reports whether the collection has synced and the handler has
+// been given the replayed state, if it asked for it.
+func (r *Registration) HasSynced() bool { return r.synced() }
+
+// handlerRunner is the type-erased handler the graph starts goroutines for.
+type handlerRunner interface {
+	run(ctx context.Context)
+}
+
+type handler[T any] struct {
+	s   *store[T]
+	fn  func(Batch[T])
+	reg *Registration
+
+	mu            sync.Mutex
+	queue         []Batch[T]
+	pendingReplay bool
+	wake          chan struct{}
+	stopped       chan struct{}
+	stopOnce      sync.Once
+	replayed      atomic.Bool
+}
+
+func newHandler[T any](s *store[T], fn func(Batch[T])) *handler[T] {
+	h := &handler[T]{s: s, fn: fn, wake: make(chan struct{}, 1), stopped: make(chan struct{})}
+	h.reg = &Registration{
+		unregister: func() {
+			h.stopOnce.Do(func() {
+				close(h.stopped)
+				s.unregister(h)
+			})
+		},
+		synced: func() bool { return s.HasSynced() && h.replayed.Load() },
+	}
+	return h
+}
+
+// enqueue appends b; it never blocks, so a slow handler delays no one.
+func (h *handler[T]) enqueue(b Batch[T]) {
+	h.mu.Lock()
+	h.queue = append(h.queue, b)
+	h.mu.Unlock()
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (h *handler[T]) run(ctx context.Context) {
+	for {
+		h.mu.Lock()
+		batches := h.queue
+		h.queue = nil
+		replay := h.pendingReplay
+		h.pendingReplay = false
+		h.mu.Unlock()
+		for i, b := range batches {
+			select {
+			case <-h.stopped:
+				return
+			case <-ctx.Done():
+				h.requeue(batches[i:], replay && i == 0)
+				return
+			default:
+			}
+			h.deliver(b)
+			if i == 0 && replay {
+				h.replayed.Store(true)
+			}
+		}
+		if len(batches) == 0 && !replay {
+			h.replayed.Store(true)
+		}
+		select {
+		case <-ctx.Done():
+			// Keep undelivered batches for the next Run.
+			return
+		case <-h.stopped:
+			return
+		case <-h.wake:
+		}
+	}
+}
+
+// requeue puts undelivered batches back in front of the queue, for the
+// next Run.
+func (h *handler[T]) requeue(rest []Batch[T], replay bool) {
+	h.mu.Lock()
+	h.queue = append(append([]Batch[T](nil), rest...), h.queue...)
+	h.pendingReplay = h.pendingReplay || replay
+	h.mu.Unlock()
+}
+
+func (h *handler[T]) deliver(b Batch[T]) {
+	defer func() {
+		if r := recover(); r != nil {
+			stack := string(debug.Stack())
+			h.s.recordError("", &panicError{value: r, stack: stack}, stack)
+		}
+	}()
+	h.fn(b)
+}

@@ -1,0 +1,110 @@
+package krt
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// history keeps a collection's recent errors and events for
+// introspection. It has its own lock because handler panics are recorded
+// outside the graph's lock.
+type history struct {
+	mu     sync.Mutex
+	size   int
+	errors []ErrorRecord // ring, oldest first once full
+	events []EventRecord
+	nextE  int
+	nextV  int
+}
+
+// ErrorRecord is one recorded failure of a collection.
+type ErrorRecord struct {
+	Time  time.Time `json:"time"`
+	Key   string    `json:"key,omitempty"` // the input key, if any
+	Error string    `json:"error"`
+	Stack string    `json:"stack,omitempty"`
+}
+
+// EventRecord is one recent change of a collection.
+type EventRecord struct {
+	Time    time.Time `json:"time"`
+	Version uint64    `json:"version"`
+	Type    string    `json:"type"`
+	Key     string    `json:"key"`
+}
+
+func (h *history) init(size int) { h.size = size }
+
+func (h *history) error(r ErrorRecord) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.errors, h.nextE = pushRing(h.errors, h.nextE, h.size, r)
+}
+
+func (h *history) event(version uint64, t EventType, key string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.events, h.nextV = pushRing(h.events, h.nextV, h.size, EventRecord{Time: time.Now(), Version: version, Type: t.String(), Key: key})
+}
+
+func pushRing[R any](ring []R, next, size int, r R) ([]R, int) {
+	if size <= 0 {
+		return ring, next
+	}
+	if len(ring) < size {
+		return append(ring, r), next
+	}
+	ring[next] = r
+	return ring, (next + 1) % size
+}
+
+func ringOrdered[R any](ring []R, next int) []R {
+	out := make([]R, 0, len(ring))
+	out = append(out, ring[next:]...)
+	return append(out, ring[:next]...)
+}
+
+func (h *history) snapshot() ([]ErrorRecord, []EventRecord) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return ringOrdered(h.errors, h.nextE), ringOrdered(h.events, h.nextV)
+}
+
+// durationHistogram counts recompute durations in exponential buckets
+// from 1µs to about 1s.
+type durationHistogram struct {
+	counts [histBuckets + 1]atomic.Uint64
+	sum    atomic.Int64 // nanoseconds
+}
+
+const histBuckets = 11
+
+// HistogramBounds are the upper bounds, in seconds, of the recompute
+// duration buckets reported in CollectionInfo; the last bucket is +Inf.
+var HistogramBounds = func() []float64 {
+	b := make([]float64, histBuckets)
+	d := time.Microsecond
+	for i := range b {
+		b[i] = d.Seconds()
+		d *= 4
+	}
+	return b
+}()
+
+func (h *durationHistogram) observe(d time.Duration) {
+	i := 0
+	for b := time.Microsecond; i < histBuckets && d > b; b *= 4 {
+		i++
+	}
+	h.counts[i].Add(1)
+	h.sum.Add(int64(d))
+}
+
+func (h *durationHistogram) snapshot() ([]uint64, time.Duration) {
+	c := make([]uint64, len(h.counts))
+	for i := range h.counts {
+		c[i] = h.counts[i].Load()
+	}
+	return c, time.Duration(h.sum.Load())
+}

@@ -1,0 +1,170 @@
+package krt
+
+import "fmt"
+
+// Index is a secondary index over a collection: each item is filed under
+// zero or more index keys. Look items up with Lookup, or from a
+// transformation with FilterIndex, which records a dependency on exactly
+// that index key.
+type Index[T any] struct {
+	s  *store[T]
+	id int
+}
+
+type indexState[T any] struct {
+	name string
+	keys func(T) []string
+	m    map[string]map[string]struct{}
+}
+
+// NewIndex adds an index named name to c, filing each item under the keys
+// keys returns, and builds it from the current items. It is maintained in
+// the same transaction as the items, so lookups are consistent with Get.
+func NewIndex[T any](c Collection[T], name string, keys func(T) []string) Index[T] {
+	s := c.core()
+	s.g.lock.lock()
+	defer s.g.lock.unlock()
+	ix := &indexState[T]{name: name, keys: keys, m: map[string]map[string]struct{}{}}
+	for k, v := range s.items {
+		for _, ik := range keys(v) {
+			addTo(ix.m, ik, k)
+		}
+	}
+	s.indexes = append(s.indexes, ix)
+	return Index[T]{s: s, id: len(s.indexes) - 1}
+}
+
+// Name returns the index's name.
+func (i Index[T]) Name() string { return i.s.indexes[i.id].name }
+
+// Lookup returns the items filed under key, ordered by item key.
+func (i Index[T]) Lookup(key string) []T {
+	i.s.g.lock.rlock()
+	defer i.s.g.lock.runlock()
+	return i.s.sortedValues(nonNil(i.s.indexes[i.id].m[key]))
+}
+
+// Keys returns the index keys that have at least one item, unordered.
+func (i Index[T]) Keys() []string {
+	i.s.g.lock.rlock()
+	defer i.s.g.lock.runlock()
+	m := i.s.indexes[i.id].m
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func nonNil(m map[string]struct{}) map[string]struct{} {
+	if m == nil {
+		return map[string]struct{}{}
+	}
+	return m
+}
+
+func addTo[K comparable](m map[K]map[string]struct{}, ik K, key string) {
+	set := m[ik]
+	if set == nil {
+		set = map[string]struct{}{}
+		m[ik] = set
+	}
+	set[key] = struct{}{}
+}
+
+func removeFrom[K comparable](m map[K]map[string]struct{}, ik K, key string) {
+	if set := m[ik]; set != nil {
+		delete(set, key)
+		if len(set) == 0 {
+			delete(m, ik)
+		}
+	}
+}
+
+// reindex moves key from old's index entries to v's.
+func (s *store[T]) reindex(key string, old T, hadOld bool, v T, hasNew bool) {
+	for _, ix := range s.indexes {
+		if hadOld {
+			for _, ik := range ix.keys(old) {
+				removeFrom(ix.m, ik, key)
+			}
+		}
+		if hasNew {
+			for _, ik := range ix.keys(v) {
+				addTo(ix.m, ik, key)
+			}
+		}
+	}
+	if s.nsIdx != nil {
+		if hadOld {
+			removeFrom(s.nsIdx, s.acc.namespace(old), key)
+		}
+		if hasNew {
+			addTo(s.nsIdx, s.acc.namespace(v), key)
+		}
+	}
+	if s.labelIdx != nil {
+		if hadOld {
+			for k, lv := range s.acc.labels(old) {
+				removeFrom(s.labelIdx, labelPair{k, lv}, key)
+			}
+		}
+		if hasNew {
+			for k, lv := range s.acc.labels(v) {
+				addTo(s.labelIdx, labelPair{k, lv}, key)
+			}
+		}
+	}
+	if s.selIdx != nil {
+		if hadOld {
+			if p, ok := minPair(s.acc.selector(old)); ok {
+				removeFrom(s.selIdx, p, key)
+			}
+		}
+		if hasNew {
+			if p, ok := minPair(s.acc.selector(v)); ok {
+				addTo(s.selIdx, p, key)
+			}
+		}
+	}
+}
+
+func (s *store[T]) ensureNamespaceIndex() {
+	if s.nsIdx != nil {
+		return
+	}
+	s.nsIdx = map[string]map[string]struct{}{}
+	for k, v := range s.items {
+		addTo(s.nsIdx, s.acc.namespace(v), k)
+	}
+}
+
+func (s *store[T]) ensureLabelIndex() {
+	if s.labelIdx != nil {
+		return
+	}
+	s.labelIdx = map[labelPair]map[string]struct{}{}
+	for k, v := range s.items {
+		for lk, lv := range s.acc.labels(v) {
+			addTo(s.labelIdx, labelPair{lk, lv}, k)
+		}
+	}
+}
+
+func (s *store[T]) ensureSelectorIndex() {
+	if s.selIdx != nil {
+		return
+	}
+	s.selIdx = map[labelPair]map[string]struct{}{}
+	for k, v := range s.items {
+		if p, ok := minPair(s.acc.selector(v)); ok {
+			addTo(s.selIdx, p, k)
+		}
+	}
+}
+
+func (s *store[T]) checkIndex(id int, owner any) {
+	if owner != any(s) || id < 0 || id >= len(s.indexes) {
+		panic(fmt.Sprintf("krt: FilterIndex on %s uses an index of another collection", s.name))
+	}
+}

@@ -1,0 +1,147 @@
+package krt
+
+// Static is a collection fed directly by its owner: the entry point of
+// inputs into a graph. Every method is a transaction of its own; use
+// Graph.Update with In to change several collections in one transaction.
+type Static[T any] struct {
+	*static[T]
+}
+
+type static[T any] struct {
+	store[T]
+	unsynced bool
+}
+
+// NewStatic returns an empty static collection. It is synced unless
+// WithUnsynced is given.
+func NewStatic[T any](g *Graph, opts ...Option) Static[T] {
+	o := buildOptions(opts)
+	s := &static[T]{unsynced: o.unsynced}
+	s.init(g, "static", o, "static")
+	g.construct(s, nil)
+	return Static[T]{s}
+}
+
+func (s *static[T]) process(tx *Txn)        { s.propagateChanges(tx) }
+func (s *static[T]) dropPending()           {}
+func (s *static[T]) markDirty(*Txn, string) {}
+
+func (s *static[T]) checkSynced() bool {
+	if !s.unsynced {
+		s.markSyncedLocked()
+	}
+	return s.synced
+}
+
+// Set adds or replaces items and returns the committed version.
+func (s Static[T]) Set(items ...T) uint64 {
+	return s.g.Update(func(tx *Txn) { s.In(tx).Set(items...) })
+}
+
+// Delete removes the items with the given keys; absent keys are ignored.
+func (s Static[T]) Delete(keys ...string) uint64 {
+	return s.g.Update(func(tx *Txn) { s.In(tx).Delete(keys...) })
+}
+
+// Reset replaces the whole content with items.
+func (s Static[T]) Reset(items []T) uint64 {
+	return s.g.Update(func(tx *Txn) { s.In(tx).Reset(items) })
+}
+
+// Modify is a conditional update of one key: fn receives the current value
+// (ok false when absent) and returns the value to store and whether to
+// store it; returning keep false with ok true leaves the item as it is.
+// Use Delete within the same Update to remove conditionally.
+func (s Static[T]) Modify(key string, fn func(old T, ok bool) (v T, keep bool)) uint64 {
+	return s.g.Update(func(tx *Txn) { s.In(tx).Modify(key, fn) })
+}
+
+// MarkSynced marks a collection created WithUnsynced as holding its
+// complete initial state.
+func (s Static[T]) MarkSynced() {
+	s.g.Update(func(tx *Txn) {
+		s.unsynced = false
+	})
+}
+
+// In returns a writer that applies its changes to s as part of tx.
+func (s Static[T]) In(tx *Txn) Writer[T] {
+	if tx.g != s.g {
+		panic("krt: Static.In called with a transaction of another graph")
+	}
+	return Writer[T]{s: s.static, tx: tx}
+}
+
+// Writer changes a Static collection within one transaction. It is valid
+// only inside the Graph.Update call that produced its Txn.
+type Writer[T any] struct {
+	s  *static[T]
+	tx *Txn
+}
+
+// Get returns the item under key as the transaction sees it.
+func (w Writer[T]) Get(key string) (T, bool) {
+	v, ok := w.s.items[key]
+	return v, ok
+}
+
+// Set adds or replaces items.
+func (w Writer[T]) Set(items ...T) {
+	for _, v := range items {
+		w.set(w.s.acc.key(v), v)
+	}
+}
+
+func (w Writer[T]) set(key string, v T) {
+	old, had := w.s.items[key]
+	if w.s.put(w.tx, key, v) {
+		w.undo(key, old, had)
+	}
+}
+
+func (w Writer[T]) undo(key string, old T, had bool) {
+	s := w.s
+	w.tx.undo = append(w.tx.undo, func() {
+		cur, ok := s.items[key]
+		if had {
+			s.items[key] = old
+		} else {
+			delete(s.items, key)
+		}
+		s.reindex(key, cur, ok, old, had)
+	})
+}
+
+// Delete removes the items with the given keys.
+func (w Writer[T]) Delete(keys ...string) {
+	for _, k := range keys {
+		old, had := w.s.items[k]
+		if w.s.remove(w.tx, k) {
+			w.undo(k, old, had)
+		}
+	}
+}
+
+// Reset replaces the whole content with items.
+func (w Writer[T]) Reset(items []T) {
+	keep := make(map[string]struct{}, len(items))
+	for _, v := range items {
+		keep[w.s.acc.key(v)] = struct{}{}
+	}
+	var gone []string
+	for k := range w.s.items {
+		if _, ok := keep[k]; !ok {
+			gone = append(gone, k)
+		}
+	}
+	w.Delete(gone...)
+	w.Set(items...)
+}
+
+// Modify is the conditional update described at Static.Modify.
+func (w Writer[T]) Modify(key string, fn func(old T, ok bool) (T, bool)) {
+	old, ok := w.s.items[key]
+	if v, keep := fn(old, ok); keep {
+		w.set(key, v)
+	}
+}

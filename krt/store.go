@@ -1,0 +1,319 @@
+package krt
+
+import (
+	"slices"
+	"sort"
+	"sync/atomic"
+)
+
+// store holds the committed items of one collection and everything kept
+// beside them: indexes, the reverse index of who fetched what, handlers,
+// the open transaction's changes, counters and history. Every collection
+// kind embeds one. Fields are guarded by the graph's commit lock unless
+// noted.
+type store[T any] struct {
+	g    *Graph
+	id   int
+	name string
+	kind string
+	acc  accessors[T]
+
+	items map[string]T
+
+	indexes  []*indexState[T]
+	nsIdx    map[string]map[string]struct{}    // built on first use
+	labelIdx map[labelPair]map[string]struct{} // built on first use
+	selIdx   map[labelPair]map[string]struct{} // by smallest selector pair; built on first use
+
+	deps  dependents
+	downs []func(tx *Txn, key string) // collections taking this one as primary input
+
+	// The open transaction's changes: the value each changed key had
+	// before it, and the keys whose dependents are not told yet.
+	changes map[string]*pendingChange[T]
+	unprop  []string
+
+	handlers []*handler[T]
+	synced   bool
+	syncedCh chan struct{}
+
+	stats stats
+	hist  history
+}
+
+type pendingChange[T any] struct {
+	old    T
+	hadOld bool
+	queued bool
+}
+
+type stats struct {
+	inputs, recomputes, changes, events, errors atomic.Uint64
+	durations                                   durationHistogram
+}
+
+func (s *store[T]) init(g *Graph, kind string, o options, what string) {
+	s.g = g
+	s.kind = kind
+	s.name = o.name
+	if s.name == "" {
+		s.name = typeName[T]() + "/" + kind
+	}
+	s.acc = resolveAccessors[T](o, s.name)
+	s.items = map[string]T{}
+	s.syncedCh = make(chan struct{})
+	s.hist.init(g.history)
+}
+
+func (s *store[T]) core() *store[T]  { return s }
+func (s *store[T]) nodeID() int      { return s.id }
+func (s *store[T]) nodeName() string { return s.name }
+
+// Name implements Collection.
+func (s *store[T]) Name() string { return s.name }
+
+// Get implements Collection.
+func (s *store[T]) Get(key string) (T, bool) {
+	s.g.lock.rlock()
+	defer s.g.lock.runlock()
+	v, ok := s.items[key]
+	return v, ok
+}
+
+// List implements Collection.
+func (s *store[T]) List() []T {
+	s.g.lock.rlock()
+	defer s.g.lock.runlock()
+	return s.sortedValues(nil)
+}
+
+// Len implements Collection.
+func (s *store[T]) Len() int {
+	s.g.lock.rlock()
+	defer s.g.lock.runlock()
+	return len(s.items)
+}
+
+// HasSynced implements Collection.
+func (s *store[T]) HasSynced() bool {
+	select {
+	case <-s.syncedCh:
+		return true
+	default:
+		return false
+	}
+}
+
+// Synced implements Collection.
+func (s *store[T]) Synced() <-chan struct{} { return s.syncedCh }
+
+// WaitUntilSynced implements Collection.
+func (s *store[T]) WaitUntilSynced(stop <-chan struct{}) bool {
+	select {
+	case <-s.syncedCh:
+		return true
+	case <-stop:
+		return false
+	}
+}
+
+func (s *store[T]) isSynced() bool { return s.synced }
+
+func (s *store[T]) markSyncedLocked() {
+	if !s.synced {
+		s.synced = true
+		close(s.syncedCh)
+	}
+}
+
+// sortedValues returns the items with the given keys (all items when keys
+// is nil), ordered by key.
+func (s *store[T]) sortedValues(keys map[string]struct{}) []T {
+	var ks []string
+	if keys == nil {
+		ks = make([]string, 0, len(s.items))
+		for k := range s.items {
+			ks = append(ks, k)
+		}
+	} else {
+		ks = make([]string, 0, len(keys))
+		for k := range keys {
+			ks = append(ks, k)
+		}
+	}
+	sort.Strings(ks)
+	out := make([]T, 0, len(ks))
+	for _, k := range ks {
+		if v, ok := s.items[k]; ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// put stores v under key and reports whether anything changed. An equal
+// value is a no-op: the early cutoff.
+func (s *store[T]) put(tx *Txn, key string, v T) bool {
+	old, had := s.items[key]
+	if had && s.acc.equal(old, v) {
+		return false
+	}
+	s.noteChange(tx, key, old, had)
+	s.items[key] = v
+	s.reindex(key, old, had, v, true)
+	return true
+}
+
+// remove deletes key and reports whether it existed.
+func (s *store[T]) remove(tx *Txn, key string) bool {
+	old, had := s.items[key]
+	if !had {
+		return false
+	}
+	s.noteChange(tx, key, old, had)
+	delete(s.items, key)
+	var zero T
+	s.reindex(key, old, true, zero, false)
+	return true
+}
+
+func (s *store[T]) noteChange(tx *Txn, key string, old T, had bool) {
+	if s.changes == nil {
+		s.changes = map[string]*pendingChange[T]{}
+	}
+	pc := s.changes[key]
+	if pc == nil {
+		pc = &pendingChange[T]{old: old, hadOld: had}
+		s.changes[key] = pc
+	}
+	if !pc.queued {
+		pc.queued = true
+		s.unprop = append(s.unprop, key)
+	}
+	tx.touch(s.self())
+}
+
+// self returns the node embedding s; set by each constructor.
+func (s *store[T]) self() node { return s.g.nodes[s.id] }
+
+// propagateChanges tells primary downstreams and fetching dependents about
+// every key changed since the last call.
+func (s *store[T]) propagateChanges(tx *Txn) {
+	for _, key := range s.unprop {
+		pc := s.changes[key]
+		pc.queued = false
+		nv, hasNew := s.items[key]
+		for _, down := range s.downs {
+			down(tx, key)
+		}
+		s.trigger(tx, key, pc.old, pc.hadOld, nv, hasNew)
+	}
+	s.unprop = s.unprop[:0]
+}
+
+func (s *store[T]) hasChanges() bool { return len(s.changes) > 0 }
+
+// finish implements node.
+func (s *store[T]) finish(version uint64) int {
+	if len(s.changes) == 0 {
+		return 0
+	}
+	changes := s.changes
+	s.changes = nil
+	s.unprop = s.unprop[:0]
+	if version == 0 {
+		return 0
+	}
+	n := 0
+	var events []Event[T]
+	want := len(s.handlers) > 0
+	if want {
+		events = make([]Event[T], 0, len(changes))
+	}
+	for key, pc := range changes {
+		nv, hasNew := s.items[key]
+		var typ EventType
+		switch {
+		case !pc.hadOld && hasNew:
+			typ = EventAdd
+		case pc.hadOld && !hasNew:
+			typ = EventDelete
+		case pc.hadOld && hasNew && !s.acc.equal(pc.old, nv):
+			typ = EventUpdate
+		default:
+			continue
+		}
+		n++
+		s.hist.event(version, typ, key)
+		if want {
+			ev := Event[T]{Type: typ, Key: key}
+			if pc.hadOld {
+				old := pc.old
+				ev.Old = &old
+			}
+			if hasNew {
+				ev.New = &nv
+			}
+			events = append(events, ev)
+		}
+	}
+	s.stats.events.Add(uint64(n))
+	if want && len(events) > 0 {
+		slices.SortFunc(events, func(a, b Event[T]) int {
+			if a.Key < b.Key {
+				return -1
+			}
+			if a.Key > b.Key {
+				return 1
+			}
+			return 0
+		})
+		b := Batch[T]{Version: version, Events: events}
+		for _, h := range s.handlers {
+			h.enqueue(b)
+		}
+	}
+	return n
+}
+
+// Register implements Collection.
+func (s *store[T]) Register(fn func(Batch[T]), opts ...RegisterOption) *Registration {
+	var o registerOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	h := newHandler(s, fn)
+	s.g.lock.lock()
+	if o.replay {
+		items := s.sortedKeys()
+		events := make([]Event[T], 0, len(items))
+		for _, k := range items {
+			v := s.items[k]
+			events = append(events, Event[T]{Type: EventAdd, Key: k, New: &v})
+		}
+		h.queue = append(h.queue, Batch[T]{Version: s.g.version, Events: events})
+		h.pendingReplay = true
+	}
+	s.handlers = append(s.handlers, h)
+	s.g.lock.unlock()
+	s.g.addHandler(h)
+	return h.reg
+}
+
+func (s *store[T]) unregister(h *handler[T]) {
+	s.g.lock.lock()
+	s.handlers = slices.DeleteFunc(s.handlers, func(x *handler[T]) bool { return x == h })
+	s.g.lock.unlock()
+	s.g.removeHandler(h)
+}
+
+func (s *store[T]) sortedKeys() []string {
+	ks := make([]string, 0, len(s.items))
+	for k := range s.items {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func (s *store[T]) setID(id int) { s.id = id }

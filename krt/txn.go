@@ -1,0 +1,126 @@
+package krt
+
+import (
+	"container/heap"
+	"fmt"
+)
+
+// maxPasses bounds how often one collection is recomputed within one
+// transaction; only a dependency cycle reaches it.
+const maxPasses = 64
+
+// Txn is one transaction in progress. It is handed to the function given to
+// Graph.Update and is valid only until that function returns.
+type Txn struct {
+	g       *Graph
+	queue   idHeap
+	queued  map[int]bool
+	passes  map[int]int
+	touched []node
+	inTxn   map[int]bool
+	undo    []func()
+}
+
+func (g *Graph) newTxn() *Txn {
+	return &Txn{g: g, queued: map[int]bool{}, inTxn: map[int]bool{}}
+}
+
+// schedule queues n for processing in this transaction.
+func (tx *Txn) schedule(n node) {
+	id := n.nodeID()
+	if tx.queued[id] {
+		return
+	}
+	tx.queued[id] = true
+	heap.Push(&tx.queue, id)
+}
+
+// touch records that n has changes to finish at commit.
+func (tx *Txn) touch(n node) {
+	id := n.nodeID()
+	if !tx.inTxn[id] {
+		tx.inTxn[id] = true
+		tx.touched = append(tx.touched, n)
+	}
+	tx.schedule(n)
+}
+
+// propagate processes queued nodes in id order until none is left.
+func (tx *Txn) propagate() {
+	for tx.queue.Len() > 0 {
+		id := heap.Pop(&tx.queue).(int)
+		tx.queued[id] = false
+		n := tx.g.nodes[id]
+		if tx.passes == nil {
+			tx.passes = map[int]int{}
+		}
+		tx.passes[id]++
+		if tx.passes[id] > maxPasses {
+			n.recordError("", fmt.Errorf("recomputed %d times in one transaction: %w", maxPasses, ErrCycle), "")
+			n.dropPending()
+			continue
+		}
+		n.process(tx)
+	}
+}
+
+// commit propagates the transaction, gives it a version if it changed
+// anything, and hands each changed collection's events to its handlers.
+// The caller holds the graph's write lock.
+func (tx *Txn) commit() uint64 {
+	tx.propagate()
+	g := tx.g
+	next := g.version + 1
+	events := 0
+	for _, n := range tx.touched {
+		events += n.finish(next)
+	}
+	if events > 0 {
+		g.version = next
+	}
+	g.updateSynced()
+	return g.version
+}
+
+// rollback undoes the writes made to static collections and forgets the
+// transaction.
+func (tx *Txn) rollback() {
+	for i := len(tx.undo) - 1; i >= 0; i-- {
+		tx.undo[i]()
+	}
+	for _, n := range tx.touched {
+		n.dropPending()
+		n.finish(0)
+	}
+	tx.touched = nil
+	tx.queue = nil
+}
+
+// updateSynced re-evaluates the nodes that have not synced yet, in id order,
+// so that a node sees its upstreams' new state.
+func (g *Graph) updateSynced() {
+	if len(g.unsynced) == 0 {
+		return
+	}
+	rest := g.unsynced[:0]
+	for _, n := range g.unsynced {
+		if !n.checkSynced() {
+			rest = append(rest, n)
+		}
+	}
+	clear(g.unsynced[len(rest):])
+	g.unsynced = rest
+}
+
+type idHeap []int
+
+func (h idHeap) Len() int           { return len(h) }
+func (h idHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h idHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *idHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *idHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
