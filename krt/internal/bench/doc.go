@@ -1,0 +1,21 @@
+// Command bench runs the pods/services workload on the krt engine and prints
+// one "metric value unit" line per figure.
+//
+// It is the meshd side of a side-by-side comparison with Istio's krt: the
+// anchor at /work/shared/anchors/istio-krt runs the same workload, takes the
+// same flags and prints the same metric names, so the two outputs can be
+// joined line by line (see compare.sh, and docs/benchmarks.md for figures).
+//
+// The workload: N services svc-i in namespace ns-(i%10) selecting app=svc-i;
+// M pods, pod j in service j%N; a mesh-config singleton. Workloads are derived
+// per pod (the services selecting it, plus the trust domain of the mesh
+// config); Endpoints per service (the sorted IPs of its workloads, found
+// through an index of workloads by service). The phases are: initial build,
+// memory, single-change latency, churn, an intermediate-state probe, and a
+// mesh-config change that recomputes every workload. Each phase ends with a
+// check of every output against a from-scratch computation; a run that
+// passes ends with "result PASS".
+//
+//	go run ./krt/internal/bench -n 1000 -m 10000
+//	go run ./krt/internal/bench -n 1000 -m 10000 -cpuprofile cpu.out -profile-phase churn
+package main
