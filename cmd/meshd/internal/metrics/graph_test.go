@@ -1,0 +1,160 @@
+package metrics
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/meshd/meshd/krt"
+)
+
+type item struct{ Name, Value string }
+
+func (i item) ResourceName() string { return i.Name }
+
+// testGraph builds inputs -> upper, where upper fails for values "bad".
+func testGraph() (*krt.Graph, krt.Static[item]) {
+	g := krt.NewGraph()
+	in := krt.NewStatic[item](g, krt.WithName("inputs"))
+	krt.NewCollection(g, in, func(ctx krt.HandlerContext, i item) *item {
+		if i.Value == "bad" {
+			ctx.Fail(errors.New("bad value"))
+			return nil
+		}
+		return &item{Name: i.Name, Value: strings.ToUpper(i.Value)}
+	}, krt.WithName("upper"))
+	return g, in
+}
+
+func TestGraphCollector(t *testing.T) {
+	g, in := testGraph()
+	in.Set(item{"a", "x"}, item{"b", "y"})
+	in.Set(item{"a", "bad"})
+
+	r := NewRegistry(g)
+	mfs, err := r.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	got := map[string]*dto.MetricFamily{}
+	for _, mf := range mfs {
+		got[mf.GetName()] = mf
+	}
+	value := func(name, collection string) float64 {
+		t.Helper()
+		mf := got[name]
+		if mf == nil {
+			t.Fatalf("no family %s", name)
+		}
+		for _, m := range mf.GetMetric() {
+			if label(m, "collection") == collection {
+				switch {
+				case m.GetGauge() != nil:
+					return m.GetGauge().GetValue()
+				case m.GetCounter() != nil:
+					return m.GetCounter().GetValue()
+				case m.GetHistogram() != nil:
+					return float64(m.GetHistogram().GetSampleCount())
+				}
+			}
+		}
+		t.Fatalf("no series %s{collection=%q}", name, collection)
+		return 0
+	}
+
+	tests := []struct {
+		name, collection string
+		want             float64
+	}{
+		{"meshd_krt_collection_size", "inputs", 2},
+		{"meshd_krt_collection_size", "upper", 2}, // a keeps its last good output
+		{"meshd_krt_collection_synced", "upper", 1},
+		{"meshd_krt_collection_failing_inputs", "upper", 1},
+		{"meshd_krt_collection_errors_total", "upper", 1},
+		{"meshd_krt_collection_recomputes_total", "upper", 3},
+		{"meshd_krt_collection_recompute_duration_seconds", "upper", 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name+"/"+tc.collection, func(t *testing.T) {
+			if v := value(tc.name, tc.collection); v != tc.want {
+				t.Errorf("%s{collection=%q} = %v, want %v", tc.name, tc.collection, v, tc.want)
+			}
+		})
+	}
+	if v := got["meshd_krt_graph_version"].GetMetric()[0].GetGauge().GetValue(); v != float64(g.Version()) {
+		t.Errorf("graph version = %v, want %d", v, g.Version())
+	}
+	for _, fam := range []string{"go_goroutines", "process_start_time_seconds"} {
+		if got[fam] == nil {
+			t.Errorf("runtime family %s missing", fam)
+		}
+	}
+}
+
+// TestGraphCollectorLint runs Prometheus's own metric lint over the
+// graph collector's output.
+func TestGraphCollectorLint(t *testing.T) {
+	g, in := testGraph()
+	in.Set(item{"a", "x"})
+	problems, err := testutil.CollectAndLint(NewGraphCollector(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("lint %s: %s", p.Metric, p.Text)
+	}
+}
+
+func TestDuplicateNamesStayDistinct(t *testing.T) {
+	g := krt.NewGraph()
+	krt.NewStatic[item](g, krt.WithName("same"))
+	krt.NewStatic[item](g, krt.WithName("same"))
+	r := prometheus.NewRegistry()
+	r.MustRegister(NewGraphCollector(g))
+	if _, err := r.Gather(); err != nil {
+		t.Fatalf("gather with duplicate collection names: %v", err)
+	}
+	if n := testutil.CollectAndCount(NewGraphCollector(g), "meshd_krt_collection_size"); n != 2 {
+		t.Errorf("size series = %d, want 2", n)
+	}
+}
+
+func TestCumulative(t *testing.T) {
+	tests := []struct {
+		name   string
+		counts []uint64
+		bounds []float64
+		total  uint64
+		want   map[float64]uint64
+	}{
+		{"empty", []uint64{0, 0, 0}, []float64{1, 2}, 0, map[float64]uint64{1: 0, 2: 0}},
+		{"spread", []uint64{1, 2, 3}, []float64{1, 2}, 6, map[float64]uint64{1: 1, 2: 3}},
+		{"only inf", []uint64{0, 0, 4}, []float64{1, 2}, 4, map[float64]uint64{1: 0, 2: 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			total, got := cumulative(tc.counts, tc.bounds)
+			if total != tc.total {
+				t.Errorf("total = %d, want %d", total, tc.total)
+			}
+			for b, w := range tc.want {
+				if got[b] != w {
+					t.Errorf("bucket %v = %d, want %d", b, got[b], w)
+				}
+			}
+		})
+	}
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
