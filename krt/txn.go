@@ -18,11 +18,12 @@ type Txn struct {
 	passes  map[int]int
 	touched []node
 	inTxn   map[int]bool
+	current int // id of the node being processed, -1 outside propagate
 	undo    []func()
 }
 
 func (g *Graph) newTxn() *Txn {
-	return &Txn{g: g, queued: map[int]bool{}, inTxn: map[int]bool{}}
+	return &Txn{g: g, queued: map[int]bool{}, inTxn: map[int]bool{}, current: -1}
 }
 
 // schedule queues n for processing in this transaction.
@@ -42,7 +43,11 @@ func (tx *Txn) touch(n node) {
 		tx.inTxn[id] = true
 		tx.touched = append(tx.touched, n)
 	}
-	tx.schedule(n)
+	// A node writing its own outputs propagates them when its processing
+	// ends; only writes from outside (static inputs) need scheduling.
+	if id != tx.current {
+		tx.schedule(n)
+	}
 }
 
 // propagate processes queued nodes in id order until none is left.
@@ -60,7 +65,9 @@ func (tx *Txn) propagate() {
 			n.dropPending()
 			continue
 		}
+		tx.current = id
 		n.process(tx)
+		tx.current = -1
 	}
 }
 

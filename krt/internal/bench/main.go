@@ -26,7 +26,14 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of -profile-phase to this file")
 	memProfile := flag.String("memprofile", "", "write a heap profile at the end of -profile-phase to this file (for build: after the memory phase's GC)")
 	profilePhase := flag.String("profile-phase", "all", "phase the profiles cover: all, build, latency, churn, probe, meshconfig")
+	compare := flag.Bool("compare", false, "instead of running, print a Markdown table comparing the outputs given by -ours and -istio")
+	oursRuns := flag.String("ours", "", "with -compare: comma-separated files holding outputs of this command")
+	istioRuns := flag.String("istio", "", "with -compare: comma-separated files holding outputs of the Istio anchor")
 	flag.Parse()
+	if *compare {
+		compareMain(*oursRuns, *istioRuns)
+		return
+	}
 	if *n <= 0 || *m < *n {
 		fatalf("need 0 < n <= m")
 	}

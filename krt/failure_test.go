@@ -1,0 +1,175 @@
+package krt_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/meshd/meshd/krt"
+)
+
+type Num struct {
+	Key string
+	N   int
+}
+
+func (n Num) ResourceName() string { return n.Key }
+
+func info(t *testing.T, g *krt.Graph, name string) krt.CollectionInfo {
+	t.Helper()
+	for _, c := range g.Describe().Collections {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("collection %q not described", name)
+	return krt.CollectionInfo{}
+}
+
+func TestPanicIsIsolatedAndRetried(t *testing.T) {
+	g := krt.NewGraph()
+	in := krt.NewStatic[Num](g, krt.WithName("in"))
+	out := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
+		if n.N < 0 {
+			panic("negative")
+		}
+		return &Num{Key: n.Key, N: n.N * 2}
+	}, krt.WithName("out"))
+
+	in.Set(Num{"a", 1}, Num{"b", 2})
+	in.Set(Num{"a", -1}) // panics: a keeps its last good output
+	if got, _ := out.Get("a"); got.N != 2 {
+		t.Fatalf("after panic: a = %v, want last good 2", got)
+	}
+	if got, _ := out.Get("b"); got.N != 4 {
+		t.Fatalf("b = %v, want 4 (others keep running)", got)
+	}
+	ci := info(t, g, "out")
+	if ci.Errors != 1 || ci.FailingInputs != 1 || len(ci.RecentErrors) != 1 {
+		t.Fatalf("errors=%d failing=%d recent=%v", ci.Errors, ci.FailingInputs, ci.RecentErrors)
+	}
+	rec := ci.RecentErrors[0]
+	if rec.Key != "a" || !strings.Contains(rec.Error, "negative") || !strings.Contains(rec.Stack, "failure_test.go") {
+		t.Fatalf("error record = %+v", rec)
+	}
+	exp, err := g.Explain("out", "a")
+	if err != nil || exp.LastError == nil || exp.Input != "a" {
+		t.Fatalf("explain = %+v, %v", exp, err)
+	}
+	in.Set(Num{"a", 5}) // a later change retries
+	if got, _ := out.Get("a"); got.N != 10 {
+		t.Fatalf("after retry: a = %v, want 10", got)
+	}
+	if ci := info(t, g, "out"); ci.FailingInputs != 0 {
+		t.Fatalf("failing inputs after recovery = %d", ci.FailingInputs)
+	}
+}
+
+func TestFailKeepsLastGoodAndRetriesOnDependency(t *testing.T) {
+	g := krt.NewGraph()
+	in := krt.NewStatic[Num](g)
+	limit := krt.NewStaticSingleton(g, &Num{Key: "limit", N: 10})
+	out := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
+		l, _ := krt.FetchOne(ctx, limit.Static)
+		if n.N > l.N {
+			ctx.Fail(fmt.Errorf("%d exceeds limit %d", n.N, l.N))
+			return nil
+		}
+		return &n
+	}, krt.WithName("limited"))
+	in.Set(Num{"a", 5})
+	in.Set(Num{"a", 50})
+	if got, _ := out.Get("a"); got.N != 5 {
+		t.Fatalf("a = %v, want last good 5", got)
+	}
+	limit.Store(Num{Key: "limit", N: 100}) // a dependency change retries the failed input
+	if got, _ := out.Get("a"); got.N != 50 {
+		t.Fatalf("a = %v, want 50 after the limit rose", got)
+	}
+}
+
+func TestKeyConflictHasDeterministicWinner(t *testing.T) {
+	g := krt.NewGraph()
+	in := krt.NewStatic[Num](g)
+	// Every input maps to the key "n<N>": inputs with equal N collide.
+	out := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
+		return &Num{Key: fmt.Sprintf("n%d", n.N), N: len(n.Key)}
+	}, krt.WithName("byN"))
+	in.Set(Num{"bbb", 1})
+	in.Set(Num{"a", 1}) // "a" < "bbb": a wins
+	if got, _ := out.Get("n1"); got.N != 1 {
+		t.Fatalf("n1 = %+v, want the output of input a", got)
+	}
+	ci := info(t, g, "byN")
+	if ci.Conflicts != 1 || ci.Errors == 0 || !strings.Contains(ci.RecentErrors[len(ci.RecentErrors)-1].Error, "same output key") {
+		t.Fatalf("conflict not reported: %+v", ci)
+	}
+	exp, _ := g.Explain("byN", "n1")
+	if exp.Input != "a" || len(exp.Contenders) != 1 || exp.Contenders[0] != "bbb" {
+		t.Fatalf("explain = %+v", exp)
+	}
+	in.Delete("a") // the held-back claimant takes over
+	if got, _ := out.Get("n1"); got.N != 3 {
+		t.Fatalf("n1 = %+v, want the output of input bbb", got)
+	}
+	if ci := info(t, g, "byN"); ci.Conflicts != 0 {
+		t.Fatalf("conflicts after resolution = %d", ci.Conflicts)
+	}
+}
+
+func TestUpdateRollsBackOnPanic(t *testing.T) {
+	g := krt.NewGraph()
+	in := krt.NewStatic[Num](g)
+	in.Set(Num{"a", 1})
+	v := g.Version()
+	func() {
+		defer func() { _ = recover() }()
+		g.Update(func(tx *krt.Txn) {
+			in.In(tx).Set(Num{"a", 2}, Num{"b", 3})
+			in.In(tx).Delete("a")
+			panic("boom")
+		})
+	}()
+	if got := in.List(); len(got) != 1 || got[0] != (Num{"a", 1}) {
+		t.Fatalf("after rollback: %v", got)
+	}
+	if g.Version() != v {
+		t.Fatalf("version moved from %d to %d", v, g.Version())
+	}
+}
+
+func TestHandlerPanicIsRecorded(t *testing.T) {
+	g := krt.NewGraph()
+	in := krt.NewStatic[Num](g, krt.WithName("in"))
+	delivered := make(chan int, 10)
+	reg := in.Register(func(b krt.Batch[Num]) {
+		if b.Events[0].Latest().N < 0 {
+			panic("handler failed")
+		}
+		delivered <- b.Events[0].Latest().N
+	})
+	defer reg.Unregister()
+	stop := runGraph(t, g)
+	defer stop()
+	in.Set(Num{"a", -1})
+	in.Set(Num{"a", 7})
+	if n := <-delivered; n != 7 {
+		t.Fatalf("delivered %d", n)
+	}
+	if ci := info(t, g, "in"); ci.Errors != 1 {
+		t.Fatalf("handler panic not recorded: %+v", ci)
+	}
+}
+
+func TestErrorsAreSentinels(t *testing.T) {
+	g := krt.NewGraph()
+	_, err := g.Explain("nope", "x")
+	if !errors.Is(err, krt.ErrNotFound) {
+		t.Fatalf("err = %v", err)
+	}
+	_, _, err = g.Items("nope", "", 0, 0)
+	if !errors.Is(err, krt.ErrNotFound) {
+		t.Fatalf("err = %v", err)
+	}
+}

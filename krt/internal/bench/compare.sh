@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# compare.sh runs the pods/services workload on Istio's krt (the anchor) and
+# on ours, back to back, ROUNDS times, and prints a Markdown table of the
+# medians with ratios and targets.
+#
+#   krt/internal/bench/compare.sh                    # n=1000, m=10000
+#   ROUNDS=3 krt/internal/bench/compare.sh -n 5000 -m 50000
+#
+# Flags are passed to both commands (use the ones they share). Outputs are
+# kept in $OUT (default /tmp/krt-bench/<n>x<m>); the anchor is built once
+# into $BIN (its first build downloads and compiles Istio: minutes).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../../.." && pwd)"
+anchor="${ANCHOR_DIR:-$root/../shared/anchors/istio-krt}"
+[ -d "$anchor" ] || anchor=/work/shared/anchors/istio-krt
+rounds="${ROUNDS:-1}"
+bin="${BIN:-/tmp/krt-bench/bin}"
+
+n=1000 m=10000
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+	case "${args[i]}" in
+	-n) n="${args[i+1]}" ;;
+	-m) m="${args[i+1]}" ;;
+	esac
+done
+out="${OUT:-/tmp/krt-bench/${n}x${m}}"
+mkdir -p "$bin" "$out"
+
+if [ ! -x "$bin/istio-krt-bench" ] || [ "$anchor/main.go" -nt "$bin/istio-krt-bench" ]; then
+	echo "building the Istio anchor in $anchor ..." >&2
+	(cd "$anchor" && go build -o "$bin/istio-krt-bench" .)
+fi
+(cd "$root" && go build -o "$bin/krt-bench" ./krt/internal/bench)
+
+ours=() istio=()
+for ((r = 1; r <= rounds; r++)); do
+	echo "round $r/$rounds: Istio krt ..." >&2
+	"$bin/istio-krt-bench" "$@" >"$out/istio-$r.txt" 2>"$out/istio-$r.err"
+	echo "round $r/$rounds: ours ..." >&2
+	"$bin/krt-bench" "$@" >"$out/ours-$r.txt" 2>"$out/ours-$r.err"
+	istio+=("$out/istio-$r.txt") ours+=("$out/ours-$r.txt")
+done
+join() { local IFS=,; echo "$*"; }
+"$bin/krt-bench" -compare -ours "$(join "${ours[@]}")" -istio "$(join "${istio[@]}")"
+echo "outputs: $out" >&2
