@@ -1,0 +1,60 @@
+// Package collections derives the mesh model, and the xDS resources that
+// describe it, from Kubernetes objects, incrementally with krt.
+//
+// Build takes the input collections (Inputs: Services, Pods, Namespaces,
+// EndpointSlices, Nodes, Gateway API HTTPRoutes and GRPCRoutes, and the
+// mesh config singleton) and adds to the graph the derived collections of
+// the Model:
+//
+//	Services     ServiceInfo         "ns/name"   hostname, ports, protocols
+//	Workloads    Workload            "ns/name"   pod IP, readiness, locality, selecting services
+//	Endpoints    ServiceEndpoints    cluster     endpoints of one service port
+//	RouteStatus  RouteStatus         "Kind/ns/name"  conditions of each route
+//	RouteBindings, PortRoutes                    accepted routes, per service port
+//
+// and the xDS resources, each item a Resource holding a proto:
+//
+//	Clusters                 outbound|<port>||<host>   EDS over ADS
+//	ClusterLoadAssignments   outbound|<port>||<host>   by locality; not-ready as UNHEALTHY
+//	Listeners                <host>:<port>             gRPC ApiListener (HCM, RDS over ADS)
+//	                         0.0.0.0_<port>            sidecar outbound listener
+//	RouteConfigurations      <host>:<port>             gRPC: one virtual host
+//	                         <port>                    sidecar: a virtual host per service
+//
+// # Serving the resources
+//
+// An xDS server serves, per type URL, one collection and a function giving
+// each item's name and message; Resource.Proto is that function:
+//
+//	m := collections.Build(g, in)
+//	serve(resource.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto)
+//	serve(resource.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto)
+//	serve(resource.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto)
+//	serve(resource.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto)
+//
+// A gRPC client dialing xds:///<svc>.<ns>.svc.<domain>:<port> needs
+// nothing else: it asks for the listener of that name, which names the
+// route configuration of the same name, whose routes name clusters of this
+// model, whose load assignments share their names.
+//
+// # Routes
+//
+// HTTPRoutes and GRPCRoutes attach to a Service (GAMMA) through a parent
+// reference of group "" (or "core") and kind Service, optionally
+// restricted to a port (port or sectionName). Matches, weighted backends,
+// timeouts, retries and header modifiers are translated; other filters
+// make the route unsupported. A route that is not accepted or whose
+// backends do not all resolve is skipped for that parent, and the reason
+// is recorded in RouteStatus; the service then takes its default route to
+// its own cluster. Routes are ordered by Gateway API precedence across
+// every route attached to the same service port.
+//
+// # Incrementality
+//
+// Each output reads only what it needs: a pod change recomputes that pod's
+// workload, the endpoints of the services selecting it and their load
+// assignments; clusters, listeners and route configurations do not read
+// workloads or endpoints, so they are left alone. A service change
+// recomputes that service's outputs, and the sidecar route configuration
+// of its ports.
+package collections

@@ -1,0 +1,173 @@
+package collections
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources/meshconfig"
+)
+
+// testInputs are static inputs, created with the options the sources use.
+type testInputs struct {
+	services   krt.Static[*corev1.Service]
+	pods       krt.Static[*corev1.Pod]
+	namespaces krt.Static[*corev1.Namespace]
+	slices     krt.Static[*discoveryv1.EndpointSlice]
+	nodes      krt.Static[*corev1.Node]
+	http       krt.Static[*gatewayv1.HTTPRoute]
+	grpc       krt.Static[*gatewayv1.GRPCRoute]
+	mesh       krt.StaticSingleton[meshconfig.MeshConfig]
+}
+
+func metaKey(o metav1.Object) string {
+	if o.GetNamespace() == "" {
+		return o.GetName()
+	}
+	return o.GetNamespace() + "/" + o.GetName()
+}
+
+func newTestInputs(g *krt.Graph) testInputs {
+	return testInputs{
+		services: krt.NewStatic[*corev1.Service](g, krt.WithName("services"), krt.WithKey(func(s *corev1.Service) string { return metaKey(s) }),
+			krt.WithSelector(func(s *corev1.Service) map[string]string { return s.Spec.Selector })),
+		pods:       krt.NewStatic[*corev1.Pod](g, krt.WithName("pods"), krt.WithKey(func(p *corev1.Pod) string { return metaKey(p) })),
+		namespaces: krt.NewStatic[*corev1.Namespace](g, krt.WithName("namespaces"), krt.WithKey(func(n *corev1.Namespace) string { return metaKey(n) })),
+		slices: krt.NewStatic[*discoveryv1.EndpointSlice](g, krt.WithName("endpointslices"),
+			krt.WithKey(func(s *discoveryv1.EndpointSlice) string { return metaKey(s) })),
+		nodes: krt.NewStatic[*corev1.Node](g, krt.WithName("nodes"), krt.WithKey(func(n *corev1.Node) string { return metaKey(n) })),
+		http:  krt.NewStatic[*gatewayv1.HTTPRoute](g, krt.WithName("httproutes"), krt.WithKey(func(r *gatewayv1.HTTPRoute) string { return metaKey(r) })),
+		grpc:  krt.NewStatic[*gatewayv1.GRPCRoute](g, krt.WithName("grpcroutes"), krt.WithKey(func(r *gatewayv1.GRPCRoute) string { return metaKey(r) })),
+		mesh:  krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil, krt.WithName("meshconfig")),
+	}
+}
+
+func (ti testInputs) inputs() Inputs {
+	return Inputs{
+		Services: ti.services, Pods: ti.pods, Namespaces: ti.namespaces, EndpointSlices: ti.slices,
+		Nodes: ti.nodes, HTTPRoutes: ti.http, GRPCRoutes: ti.grpc, MeshConfig: ti.mesh,
+	}
+}
+
+// newTestModel builds a model over fresh static inputs.
+func newTestModel(opts ...Option) (*krt.Graph, testInputs, *Model) {
+	g := krt.NewGraph()
+	ti := newTestInputs(g)
+	return g, ti, Build(g, ti.inputs(), opts...)
+}
+
+// svcPort builds a service port; target is an int or a string.
+func svcPort(name string, port int32, target any) corev1.ServicePort {
+	p := corev1.ServicePort{Name: name, Port: port, Protocol: corev1.ProtocolTCP}
+	switch t := target.(type) {
+	case int:
+		p.TargetPort = intstr.FromInt32(int32(t))
+	case string:
+		p.TargetPort = intstr.FromString(t)
+	}
+	return p
+}
+
+func service(ns, name string, selector map[string]string, ports ...corev1.ServicePort) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       corev1.ServiceSpec{Selector: selector, Ports: ports, ClusterIP: "10.96.0.1"},
+	}
+}
+
+func pod(ns, name, ip string, labels map[string]string, ready bool) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
+		Spec:       corev1.PodSpec{ServiceAccountName: "sa-" + name},
+		Status:     corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip},
+	}
+	st := corev1.ConditionFalse
+	if ready {
+		st = corev1.ConditionTrue
+	}
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: st}}
+	return p
+}
+
+func node(name string, labels map[string]string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+}
+
+// validateDeep runs the protoc-gen-validate checks of m and of every
+// message packed in an Any inside it, which Validate does not descend
+// into.
+func validateDeep(t testing.TB, m proto.Message) {
+	t.Helper()
+	if err := validateMsg(m.ProtoReflect()); err != nil {
+		t.Errorf("%T: %v", m, err)
+	}
+}
+
+func validateMsg(m protoreflect.Message) error {
+	if v, ok := m.Interface().(interface{ ValidateAll() error }); ok {
+		if err := v.ValidateAll(); err != nil {
+			return err
+		}
+	}
+	if a, ok := m.Interface().(*anypb.Any); ok {
+		inner, err := a.UnmarshalNew()
+		if err != nil {
+			return fmt.Errorf("unpack %s: %w", a.GetTypeUrl(), err)
+		}
+		return validateMsg(inner.ProtoReflect())
+	}
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() != protoreflect.MessageKind && fd.Kind() != protoreflect.GroupKind {
+			return true
+		}
+		switch {
+		case fd.IsList():
+			l := v.List()
+			for i := 0; i < l.Len() && err == nil; i++ {
+				err = validateMsg(l.Get(i).Message())
+			}
+		case fd.IsMap():
+			if fd.MapValue().Kind() == protoreflect.MessageKind {
+				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					err = validateMsg(mv.Message())
+					return err == nil
+				})
+			}
+		default:
+			err = validateMsg(v.Message())
+		}
+		if err != nil {
+			err = fmt.Errorf("%s: %w", fd.Name(), err)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// validateModel validates every xDS resource of m.
+func validateModel(t testing.TB, m *Model) {
+	t.Helper()
+	for _, r := range m.Clusters.List() {
+		validateDeep(t, r.Message)
+	}
+	for _, r := range m.ClusterLoadAssignments.List() {
+		validateDeep(t, r.Message)
+	}
+	for _, r := range m.Listeners.List() {
+		validateDeep(t, r.Message)
+	}
+	for _, r := range m.RouteConfigurations.List() {
+		validateDeep(t, r.Message)
+	}
+}

@@ -1,0 +1,35 @@
+package collections
+
+import (
+	"google.golang.org/protobuf/proto"
+)
+
+// Resource is one xDS resource: its name and its proto. Items of the
+// output collections are Resources; two are equal when their names are and
+// their messages are by proto.Equal, so recomputing an unchanged resource
+// emits no event.
+//
+// The Message of a Resource in a collection must not be modified: it is
+// shared with every reader.
+type Resource[M proto.Message] struct {
+	Name    string
+	Message M
+}
+
+// ResourceName returns the resource name, the item's key.
+func (r Resource[M]) ResourceName() string { return r.Name }
+
+// Equals reports whether r and o have the same name and equal messages.
+func (r Resource[M]) Equals(o Resource[M]) bool {
+	return r.Name == o.Name && proto.Equal(r.Message, o.Message)
+}
+
+// Proto returns the name and the message, the form the xDS server consumes:
+// pass the method expression, as in
+// Resource[*clusterv3.Cluster].Proto, as a func(T) (string, proto.Message).
+func (r Resource[M]) Proto() (string, proto.Message) { return r.Name, r.Message }
+
+// newResource pairs a name with a message.
+func newResource[M proto.Message](name string, m M) Resource[M] {
+	return Resource[M]{Name: name, Message: m}
+}

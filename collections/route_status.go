@@ -1,0 +1,70 @@
+package collections
+
+// Route condition types and reasons, as in the Gateway API.
+const (
+	ConditionAccepted     = "Accepted"
+	ConditionResolvedRefs = "ResolvedRefs"
+
+	ReasonAccepted         = "Accepted"
+	ReasonNoMatchingParent = "NoMatchingParent"
+	ReasonUnsupportedValue = "UnsupportedValue"
+	ReasonResolvedRefs     = "ResolvedRefs"
+	ReasonBackendNotFound  = "BackendNotFound"
+	ReasonInvalidKind      = "InvalidKind"
+	ReasonRefNotPermitted  = "RefNotPermitted"
+)
+
+// Condition is one status condition of a route for one parent.
+type Condition struct {
+	Type    string
+	Status  bool
+	Reason  string
+	Message string
+}
+
+// ParentStatus is the status of a route for one Service parent.
+type ParentStatus struct {
+	// Service is the parent, "namespace/name".
+	Service string
+	// Port is the parent port, 0 for all ports.
+	Port       int32
+	Conditions []Condition
+}
+
+// Accepted reports whether the route is in effect for this parent: it is
+// accepted and all its references resolved.
+func (p ParentStatus) Accepted() bool {
+	for _, c := range p.Conditions {
+		if !c.Status {
+			return false
+		}
+	}
+	return len(p.Conditions) > 0
+}
+
+// RouteStatus is the status of one HTTPRoute or GRPCRoute that has Service
+// parents. A route that is not accepted, or whose references do not all
+// resolve, is skipped for that parent: traffic to the service takes its
+// default route.
+type RouteStatus struct {
+	Kind       string
+	Namespace  string
+	Name       string
+	Generation int64
+	Parents    []ParentStatus
+}
+
+// ResourceName returns "Kind/namespace/name".
+func (s RouteStatus) ResourceName() string { return RouteKey(s.Kind, s.Namespace, s.Name) }
+
+// GetNamespace returns the route's namespace.
+func (s RouteStatus) GetNamespace() string { return s.Namespace }
+
+// routeError is a problem found while compiling a route, with the
+// condition reason it reports.
+type routeError struct {
+	reason string
+	msg    string
+}
+
+func (e *routeError) Error() string { return e.msg }

@@ -1,0 +1,171 @@
+package collections
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources/meshconfig"
+)
+
+// Node labels that place a workload in a locality.
+const (
+	LabelTopologyRegion  = "topology.kubernetes.io/region"
+	LabelTopologyZone    = "topology.kubernetes.io/zone"
+	LabelTopologySubzone = "topology.istio.io/subzone"
+)
+
+// Locality is where a workload runs, from the broadest to the narrowest
+// scope. The zero value is the unknown locality.
+type Locality struct {
+	Region, Zone, SubZone string
+}
+
+// String formats l as "region/zone/subzone", or "" when unknown.
+func (l Locality) String() string {
+	if l == (Locality{}) {
+		return ""
+	}
+	return l.Region + "/" + l.Zone + "/" + l.SubZone
+}
+
+// ParseLocality parses "region/zone/subzone"; missing trailing parts are
+// empty.
+func ParseLocality(s string) Locality {
+	parts := strings.SplitN(s, "/", 3)
+	var l Locality
+	for i, p := range parts {
+		switch i {
+		case 0:
+			l.Region = p
+		case 1:
+			l.Zone = p
+		case 2:
+			l.SubZone = p
+		}
+	}
+	return l
+}
+
+// nodeLocality reads a locality from node topology labels; ok is false
+// when the node carries none.
+func nodeLocality(labels map[string]string) (Locality, bool) {
+	l := Locality{
+		Region:  labels[LabelTopologyRegion],
+		Zone:    labels[LabelTopologyZone],
+		SubZone: labels[LabelTopologySubzone],
+	}
+	return l, l != Locality{}
+}
+
+// Workload is the mesh's view of a pod.
+type Workload struct {
+	Name      string
+	Namespace string
+	// IP is the pod's primary IP; empty until the pod is scheduled and
+	// networked, and such a workload is no endpoint.
+	IP             string
+	Labels         map[string]string
+	ServiceAccount string
+	// Node is the name of the node the pod runs on.
+	Node string
+	// Ready is true when the pod is Running, its Ready condition is True
+	// and it is not being deleted.
+	Ready bool
+	// Locality comes from the node's topology labels, else the mesh
+	// config's DefaultLocality.
+	Locality Locality
+	// Services are the keys ("namespace/name") of the services selecting
+	// the workload, sorted.
+	Services []string
+	// NamedPorts maps the names of the pod's TCP container ports to their
+	// numbers, to resolve service target ports given by name.
+	NamedPorts map[string]int32
+}
+
+// ResourceName returns "namespace/name".
+func (w Workload) ResourceName() string { return w.Namespace + "/" + w.Name }
+
+// GetNamespace returns the workload's namespace.
+func (w Workload) GetNamespace() string { return w.Namespace }
+
+// GetLabels returns the pod's labels, so FilterLabels finds the workloads
+// a service selects.
+func (w Workload) GetLabels() map[string]string { return w.Labels }
+
+// Equals reports whether w and o are the same.
+func (w Workload) Equals(o Workload) bool {
+	return w.Name == o.Name && w.Namespace == o.Namespace && w.IP == o.IP &&
+		maps.Equal(w.Labels, o.Labels) && w.ServiceAccount == o.ServiceAccount &&
+		w.Node == o.Node && w.Ready == o.Ready && w.Locality == o.Locality &&
+		slices.Equal(w.Services, o.Services) && maps.Equal(w.NamedPorts, o.NamedPorts)
+}
+
+// podReady reports whether a pod can serve: Running, Ready=True, and not
+// terminating.
+func podReady(pod *corev1.Pod) bool {
+	if pod.Status.Phase != corev1.PodRunning || pod.DeletionTimestamp != nil {
+		return false
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func newWorkloads(g *krt.Graph, pods krt.Collection[*corev1.Pod], nodes krt.Collection[*corev1.Node],
+	services krt.Collection[ServiceInfo], mesh krt.Collection[meshconfig.MeshConfig]) krt.Collection[Workload] {
+	return krt.NewCollection(g, pods, func(ctx krt.HandlerContext, pod *corev1.Pod) *Workload {
+		// A finished pod's IP may already belong to another pod.
+		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			return nil
+		}
+		w := &Workload{
+			Name:           pod.Name,
+			Namespace:      pod.Namespace,
+			IP:             pod.Status.PodIP,
+			Labels:         maps.Clone(pod.Labels),
+			ServiceAccount: pod.Spec.ServiceAccountName,
+			Node:           pod.Spec.NodeName,
+			Ready:          podReady(pod),
+		}
+		if w.ServiceAccount == "" {
+			w.ServiceAccount = "default"
+		}
+		for _, c := range pod.Spec.Containers {
+			for _, p := range c.Ports {
+				if p.Name == "" || (p.Protocol != "" && p.Protocol != corev1.ProtocolTCP) {
+					continue
+				}
+				if w.NamedPorts == nil {
+					w.NamedPorts = map[string]int32{}
+				}
+				w.NamedPorts[p.Name] = p.ContainerPort
+			}
+		}
+		w.Locality = workloadLocality(ctx, nodes, mesh, w.Node)
+		for _, s := range krt.Fetch(ctx, services, krt.FilterNamespace(pod.Namespace), krt.FilterSelects(pod.Labels)) {
+			w.Services = append(w.Services, s.ResourceName())
+		}
+		return w
+	}, krt.WithName("Workloads"))
+}
+
+// workloadLocality is the locality of a node's labels, else the mesh
+// default.
+func workloadLocality(ctx krt.HandlerContext, nodes krt.Collection[*corev1.Node], mesh krt.Collection[meshconfig.MeshConfig], node string) Locality {
+	if node != "" {
+		// Nodes are cluster-scoped: accept "name" and "/name" keys alike.
+		if n, ok := krt.FetchOne(ctx, nodes, krt.FilterKeys(node, "/"+node)); ok {
+			if l, ok := nodeLocality(n.Labels); ok {
+				return l
+			}
+		}
+	}
+	return ParseLocality(fetchMesh(ctx, mesh).DefaultLocality)
+}

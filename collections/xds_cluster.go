@@ -1,0 +1,70 @@
+package collections
+
+import (
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	httpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources/meshconfig"
+)
+
+// httpProtocolOptionsKey is the extension name under which Envoy reads
+// upstream HTTP protocol options of a cluster.
+const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
+
+// adsConfigSource says "fetch this over the ADS stream already open",
+// the only config source gRPC proxyless clients accept besides self.
+func adsConfigSource() *corev3.ConfigSource {
+	return &corev3.ConfigSource{
+		ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}},
+		ResourceApiVersion:    corev3.ApiVersion_V3,
+	}
+}
+
+// buildCluster returns the EDS cluster of a service port. gRPC clients
+// require type EDS with an ADS eds_config and a supported lb_policy;
+// HTTP/2 protocols tell Envoy to speak HTTP/2 upstream, which gRPC clients
+// ignore.
+func buildCluster(name string, proto Protocol, connectTimeout time.Duration) *clusterv3.Cluster {
+	c := &clusterv3.Cluster{
+		Name:                 name,
+		AltStatName:          name,
+		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
+		EdsClusterConfig: &clusterv3.Cluster_EdsClusterConfig{
+			EdsConfig:   adsConfigSource(),
+			ServiceName: name,
+		},
+		ConnectTimeout: durationpb.New(connectTimeout),
+		LbPolicy:       clusterv3.Cluster_ROUND_ROBIN,
+	}
+	if proto.IsHTTP2() {
+		c.TypedExtensionProtocolOptions = map[string]*anyMsg{
+			httpProtocolOptionsKey: mustAny(&httpv3.HttpProtocolOptions{
+				UpstreamProtocolOptions: &httpv3.HttpProtocolOptions_ExplicitHttpConfig_{
+					ExplicitHttpConfig: &httpv3.HttpProtocolOptions_ExplicitHttpConfig{
+						ProtocolConfig: &httpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{
+							Http2ProtocolOptions: &corev3.Http2ProtocolOptions{},
+						},
+					},
+				},
+			}),
+		}
+	}
+	return c
+}
+
+func newClusters(g *krt.Graph, services krt.Collection[ServiceInfo], mesh krt.Collection[meshconfig.MeshConfig]) krt.Collection[Resource[*clusterv3.Cluster]] {
+	return krt.NewManyCollection(g, services, func(ctx krt.HandlerContext, svc ServiceInfo) []Resource[*clusterv3.Cluster] {
+		timeout := time.Duration(fetchMesh(ctx, mesh).ConnectTimeout)
+		out := make([]Resource[*clusterv3.Cluster], 0, len(svc.Ports))
+		for _, p := range svc.Ports {
+			name := ClusterName(p.Port, svc.Hostname)
+			out = append(out, newResource(name, buildCluster(name, p.Protocol, timeout)))
+		}
+		return out
+	}, krt.WithName("Clusters"))
+}
