@@ -43,20 +43,20 @@ func (p Protocol) IsHTTP2() bool { return p == ProtocolHTTP2 || p == ProtocolGRP
 // protocolNames maps the lower-case spelling used in appProtocol and port
 // name prefixes to a Protocol.
 var protocolNames = map[string]Protocol{
-	"http":               ProtocolHTTP,
-	"http2":              ProtocolHTTP2,
-	"h2c":                ProtocolHTTP2,
-	"kubernetes.io/h2c":  ProtocolHTTP2,
-	"grpc":               ProtocolGRPC,
-	"grpc-web":           ProtocolGRPCWeb,
-	"https":              ProtocolHTTPS,
-	"tls":                ProtocolTLS,
-	"tcp":                ProtocolTCP,
-	"kubernetes.io/ws":   ProtocolHTTP,
-	"kubernetes.io/wss":  ProtocolHTTPS,
-	"mongo":              ProtocolTCP,
-	"mysql":              ProtocolTCP,
-	"redis":              ProtocolTCP,
+	"http":              ProtocolHTTP,
+	"http2":             ProtocolHTTP2,
+	"h2c":               ProtocolHTTP2,
+	"kubernetes.io/h2c": ProtocolHTTP2,
+	"grpc":              ProtocolGRPC,
+	"grpc-web":          ProtocolGRPCWeb,
+	"https":             ProtocolHTTPS,
+	"tls":               ProtocolTLS,
+	"tcp":               ProtocolTCP,
+	"kubernetes.io/ws":  ProtocolHTTP,
+	"kubernetes.io/wss": ProtocolHTTPS,
+	"mongo":             ProtocolTCP,
+	"mysql":             ProtocolTCP,
+	"redis":             ProtocolTCP,
 }
 
 // PortProtocol derives the protocol of a service port: the appProtocol

@@ -190,7 +190,7 @@ func buildRouteMatch(m RouteMatch, f flavor) *routev3.RouteMatch {
 	}
 	for _, q := range m.QueryParams {
 		rm.QueryParameters = append(rm.QueryParameters, &routev3.QueryParameterMatcher{
-			Name: q.Name,
+			Name:                         q.Name,
 			QueryParameterMatchSpecifier: &routev3.QueryParameterMatcher_StringMatch{StringMatch: stringMatcher(q)},
 		})
 	}
