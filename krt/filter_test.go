@@ -1,0 +1,312 @@
+package krt_test
+
+import (
+	"testing"
+
+	"github.com/meshd/meshd/krt"
+)
+
+func TestFetchFilters(t *testing.T) {
+	g := krt.NewGraph()
+	pods := krt.NewStatic[Pod](g)
+	svcs := krt.NewStatic[Service](g)
+	pods.Set(
+		Pod{Name: "a", Namespace: "x", Labels: map[string]string{"app": "web", "v": "1"}},
+		Pod{Name: "b", Namespace: "x", Labels: map[string]string{"app": "web", "v": "2"}},
+		Pod{Name: "c", Namespace: "y", Labels: map[string]string{"app": "web"}},
+		Pod{Name: "d", Namespace: "y", Labels: map[string]string{"app": "db"}},
+	)
+	svcs.Set(
+		Service{Name: "web", Namespace: "x", Selector: map[string]string{"app": "web"}},
+		Service{Name: "web-v1", Namespace: "x", Selector: map[string]string{"app": "web", "v": "1"}},
+		Service{Name: "none", Namespace: "x"},
+	)
+	byApp := krt.NewIndex(pods, "app", func(p Pod) []string { return []string{p.Labels["app"]} })
+
+	podCases := []struct {
+		name    string
+		filters []krt.Filter
+		want    []string
+	}{
+		{"all", nil, []string{"x/a", "x/b", "y/c", "y/d"}},
+		{"key", []krt.Filter{krt.FilterKey("y/c")}, []string{"y/c"}},
+		{"missing key", []krt.Filter{krt.FilterKey("nope")}, nil},
+		{"keys", []krt.Filter{krt.FilterKeys("y/d", "x/a")}, []string{"x/a", "y/d"}},
+		{"namespace", []krt.Filter{krt.FilterNamespace("y")}, []string{"y/c", "y/d"}},
+		{"labels", []krt.Filter{krt.FilterLabels(map[string]string{"app": "web"})}, []string{"x/a", "x/b", "y/c"}},
+		{"labels+ns", []krt.Filter{krt.FilterLabels(map[string]string{"app": "web"}), krt.FilterNamespace("x")}, []string{"x/a", "x/b"}},
+		{"empty selector matches all", []krt.Filter{krt.FilterLabels(nil), krt.FilterNamespace("y")}, []string{"y/c", "y/d"}},
+		{"index", []krt.Filter{krt.FilterIndex(byApp, "db")}, []string{"y/d"}},
+		{"predicate", []krt.Filter{krt.FilterFunc(func(p Pod) bool { return p.Name > "b" })}, []string{"y/c", "y/d"}},
+		{"index+predicate", []krt.Filter{krt.FilterIndex(byApp, "web"), krt.FilterFunc(func(p Pod) bool { return p.Namespace == "x" })}, []string{"x/a", "x/b"}},
+	}
+	for _, tc := range podCases {
+		t.Run("pods/"+tc.name, func(t *testing.T) {
+			got := fetchKeys(g, pods, tc.filters)
+			if !equalStrings(got, tc.want) {
+				t.Fatalf("got %v want %v", got, tc.want)
+			}
+		})
+	}
+	svcCases := []struct {
+		name   string
+		labels map[string]string
+		want   []string
+	}{
+		{"selects v1 pod", map[string]string{"app": "web", "v": "1"}, []string{"x/web", "x/web-v1"}},
+		{"selects v2 pod", map[string]string{"app": "web", "v": "2"}, []string{"x/web"}},
+		{"selects nothing", map[string]string{"app": "db"}, nil},
+		{"empty labels", nil, nil},
+	}
+	for _, tc := range svcCases {
+		t.Run("services/"+tc.name, func(t *testing.T) {
+			got := fetchKeys(g, svcs, []krt.Filter{krt.FilterSelects(tc.labels)})
+			if !equalStrings(got, tc.want) {
+				t.Fatalf("got %v want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// fetchKeys runs one Fetch through a singleton and returns the keys.
+func fetchKeys[T krt.ResourceNamer](g *krt.Graph, c krt.Collection[T], filters []krt.Filter) []string {
+	type keys struct{ K []string }
+	s := krt.NewSingleton(g, func(ctx krt.HandlerContext) *keys {
+		out := &keys{}
+		for _, v := range krt.Fetch(ctx, c, filters...) {
+			out.K = append(out.K, v.ResourceName())
+		}
+		return out
+	})
+	v, _ := s.Value()
+	return v.K
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSelectorDependenciesAreIndexed checks that a change recomputes only
+// the inputs whose recorded filter it can affect.
+func TestSelectorDependenciesAreIndexed(t *testing.T) {
+	g := krt.NewGraph()
+	pods := krt.NewStatic[Pod](g)
+	svcs := krt.NewStatic[Service](g)
+	for i := range 50 {
+		app := string(rune('a' + i%5))
+		svcs.Set(Service{Name: "s" + app + string(rune('0'+i/5)), Namespace: "ns", Selector: map[string]string{"app": app}})
+	}
+	for i := range 100 {
+		app := string(rune('a' + i%5))
+		pods.Set(Pod{Name: "p" + string(rune('0'+i/10)) + string(rune('0'+i%10)), Namespace: "ns", Labels: map[string]string{"app": app}})
+	}
+	recomputed := map[string]int{}
+	krt.NewCollection(g, pods, func(ctx krt.HandlerContext, p Pod) *Pod {
+		recomputed[p.Name]++
+		krt.Fetch(ctx, svcs, krt.FilterNamespace("ns"), krt.FilterSelects(p.Labels))
+		return &p
+	}, krt.WithName("by-selects"))
+	krt.NewCollection(g, svcs, func(ctx krt.HandlerContext, s Service) *Service {
+		recomputed[s.Name]++
+		krt.Fetch(ctx, pods, krt.FilterNamespace("ns"), krt.FilterLabels(s.Selector))
+		return &s
+	}, krt.WithName("by-labels"))
+	clear(recomputed)
+
+	// A new service selecting app=a: only the 20 app=a pods recompute.
+	svcs.Set(Service{Name: "new", Namespace: "ns", Selector: map[string]string{"app": "a"}})
+	pods0 := 0
+	for k, n := range recomputed {
+		if k[0] == 'p' {
+			pods0 += n
+		}
+	}
+	if pods0 != 20 {
+		t.Fatalf("service add recomputed %d pods, want 20", pods0)
+	}
+	clear(recomputed)
+	// A pod moving from app=a to app=b: only the services selecting a or b.
+	pods.Set(Pod{Name: "p00", Namespace: "ns", Labels: map[string]string{"app": "b"}})
+	svcN := 0
+	for k, n := range recomputed {
+		if k[0] == 's' || k == "new" {
+			svcN += n
+		}
+	}
+	if svcN != 21 { // 10 of app=a, 10 of app=b, plus "new"
+		t.Fatalf("pod relabel recomputed %d services, want 21", svcN)
+	}
+}
+
+func TestEarlyCutoffStopsPropagation(t *testing.T) {
+	g := krt.NewGraph()
+	in := krt.NewStatic[Num](g)
+	parity := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
+		return &Num{Key: n.Key, N: n.N % 2}
+	})
+	downstream := 0
+	krt.NewCollection(g, parity, func(ctx krt.HandlerContext, n Num) *Num {
+		downstream++
+		return &n
+	})
+	in.Set(Num{"a", 1})
+	before := downstream
+	in.Set(Num{"a", 3}) // same parity: no change, no downstream recompute
+	if downstream != before {
+		t.Fatalf("downstream recomputed %d times after an equal output", downstream-before)
+	}
+	v := g.Version()
+	in.Set(Num{"a", 3}) // identical input: no transaction at all
+	if g.Version() != v {
+		t.Fatal("no-op write created a version")
+	}
+}
+
+// TestNoGlitchInDiamond: a handler on the join of two paths from one
+// input never sees the two paths disagree.
+func TestNoGlitchInDiamond(t *testing.T) {
+	g := krt.NewGraph()
+	in := krt.NewStatic[Num](g)
+	left := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num { return &Num{Key: n.Key, N: n.N} })
+	right := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num { return &Num{Key: n.Key, N: -n.N} })
+	sum := krt.NewSingleton(g, func(ctx krt.HandlerContext) *Num {
+		total := 0
+		for _, n := range krt.Fetch(ctx, left) {
+			total += n.N
+		}
+		for _, n := range krt.Fetch(ctx, right) {
+			total += n.N
+		}
+		return &Num{Key: "sum", N: total}
+	})
+	bad := make(chan int, 100)
+	reg := sum.Register(func(b krt.Batch[Num]) {
+		for _, e := range b.Events {
+			if e.New != nil && e.New.N != 0 {
+				bad <- e.New.N
+			}
+		}
+	})
+	defer reg.Unregister()
+	stop := runGraph(t, g)
+	for i := range 100 {
+		in.Set(Num{"a", i}, Num{"b", 2 * i})
+	}
+	stop()
+	select {
+	case n := <-bad:
+		t.Fatalf("handler saw an intermediate sum %d", n)
+	default:
+	}
+	if v, _ := sum.Value(); v.N != 0 {
+		t.Fatalf("sum = %d", v.N)
+	}
+}
+
+func TestJoinVariants(t *testing.T) {
+	g := krt.NewGraph()
+	a := krt.NewStatic[Num](g)
+	b := krt.NewStatic[Num](g)
+	first := krt.Join(g, []krt.Collection[Num]{a, b})
+	merged := krt.JoinMerge(g, []krt.Collection[Num]{a, b}, func(items []Num) Num {
+		out := Num{Key: items[0].Key}
+		for _, n := range items {
+			out.N += n.N
+		}
+		return out
+	})
+	a.Set(Num{"x", 1})
+	b.Set(Num{"x", 10}, Num{"y", 20})
+	if got, _ := first.Get("x"); got.N != 1 {
+		t.Fatalf("first-wins x = %v", got)
+	}
+	if got, _ := merged.Get("x"); got.N != 11 {
+		t.Fatalf("merged x = %v", got)
+	}
+	a.Delete("x")
+	if got, _ := first.Get("x"); got.N != 10 {
+		t.Fatalf("first-wins after delete x = %v", got)
+	}
+	if first.Len() != 2 || merged.Len() != 2 {
+		t.Fatalf("len first=%d merged=%d", first.Len(), merged.Len())
+	}
+}
+
+func TestStaticOperations(t *testing.T) {
+	g := krt.NewGraph()
+	s := krt.NewStatic[Num](g)
+	s.Set(Num{"a", 1}, Num{"b", 2})
+	s.Modify("a", func(old Num, ok bool) (Num, bool) { return Num{"a", old.N + 10}, ok })
+	s.Modify("zz", func(old Num, ok bool) (Num, bool) { return Num{"zz", 1}, ok }) // absent: not written
+	if got, _ := s.Get("a"); got.N != 11 {
+		t.Fatalf("modify: %v", got)
+	}
+	if _, ok := s.Get("zz"); ok {
+		t.Fatal("conditional update wrote an absent key")
+	}
+	s.Reset([]Num{{"b", 2}, {"c", 3}})
+	if got := s.List(); len(got) != 2 || got[0].Key != "b" || got[1].Key != "c" {
+		t.Fatalf("reset: %v", got)
+	}
+	ss := krt.NewStaticSingleton[Num](g, nil)
+	if _, ok := ss.Value(); ok {
+		t.Fatal("empty singleton has a value")
+	}
+	ss.Store(Num{"cfg", 1})
+	if v, ok := ss.Value(); !ok || v.N != 1 {
+		t.Fatalf("singleton %v %v", v, ok)
+	}
+	ss.Clear()
+	if _, ok := ss.Value(); ok {
+		t.Fatal("cleared singleton has a value")
+	}
+}
+
+func TestDescribeReportsEdges(t *testing.T) {
+	m := newModelGraph()
+	m.pods.Set(Pod{Name: "p", Namespace: "a", Labels: map[string]string{"app": "x"}, IP: "10.0.0.1"})
+	m.services.Set(Service{Name: "s", Namespace: "a", Selector: map[string]string{"app": "x"}})
+	info := m.g.Describe()
+	ids := map[string]int{}
+	for _, c := range info.Collections {
+		ids[c.Name] = c.ID
+	}
+	has := func(from, to, kind string) bool {
+		for _, e := range info.Edges {
+			if e.From == ids[from] && e.To == ids[to] && e.Kind == kind {
+				return true
+			}
+		}
+		return false
+	}
+	for _, want := range [][3]string{
+		{"pods", "workloads", "primary"},
+		{"services", "workloads", "fetch"},
+		{"mesh", "workloads", "fetch"},
+		{"workloads", "endpoints", "index"},
+		{"endpoints", "addresses", "primary"},
+		{"extra", "joined", "join"},
+		{"endpoints", "joined", "join"},
+		{"addresses", "summary", "fetch"},
+	} {
+		if !has(want[0], want[1], want[2]) {
+			t.Errorf("missing edge %v in %+v", want, info.Edges)
+		}
+	}
+	exp, err := m.g.Explain("workloads", "a/p")
+	if err != nil || exp.Input != "a/p" || exp.InputFrom != "pods" || len(exp.Reads) != 2 {
+		t.Fatalf("explain: %+v %v", exp, err)
+	}
+	items, total, err := m.g.Items("pods", "a/", 0, 10)
+	if err != nil || total != 1 || items[0].Key != "a/p" {
+		t.Fatalf("items: %v %d %v", items, total, err)
+	}
+}
