@@ -1,0 +1,199 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Config is everything meshd is started with. The zero value is not
+// usable; start from DefaultConfig or ParseFlags.
+type Config struct {
+	// ConfigDir is a directory of Kubernetes YAML to read and watch. Empty:
+	// no folder source.
+	ConfigDir string
+	// Kubeconfig is the path of a kubeconfig file of a cluster to watch.
+	// Empty: no cluster, unless InCluster is set.
+	Kubeconfig string
+	// InCluster watches the cluster meshd runs in, through the service
+	// account Kubernetes mounts into its pod.
+	InCluster bool
+	// MeshConfigFile is a YAML file holding the mesh config, watched for
+	// changes. Empty: the defaults of sources/meshconfig.
+	MeshConfigFile string
+
+	// XDSAddr is the host:port the ADS gRPC server listens on.
+	XDSAddr string
+	// DebugAddr is the host:port of the HTTP server holding the health
+	// checks, metrics, pprof and the debug UI.
+	DebugAddr string
+
+	// PushDebounce is how long the xDS server waits for more changes before
+	// pushing. Zero: the mesh config's pushDebounce.
+	PushDebounce time.Duration
+
+	// XDSTLSCert and XDSTLSKey are PEM files of the xDS listener's
+	// certificate; both or neither. XDSClientCA, when set, requires
+	// clients to present a certificate signed by it (mutual TLS).
+	XDSTLSCert, XDSTLSKey, XDSClientCA string
+
+	// LogLevel is debug, info, warn or error; LogFormat is console or json.
+	// ParseFlags validates both; the binary builds its logger from them.
+	LogLevel, LogFormat string
+
+	// Logger receives every log line of meshd and its libraries. Nil:
+	// discard.
+	Logger *slog.Logger
+
+	// ShutdownTimeout bounds how long Run waits for the debug HTTP server's
+	// requests to finish once its context ends. Zero: 3s.
+	ShutdownTimeout time.Duration
+
+	// Extend, when set, is called by New after the mesh model is built and
+	// before anything runs, to add collections of one's own to the graph
+	// (see examples/custom-collection). An error fails New.
+	Extend func(m *Model) error
+}
+
+// DefaultConfig returns the configuration of `meshd` run with no flags: the
+// embedded demo mesh, xDS and debug servers on loopback.
+func DefaultConfig() Config {
+	return Config{
+		XDSAddr:   "127.0.0.1:15010",
+		DebugAddr: "127.0.0.1:15014",
+		LogLevel:  "info",
+		LogFormat: "console",
+	}
+}
+
+// Demo reports whether the configuration has no source of its own, so
+// meshd serves the embedded demo mesh.
+func (c Config) Demo() bool {
+	return c.ConfigDir == "" && c.Kubeconfig == "" && !c.InCluster
+}
+
+// usageHeader is printed above the flags by --help.
+const usageHeader = `meshd is a service-mesh control plane: it reads Kubernetes Services, Pods,
+EndpointSlices and Gateway API routes, derives the mesh incrementally, and
+serves it to Envoy and gRPC proxyless clients over ADS (xDS).
+
+With no source flag it serves a bundled demo mesh (examples/demo), so that
+'meshd' alone is usable at once. --config-dir and --kubeconfig/--in-cluster
+may be combined; where both define an object, the folder's wins.
+
+Usage:
+  meshd [flags]
+
+Flags:
+`
+
+// ParseFlags parses meshd's command line (args excludes the program name)
+// into a validated Config. On --help it writes the usage to out and
+// returns pflag.ErrHelp. Other errors are one line, suitable for printing
+// as "meshd: <error>".
+func ParseFlags(args []string, out io.Writer) (Config, error) {
+	c := DefaultConfig()
+	fs := pflag.NewFlagSet("meshd", pflag.ContinueOnError)
+	// pflag would print the error and the whole usage on a bad flag; the
+	// caller prints the one-line error instead.
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+
+	fs.StringVar(&c.ConfigDir, "config-dir", "", "read Kubernetes YAML (Services, Pods, EndpointSlices, HTTPRoutes, ...) from `DIR`, recursively, and watch it for changes")
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "watch the Kubernetes cluster of the kubeconfig file `PATH` (current context)")
+	fs.BoolVar(&c.InCluster, "in-cluster", false, "watch the cluster meshd runs in, with its pod's service account")
+	fs.StringVar(&c.MeshConfigFile, "mesh-config", "", "read the mesh config (trust domain, domain suffix, debounce, ...) from the YAML `FILE`, watched; default: built-in defaults")
+	fs.StringVar(&c.XDSAddr, "xds-addr", c.XDSAddr, "`host:port` the ADS (xDS) gRPC server listens on")
+	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "`host:port` of the HTTP server with /healthz, /readyz, /metrics, /debug/pprof/ and the debug UI at /debug/ui; keep it on loopback: it shows the whole mesh")
+	fs.DurationVar(&c.PushDebounce, "push-debounce", 0, "how long xDS waits for more changes before pushing, e.g. 100ms; default: the mesh config's pushDebounce (100ms)")
+	fs.StringVar(&c.XDSTLSCert, "xds-tls-cert", "", "PEM certificate `FILE` of the xDS listener; with --xds-tls-key, serves xDS over TLS")
+	fs.StringVar(&c.XDSTLSKey, "xds-tls-key", "", "PEM private key `FILE` of the xDS listener")
+	fs.StringVar(&c.XDSClientCA, "xds-client-ca", "", "PEM CA bundle `FILE`; when set, xDS clients must present a certificate it signed (mTLS)")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "least severe log `LEVEL` printed: debug, info, warn or error")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `FORMAT`: console (human-readable) or json (one object per line)")
+	help := fs.BoolP("help", "h", false, "show this help")
+
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if *help {
+		fmt.Fprint(out, usageHeader+fs.FlagUsagesWrapped(100))
+		return Config{}, pflag.ErrHelp
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q: meshd takes flags only (see --help)", fs.Arg(0))
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// Validate checks what can be checked without touching the file system or
+// the network, and returns the first problem as a one-line error.
+func (c Config) Validate() error {
+	if err := checkAddr("--xds-addr", c.XDSAddr); err != nil {
+		return err
+	}
+	if err := checkAddr("--debug-addr", c.DebugAddr); err != nil {
+		return err
+	}
+	if c.XDSAddr == c.DebugAddr && !strings.HasSuffix(c.XDSAddr, ":0") {
+		return fmt.Errorf("--xds-addr and --debug-addr are both %s: they need different ports", c.XDSAddr)
+	}
+	if c.PushDebounce < 0 {
+		return fmt.Errorf("--push-debounce %s: must not be negative", c.PushDebounce)
+	}
+	if (c.XDSTLSCert == "") != (c.XDSTLSKey == "") {
+		return errors.New("--xds-tls-cert and --xds-tls-key must be given together")
+	}
+	if c.XDSClientCA != "" && c.XDSTLSCert == "" {
+		return errors.New("--xds-client-ca needs --xds-tls-cert and --xds-tls-key: mutual TLS is TLS first")
+	}
+	if c.Kubeconfig != "" && c.InCluster {
+		return errors.New("--kubeconfig and --in-cluster both name a cluster: give one")
+	}
+	if c.LogLevel != "" {
+		if _, err := parseLevel(c.LogLevel); err != nil {
+			return err
+		}
+	}
+	switch c.LogFormat {
+	case "", "console", "json":
+	default:
+		return fmt.Errorf("--log-format %q: want console or json", c.LogFormat)
+	}
+	return nil
+}
+
+func checkAddr(flag, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s %q: want host:port, e.g. 127.0.0.1:15010", flag, addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%s %q: port %q is not a number from 0 to 65535", flag, addr, port)
+	}
+	return nil
+}
+
+// isLoopback reports whether a listener on addr is reachable only from
+// this machine.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

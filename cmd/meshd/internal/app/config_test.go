@@ -1,0 +1,105 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		check   func(Config) bool
+		wantErr string // substring; "" means success
+	}{
+		{name: "defaults", args: nil, check: func(c Config) bool {
+			return c.Demo() && c.XDSAddr == "127.0.0.1:15010" && c.DebugAddr == "127.0.0.1:15014" &&
+				c.LogLevel == "info" && c.LogFormat == "console"
+		}},
+		{name: "the contract", args: []string{"--config-dir", "/x", "--xds-addr", "127.0.0.1:1234", "--debug-addr", "127.0.0.1:1235"},
+			check: func(c Config) bool {
+				return !c.Demo() && c.ConfigDir == "/x" && c.XDSAddr == "127.0.0.1:1234" && c.DebugAddr == "127.0.0.1:1235"
+			}},
+		{name: "equals form", args: []string{"--push-debounce=250ms", "--log-format=json", "--log-level=debug"},
+			check: func(c Config) bool {
+				return c.PushDebounce == 250*time.Millisecond && c.LogFormat == "json" && c.LogLevel == "debug"
+			}},
+		{name: "tls", args: []string{"--xds-tls-cert", "c", "--xds-tls-key", "k", "--xds-client-ca", "ca"},
+			check: func(c Config) bool { return c.XDSTLSCert == "c" && c.XDSTLSKey == "k" && c.XDSClientCA == "ca" }},
+		{name: "cluster and folder combine", args: []string{"--kubeconfig", "kc", "--config-dir", "d"},
+			check: func(c Config) bool { return c.Kubeconfig == "kc" && c.ConfigDir == "d" && !c.Demo() }},
+		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "unknown flag: --bogus"},
+		{name: "positional", args: []string{"serve"}, wantErr: `unexpected argument "serve"`},
+		{name: "bad addr", args: []string{"--xds-addr", "15010"}, wantErr: "--xds-addr"},
+		{name: "bad port", args: []string{"--debug-addr", "127.0.0.1:http"}, wantErr: "--debug-addr"},
+		{name: "same addr", args: []string{"--xds-addr", "127.0.0.1:1", "--debug-addr", "127.0.0.1:1"}, wantErr: "different ports"},
+		{name: "bad duration", args: []string{"--push-debounce", "soon"}, wantErr: "push-debounce"},
+		{name: "negative debounce", args: []string{"--push-debounce", "-1s"}, wantErr: "must not be negative"},
+		{name: "cert without key", args: []string{"--xds-tls-cert", "c"}, wantErr: "together"},
+		{name: "ca without cert", args: []string{"--xds-client-ca", "ca"}, wantErr: "mutual TLS"},
+		{name: "two clusters", args: []string{"--kubeconfig", "k", "--in-cluster"}, wantErr: "give one"},
+		{name: "bad level", args: []string{"--log-level", "loud"}, wantErr: "--log-level"},
+		{name: "bad format", args: []string{"--log-format", "xml"}, wantErr: "--log-format"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseFlags(tc.args, &bytes.Buffer{})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+				}
+				if strings.Contains(err.Error(), "\n") {
+					t.Errorf("error %q spans several lines", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			if !tc.check(c) {
+				t.Errorf("config = %+v", c)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var out bytes.Buffer
+	_, err := ParseFlags([]string{"--help"}, &out)
+	if !errors.Is(err, pflag.ErrHelp) {
+		t.Fatalf("err = %v, want pflag.ErrHelp", err)
+	}
+	for _, flag := range []string{"--config-dir", "--kubeconfig", "--in-cluster", "--mesh-config", "--xds-addr", "--debug-addr",
+		"--log-level", "--log-format", "--push-debounce", "--xds-tls-cert", "--xds-tls-key", "--xds-client-ca"} {
+		if !strings.Contains(out.String(), flag) {
+			t.Errorf("help does not explain %s", flag)
+		}
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	tests := []struct {
+		addr string
+		want bool
+	}{
+		{"127.0.0.1:1", true},
+		{"127.9.8.7:1", true},
+		{"[::1]:1", true},
+		{"localhost:1", true},
+		{":1", false},
+		{"0.0.0.0:1", false},
+		{"10.0.0.1:1", false},
+		{"example.com:1", false},
+		{"garbage", false},
+	}
+	for _, tc := range tests {
+		if got := isLoopback(tc.addr); got != tc.want {
+			t.Errorf("isLoopback(%q) = %v, want %v", tc.addr, got, tc.want)
+		}
+	}
+}

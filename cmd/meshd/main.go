@@ -1,0 +1,51 @@
+// Command meshd is a service-mesh control plane: it reads Kubernetes
+// objects (from a folder of YAML, a cluster, or its bundled demo mesh),
+// derives the mesh incrementally with krt, and serves it over ADS (xDS).
+// Run `meshd --help` for its flags; docs/operations.md explains them.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/app"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+// run returns the exit code: 0 after a clean shutdown, 1 when meshd failed,
+// 2 for a bad command line.
+func run() int {
+	cfg, err := app.ParseFlags(os.Args[1:], os.Stdout)
+	if errors.Is(err, pflag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "meshd: %v\n", err)
+		return 2
+	}
+	cfg.Logger, err = app.NewLogger(os.Stderr, cfg.LogLevel, cfg.LogFormat)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "meshd: %v\n", err)
+		return 2
+	}
+	a, err := app.New(cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "meshd: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := a.Run(ctx); err != nil {
+		return 1
+	}
+	return 0
+}
