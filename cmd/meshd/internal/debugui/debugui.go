@@ -1,0 +1,130 @@
+package debugui
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/meshd/meshd/krt"
+)
+
+// Option configures a Handler.
+type Option func(*options)
+
+type options struct {
+	prefix   string
+	proxies  Proxies
+	problems Problems
+	log      *slog.Logger
+	poll     time.Duration
+	window   time.Duration
+}
+
+// WithPrefix sets the path the handler is mounted at; it must start and end
+// with "/". Default: "/debug/".
+func WithPrefix(prefix string) Option { return func(o *options) { o.prefix = prefix } }
+
+// WithProxies sets the xDS server view behind the Proxies tab and the
+// api/proxies routes. Default: none; the tab says there is no xDS server.
+func WithProxies(p Proxies) Option { return func(o *options) { o.proxies = p } }
+
+// WithProblems sets the source problems behind the Problems tab.
+// Default: none; the tab says no source reports problems.
+func WithProblems(p Problems) Option { return func(o *options) { o.problems = p } }
+
+// WithLogger sets the logger for failures to encode or write a response.
+// Default: discard.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithPollInterval sets how often an event stream checks the graph version,
+// the proxies and the problems for changes. Default: 500ms.
+func WithPollInterval(d time.Duration) Option { return func(o *options) { o.poll = d } }
+
+// WithRateWindow sets the window over which a collection's event rate is
+// averaged. Default: 10s.
+func WithRateWindow(d time.Duration) Option { return func(o *options) { o.window = d } }
+
+// Handler serves the debug UI and its APIs for one graph. Create it with New.
+type Handler struct {
+	g    *krt.Graph
+	opts options
+	mux  *http.ServeMux
+
+	rates rateTracker
+
+	closeOnce sync.Once
+	done      chan struct{} // closed by Close: ends every event stream
+}
+
+// New returns a handler serving the debug UI of g under the prefix (see
+// WithPrefix and the package documentation for the routes). It panics if
+// the prefix does not start and end with "/", a programming error.
+func New(g *krt.Graph, opts ...Option) *Handler {
+	o := options{prefix: "/debug/", poll: 500 * time.Millisecond, window: 10 * time.Second}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if !strings.HasPrefix(o.prefix, "/") || !strings.HasSuffix(o.prefix, "/") {
+		panic("debugui: prefix " + o.prefix + " must start and end with /")
+	}
+	if o.log == nil {
+		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	h := &Handler{g: g, opts: o, mux: http.NewServeMux(), done: make(chan struct{})}
+	h.rates.window = o.window
+	h.routes()
+	return h
+}
+
+func (h *Handler) routes() {
+	p := h.opts.prefix
+	h.mux.HandleFunc("GET "+p+"{$}", h.redirectToUI)
+	h.mux.HandleFunc("GET "+p+"ui", h.serveIndex)
+	h.mux.HandleFunc("GET "+p+"ui/{$}", h.redirectToUI)
+	h.mux.Handle("GET "+p+"ui/", http.StripPrefix(p+"ui/", assetServer()))
+	h.mux.HandleFunc("GET "+p+"api/graph", h.serveGraph)
+	h.mux.HandleFunc("GET "+p+"api/collections/{name}", h.serveCollection)
+	h.mux.HandleFunc("GET "+p+"api/collections/{name}/items", h.serveItems)
+	h.mux.HandleFunc("GET "+p+"api/explain", h.serveExplain)
+	h.mux.HandleFunc("GET "+p+"api/proxies", h.serveProxies)
+	h.mux.HandleFunc("GET "+p+"api/proxies/{id}/config", h.serveConfigDump)
+	h.mux.HandleFunc("GET "+p+"api/problems", h.serveProblems)
+	h.mux.HandleFunc("GET "+p+"api/stream", h.serveStream)
+	h.mux.HandleFunc(p+"api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such API: "+r.URL.Path)
+	})
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// Prefix returns the path the handler expects to be mounted at.
+func (h *Handler) Prefix() string { return h.opts.prefix }
+
+// UIPath returns the path of the page: the prefix followed by "ui".
+func (h *Handler) UIPath() string { return h.opts.prefix + "ui" }
+
+// RedirectHandler returns a handler for the binary's "/" that redirects
+// exactly "/" to the page and answers 404 for any other path it is given.
+func (h *Handler) RedirectHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		http.Redirect(w, r, h.UIPath(), http.StatusFound)
+	})
+}
+
+// Close ends every open event stream and makes later ones end at once, so
+// that http.Server.Shutdown, which waits for active requests, need not wait
+// for them: register it with http.Server.RegisterOnShutdown. Safe to call
+// more than once.
+func (h *Handler) Close() { h.closeOnce.Do(func() { close(h.done) }) }
+
+func (h *Handler) redirectToUI(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, h.UIPath(), http.StatusFound)
+}

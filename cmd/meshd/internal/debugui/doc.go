@@ -1,0 +1,36 @@
+// Package debugui serves meshd's debug UI and the JSON APIs behind it: the
+// live dependency graph of a krt.Graph, one collection's items, events and
+// errors, "explain" for one output key, the xDS proxy registry with a config
+// dump per proxy, and the problems the sources report.
+//
+// The binary mounts the handler under its prefix (default "/debug/"):
+//
+//	ui := debugui.New(g, debugui.WithProxies(xdsView), debugui.WithProblems(srcView))
+//	mux.Handle(ui.Prefix(), ui)
+//	mux.Handle("/", ui.RedirectHandler()) // "/" -> /debug/ui
+//	srv.RegisterOnShutdown(ui.Close)     // end open event streams
+//
+// # Routes
+//
+// Relative to the prefix; every API answers GET with JSON, errors as
+// {"error": "..."} with a 4xx/5xx status:
+//
+//	ui                               the page (ui/index.html, with ui/app.js, ui/style.css, ui/vendor/)
+//	api/graph                        GraphSummary: every collection and edge
+//	api/collections/{name}           CollectionDetail: counters, recent events and errors, upstreams, downstreams
+//	api/collections/{name}/items     ItemsPage; query: prefix, offset, limit (default 50, max 1000)
+//	api/explain?key=K[&collection=C] ExplainResult for every collection holding K (or only C); 404 if none
+//	api/proxies                      ProxiesResult: the registry, or available=false without an xDS server
+//	api/proxies/{id}/config          the proxy's config dump; 404 if unknown
+//	api/problems                     ProblemsResult: source problems, or available=false
+//	api/stream                       text/event-stream of "graph", "proxies" and "problems" events
+//
+// Collection names and proxy ids are single path segments; escape slashes in
+// them as %2F.
+//
+// # Concurrency
+//
+// New starts no goroutine. An event stream runs in the goroutine net/http
+// gives its request and ends when the request's context ends or Close is
+// called; nothing outlives a request. A Handler is safe for concurrent use.
+package debugui

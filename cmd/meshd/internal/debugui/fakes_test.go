@@ -1,0 +1,70 @@
+package debugui
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// fakeProxies is a registry of two proxies: web-1 is up to date, api-1
+// rejected its latest cluster push.
+type fakeProxies struct {
+	mu      sync.Mutex
+	proxies []ProxyStatus
+}
+
+const nackReason = "cluster outbound|api.default.svc.cluster.local: unsupported lb_policy RING_HASH_V2"
+
+func newFakeProxies(now time.Time) *fakeProxies {
+	acked := func(typ, v string) TypeStatus {
+		return TypeStatus{TypeURL: "type.googleapis.com/envoy.config." + typ, Wildcard: true, SentVersion: v, AckedVersion: v,
+			SentNonce: "n-" + v, LastAck: now.Add(-30 * time.Second)}
+	}
+	rejected := acked("cluster.v3.Cluster", "v6")
+	rejected.SentVersion, rejected.SentNonce = "v7", "n-v7"
+	rejected.LastNACK = &NACK{Time: now.Add(-5 * time.Second), Version: "v7", Nonce: "n-v7", Reason: nackReason}
+	return &fakeProxies{proxies: []ProxyStatus{
+		{
+			NodeID: "sidecar~10.0.0.1~web-01.default~default.svc.cluster.local", Cluster: "web", Address: "127.0.0.1:50001",
+			Protocol: "delta", State: ProxyConnected, ConnectedSince: now.Add(-10 * time.Minute), LastPush: now.Add(-30 * time.Second),
+			Types: []TypeStatus{acked("cluster.v3.Cluster", "v7"), acked("endpoint.v3.ClusterLoadAssignment", "v7"),
+				acked("listener.v3.Listener", "v7"), acked("route.v3.RouteConfiguration", "v7")},
+		},
+		{
+			NodeID: "sidecar~10.0.0.2~api-02.default~default.svc.cluster.local", Cluster: "api", Address: "127.0.0.1:50002",
+			Protocol: "sotw", State: ProxyConnected, ConnectedSince: now.Add(-8 * time.Minute), LastPush: now.Add(-6 * time.Second),
+			Types: []TypeStatus{rejected, acked("endpoint.v3.ClusterLoadAssignment", "v7"),
+				acked("listener.v3.Listener", "v7"), acked("route.v3.RouteConfiguration", "v7")},
+		},
+	}}
+}
+
+func (f *fakeProxies) Proxies() []ProxyStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]ProxyStatus(nil), f.proxies...)
+}
+
+func (f *fakeProxies) ConfigDump(nodeID string) (any, error) {
+	for _, p := range f.Proxies() {
+		if p.NodeID == nodeID {
+			return map[string]any{"node": nodeID, "clusters": []string{"outbound|web.default.svc.cluster.local"}}, nil
+		}
+	}
+	return nil, fmt.Errorf("proxy %q: %w", nodeID, ErrNotFound)
+}
+
+// set replaces the registry, as a connect or disconnect would.
+func (f *fakeProxies) set(ps []ProxyStatus) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.proxies = ps
+}
+
+type fakeProblems []Problem
+
+func (f fakeProblems) Problems() []Problem { return f }
+
+func newFakeProblems(now time.Time) fakeProblems {
+	return fakeProblems{{Source: "config/routes.yaml", Object: "HTTPRoute shop/broken", Error: "yaml: line 7: mapping values are not allowed in this context", Since: now.Add(-2 * time.Minute)}}
+}

@@ -1,0 +1,120 @@
+package debugui
+
+import "time"
+
+// Proxies is the view of the xDS server the Proxies tab shows. The binary
+// adapts its xDS server's registry to it. Implementations must be safe for
+// concurrent use; methods are called from request goroutines, every poll
+// interval while an event stream is open, so they should be cheap.
+type Proxies interface {
+	// Proxies returns every proxy the server knows of: connected ones and
+	// those recently disconnected, in a stable order (by node id, say).
+	Proxies() []ProxyStatus
+	// ConfigDump returns what the server last sent the proxy nodeID, as a
+	// JSON-encodable value; proto messages are encoded with protojson.
+	// When nodeID is unknown it returns an error wrapping ErrNotFound.
+	ConfigDump(nodeID string) (any, error)
+}
+
+// Problems is the view of the sources' problems the Problems tab shows:
+// files that do not parse, objects that fail validation, watches that fail.
+// Implementations must be safe for concurrent use and cheap, as Proxies.
+type Problems interface {
+	// Problems returns the problems present now; an empty slice when all
+	// is well.
+	Problems() []Problem
+}
+
+// ProxyState is the connection state of a proxy, as the xDS server sees it.
+type ProxyState string
+
+// The states a ProxyStatus reports.
+const (
+	// ProxyConnected: a stream is open.
+	ProxyConnected ProxyState = "connected"
+	// ProxyStale: a stream is open but the proxy has not acknowledged the
+	// server's latest pushes within the server's deadline.
+	ProxyStale ProxyState = "stale"
+	// ProxyDisconnected: the proxy's last stream has closed.
+	ProxyDisconnected ProxyState = "disconnected"
+)
+
+// ProxyStatus is one proxy in the registry.
+type ProxyStatus struct {
+	NodeID   string            `json:"nodeId"`
+	Cluster  string            `json:"cluster,omitempty"`
+	Address  string            `json:"address,omitempty"`  // the peer's address
+	Protocol string            `json:"protocol,omitempty"` // "sotw" or "delta"
+	Metadata map[string]string `json:"metadata,omitempty"`
+
+	State          ProxyState `json:"state"`
+	ConnectedSince time.Time  `json:"connectedSince,omitzero"`
+	DisconnectedAt time.Time  `json:"disconnectedAt,omitzero"`
+	LastPush       time.Time  `json:"lastPush,omitzero"`
+	PendingPushes  int        `json:"pendingPushes,omitempty"`
+
+	// Types holds one entry per resource type the proxy subscribed to.
+	Types []TypeStatus `json:"types"`
+}
+
+// TypeStatus is a proxy's state for one resource type.
+type TypeStatus struct {
+	TypeURL  string `json:"typeUrl"`
+	Wildcard bool   `json:"wildcard,omitempty"`
+	// Subscribed lists the resource names subscribed to by name.
+	Subscribed []string `json:"subscribed,omitempty"`
+
+	SentVersion  string    `json:"sentVersion,omitempty"`
+	SentNonce    string    `json:"sentNonce,omitempty"`
+	AckedVersion string    `json:"ackedVersion,omitempty"`
+	LastAck      time.Time `json:"lastAck,omitzero"`
+	// LastNACK is the latest rejection of this type, kept after a later
+	// ACK so that the UI can show what was rejected and why.
+	LastNACK *NACK `json:"lastNack,omitempty"`
+}
+
+// NACK is one rejection of a pushed config by a proxy.
+type NACK struct {
+	Time    time.Time `json:"time"`
+	Version string    `json:"version,omitempty"` // the rejected version
+	Nonce   string    `json:"nonce,omitempty"`
+	Reason  string    `json:"reason"` // the proxy's error_detail message
+}
+
+// Problem is one problem with the configuration sources.
+type Problem struct {
+	// Source says where: a file path, "kubernetes", "mesh-config".
+	Source string `json:"source"`
+	// Object names the object concerned, if any: "HTTPRoute default/web".
+	Object string    `json:"object,omitempty"`
+	Error  string    `json:"error"`
+	Since  time.Time `json:"since,omitzero"`
+}
+
+// Verdict answers "is this proxy connected, up to date, or rejecting
+// config?" in one word:
+//
+//   - "disconnected" or "stale": the proxy's State says so;
+//   - "rejecting": for some type, the proxy's latest response was a NACK
+//     (LastNACK is no older than LastAck), so it runs on an older config;
+//   - "pending": for some type, a sent version is not yet acknowledged;
+//   - "up-to-date" otherwise.
+func (p ProxyStatus) Verdict() string {
+	switch p.State {
+	case ProxyDisconnected, ProxyStale:
+		return string(p.State)
+	}
+	pending := false
+	for _, t := range p.Types {
+		if t.LastNACK != nil && !t.LastNACK.Time.Before(t.LastAck) {
+			return "rejecting"
+		}
+		if t.SentVersion != t.AckedVersion {
+			pending = true
+		}
+	}
+	if pending {
+		return "pending"
+	}
+	return "up-to-date"
+}
