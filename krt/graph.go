@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Graph owns a set of collections and the transactions that change them.
@@ -19,11 +21,18 @@ type Graph struct {
 
 	unsynced []node // guarded by lock: nodes not yet synced, in id order
 
+	// busyNode and busySince say which collection the running transaction
+	// is processing and since when (unix nanoseconds); they are atomics so
+	// Busy can answer while a stuck transformation holds the lock.
+	busyNode  atomic.Int64 // node id + 1; 0 when idle
+	busySince atomic.Int64
+
 	// handler goroutines
 	hmu      sync.Mutex
 	running  bool
 	runCtx   context.Context
 	handlers map[handlerRunner]struct{} // registered, not yet stopped
+	names    []string                   // node names by id, for Busy
 	hwg      sync.WaitGroup
 }
 
@@ -136,10 +145,35 @@ func (g *Graph) construct(n interface {
 	defer g.lock.unlock()
 	n.setID(len(g.nodes))
 	g.nodes = append(g.nodes, n)
+	g.hmu.Lock()
+	g.names = append(g.names, n.nodeName())
+	g.hmu.Unlock()
 	g.unsynced = append(g.unsynced, n)
 	tx := g.newTxn()
 	if initial != nil {
 		initial(tx)
 	}
 	tx.commit()
+}
+
+// BusyInfo says what a running transaction is doing.
+type BusyInfo struct {
+	Busy       bool          `json:"busy"`
+	Collection string        `json:"collection,omitempty"`
+	For        time.Duration `json:"for,omitempty"`
+}
+
+// Busy reports which collection the running transaction is computing and
+// for how long. Unlike Describe it never waits for the transaction, so it
+// finds a transformation that blocks.
+func (g *Graph) Busy() BusyInfo {
+	id := g.busyNode.Load()
+	if id == 0 {
+		return BusyInfo{}
+	}
+	since := time.Unix(0, g.busySince.Load())
+	g.hmu.Lock()
+	name := g.names[int(id-1)]
+	g.hmu.Unlock()
+	return BusyInfo{Busy: true, Collection: name, For: time.Since(since)}
 }

@@ -167,3 +167,33 @@ func TestNestedReadDoesNotDeadlockBehindWriter(t *testing.T) {
 		t.Fatalf("write lost: %v", got)
 	}
 }
+
+func TestBusyFindsABlockedTransformation(t *testing.T) {
+	g := krt.NewGraph()
+	in := krt.NewStatic[Num](g)
+	block := make(chan struct{})
+	krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
+		if n.N == 1 {
+			<-block
+		}
+		return &n
+	}, krt.WithName("slow"))
+	done := make(chan struct{})
+	go func() { in.Set(Num{"a", 1}); close(done) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b := g.Busy()
+		if b.Busy && b.Collection == "slow" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Busy = %+v", b)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(block)
+	<-done
+	if b := g.Busy(); b.Busy {
+		t.Fatalf("still busy after the transaction: %+v", b)
+	}
+}

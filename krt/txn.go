@@ -3,6 +3,7 @@ package krt
 import (
 	"container/heap"
 	"fmt"
+	"time"
 )
 
 // maxPasses bounds how often one collection is recomputed within one
@@ -66,9 +67,12 @@ func (tx *Txn) propagate() {
 			continue
 		}
 		tx.current = id
+		tx.g.busyNode.Store(int64(id) + 1)
+		tx.g.busySince.Store(time.Now().UnixNano())
 		n.process(tx)
 		tx.current = -1
 	}
+	tx.g.busyNode.Store(0)
 }
 
 // commit propagates the transaction, gives it a version if it changed
