@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 	"github.com/meshd/meshd/cmd/meshd/internal/metrics"
 	"github.com/meshd/meshd/krt"
 )
@@ -36,6 +37,10 @@ type App struct {
 	components []component
 	// metrics are the extra Prometheus collectors of the components.
 	metrics []prometheus.Collector
+	// proxies and problems feed the debug UI's Proxies and Problems tabs;
+	// nil when no component offers them.
+	proxies  debugui.Proxies
+	problems debugui.Problems
 
 	xdsLis, debugLis net.Listener
 	debug            *http.Server
@@ -98,6 +103,10 @@ func New(cfg Config) (_ *App, err error) {
 		Handler:           routes.mux(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if routes.closeUI != nil {
+		// The UI's event streams would hold Shutdown until its timeout.
+		a.debug.RegisterOnShutdown(routes.closeUI)
 	}
 	return a, nil
 }

@@ -184,3 +184,46 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+func TestDebugUIMounted(t *testing.T) {
+	r := start(t, DefaultConfig())
+	r.waitReady(t)
+	tests := []struct {
+		path     string
+		wantCode int
+		want     string
+	}{
+		{"/", http.StatusFound, ""},
+		{"/debug/ui", 200, "<html"},
+		{"/debug/api/graph", 200, `"collections"`},
+		{"/debug/pprof/", 200, "goroutine"},
+	}
+	for _, tc := range tests {
+		code, body := r.get(t, tc.path)
+		if code != tc.wantCode || !strings.Contains(body, tc.want) {
+			t.Errorf("GET %s = %d %.200q, want %d containing %q", tc.path, code, body, tc.wantCode, tc.want)
+		}
+	}
+}
+
+// TestShutdownEndsEventStreams checks that an open debug UI event stream
+// does not hold up shutdown.
+func TestShutdownEndsEventStreams(t *testing.T) {
+	cfg := DefaultConfig()
+	// With a long timeout, a stream that held Shutdown would outlast
+	// stop's 10s bound and fail the test.
+	cfg.ShutdownTimeout = time.Hour
+	r := start(t, cfg)
+	resp, err := http.Get(r.base + "/debug/api/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("stream Content-Type = %q", ct)
+	}
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body) // the stream ends with the server
+}

@@ -18,6 +18,7 @@ type debugRoutes struct {
 	// no UI is mounted.
 	ui       http.Handler
 	redirect http.Handler
+	closeUI  func() // ends the UI's open event streams
 }
 
 // mux lays out the debug server:
