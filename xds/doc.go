@@ -1,0 +1,55 @@
+// Package xds is an Aggregated Discovery Service (ADS) server that serves
+// krt collections of Envoy protos to Envoy and gRPC proxyless clients, over
+// both the State-of-the-World (SotW) and the Delta (incremental) protocol.
+//
+// The embedding loop:
+//
+//  1. Wrap each output collection in a Source, naming its type URL and how an
+//     item becomes a named proto:
+//     xds.NewSource(xds.ClusterType, clusters, func(c *clusterv3.Cluster) (string, proto.Message) { return c.Name, c })
+//  2. s := xds.New(g, []xds.Source{...}, xds.WithDebounce(100*time.Millisecond))
+//  3. go g.Run(ctx): the graph delivers the changes the server subscribes to.
+//  4. s.Serve(ctx, lis) (or s.Run(ctx) with WithAddress) until ctx ends;
+//     it closes every stream and returns once all its goroutines have ended.
+//  5. Read s.Proxies(), s.ConfigDump(id) and s.Stats() for debugging and
+//     metrics at any time.
+//
+// New derives, for every source, a collection of serialized resources inside
+// the graph (each resource is marshaled once, deterministically, and its
+// version is a hash of those bytes) and joins them into one collection. The
+// server registers a single handler on that join.
+//
+// # Consistency
+//
+// Because every type flows through one handler, each transaction's changes
+// to Listeners, Routes, Clusters and Endpoints arrive as one batch, and the
+// server's resource cache moves from one committed graph version to the next
+// as a whole: it is never half way between two versions. Every response is
+// built under one read of that cache and, when one change touches several
+// types, the stream sends them in the order CDS, EDS, LDS, RDS from the same
+// cache state, so a proxy never combines a Cluster, its Endpoints and a Route
+// from two different input versions.
+//
+// Changed names are collected for a debounce period (WithDebounce, default
+// 100ms, at most WithMaxDelay after the first change, default 10s). Then
+// each stream subscribed to a changed name (or to its whole type) has the
+// name added to its pending set and is woken. The pending set coalesces: a
+// slow or stuck client holds at most one pending entry per subscribed name,
+// never a queue of responses, and never delays other streams.
+//
+// # Protocol
+//
+// Both protocols share one subscription state per stream and type (wildcard
+// flag, subscribed names, the resource versions the client holds, nonces,
+// ACK and NACK). Listener and Cluster responses of the SotW protocol carry
+// the complete subscribed set, so a removed resource is removed by omission;
+// Route and Endpoint responses carry only changed resources, and removals
+// of those types are not sent. The Delta protocol sends changed resources
+// and names the removed ones in removed_resources.
+//
+// A NACK keeps the resources of the rejected response at the versions the
+// client held before it: later SotW Listener and Cluster responses carry
+// those, the rejected versions are not sent again, and a rejected resource
+// is sent again only once it changes. The NACK's detail is recorded in the
+// proxy registry.
+package xds

@@ -1,0 +1,405 @@
+package xds_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sort"
+	"testing"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"go.uber.org/goleak"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/xds"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// fixture is a graph of four static proto collections served by a server
+// on 127.0.0.1.
+type fixture struct {
+	g    *krt.Graph
+	lds  krt.Static[*listenerv3.Listener]
+	rds  krt.Static[*routev3.RouteConfiguration]
+	cds  krt.Static[*clusterv3.Cluster]
+	eds  krt.Static[*endpointv3.ClusterLoadAssignment]
+	srv  *xds.Server
+	addr string
+}
+
+func staticProtos[T interface {
+	proto.Message
+	GetName() string
+}](g *krt.Graph, name string) krt.Static[T] {
+	return krt.NewStatic[T](g, krt.WithName(name),
+		krt.WithKey(func(m T) string { return m.GetName() }),
+		krt.WithEquals(func(a, b T) bool { return proto.Equal(a, b) }))
+}
+
+func newFixture(t testing.TB, opts ...xds.Option) *fixture {
+	t.Helper()
+	g := krt.NewGraph()
+	f := &fixture{
+		g:   g,
+		lds: staticProtos[*listenerv3.Listener](g, "listeners"),
+		rds: staticProtos[*routev3.RouteConfiguration](g, "routes"),
+		cds: staticProtos[*clusterv3.Cluster](g, "clusters"),
+		eds: krt.NewStatic[*endpointv3.ClusterLoadAssignment](g, krt.WithName("endpoints"),
+			krt.WithKey(func(m *endpointv3.ClusterLoadAssignment) string { return m.GetClusterName() }),
+			krt.WithEquals(func(a, b *endpointv3.ClusterLoadAssignment) bool { return proto.Equal(a, b) })),
+	}
+	f.srv = xds.New(g, []xds.Source{
+		xds.NewSource(xds.ListenerType, f.lds, func(l *listenerv3.Listener) (string, proto.Message) { return l.GetName(), l }),
+		xds.NewSource(xds.RouteType, f.rds, func(r *routev3.RouteConfiguration) (string, proto.Message) { return r.GetName(), r }),
+		xds.NewSource(xds.ClusterType, f.cds, func(c *clusterv3.Cluster) (string, proto.Message) { return c.GetName(), c }),
+		xds.NewSource(xds.EndpointType, f.eds, func(c *endpointv3.ClusterLoadAssignment) (string, proto.Message) {
+			return c.GetClusterName(), c
+		}),
+	}, append([]xds.Option{xds.WithDebounce(0)}, opts...)...)
+	f.addr = serve(t, g, f.srv)
+	return f
+}
+
+// serve runs g and srv on a loopback port until the test ends, and checks
+// that both return.
+func serve(t testing.TB, g *krt.Graph, srv *xds.Server) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	graphDone := make(chan error, 1)
+	serveDone := make(chan error, 1)
+	go func() { graphDone <- g.Run(ctx) }()
+	go func() { serveDone <- srv.Serve(ctx, lis) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-serveDone; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		if err := <-graphDone; !errors.Is(err, context.Canceled) {
+			t.Errorf("graph Run: %v", err)
+		}
+	})
+	select {
+	case <-srv.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("server not ready")
+	}
+	return lis.Addr().String()
+}
+
+func dial(t testing.TB, addr string) *grpc.ClientConn {
+	t.Helper()
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cc.Close() })
+	return cc
+}
+
+// recvTimeout guards a test against a response that never comes.
+const recvTimeout = 10 * time.Second
+
+// sotwClient is a raw SotW ADS stream.
+type sotwClient struct {
+	t      testing.TB
+	stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesClient
+	resps  chan *discovery.DiscoveryResponse
+	node   *corev3.Node
+}
+
+func newSotW(t testing.TB, cc *grpc.ClientConn, nodeID string) *sotwClient {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &sotwClient{t: t, stream: stream, resps: make(chan *discovery.DiscoveryResponse, 100), node: &corev3.Node{Id: nodeID}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			r, err := stream.Recv()
+			if err != nil {
+				close(c.resps)
+				return
+			}
+			c.resps <- r
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return c
+}
+
+func (c *sotwClient) send(req *discovery.DiscoveryRequest) {
+	c.t.Helper()
+	if c.node != nil {
+		req.Node, c.node = c.node, nil
+	}
+	if err := c.stream.Send(req); err != nil {
+		c.t.Fatalf("send: %v", err)
+	}
+}
+
+func (c *sotwClient) recv() *discovery.DiscoveryResponse {
+	c.t.Helper()
+	select {
+	case r, ok := <-c.resps:
+		if !ok {
+			c.t.Fatal("stream ended")
+		}
+		return r
+	case <-time.After(recvTimeout):
+		c.t.Fatal("no response")
+	}
+	return nil
+}
+
+func (c *sotwClient) ack(r *discovery.DiscoveryResponse, names ...string) {
+	c.t.Helper()
+	c.send(&discovery.DiscoveryRequest{TypeUrl: r.TypeUrl, VersionInfo: r.VersionInfo, ResponseNonce: r.Nonce, ResourceNames: names})
+}
+
+// deltaClient is a raw Delta ADS stream.
+type deltaClient struct {
+	t      testing.TB
+	stream discovery.AggregatedDiscoveryService_DeltaAggregatedResourcesClient
+	resps  chan *discovery.DeltaDiscoveryResponse
+	node   *corev3.Node
+}
+
+func newDelta(t testing.TB, cc *grpc.ClientConn, nodeID string) *deltaClient {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).DeltaAggregatedResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &deltaClient{t: t, stream: stream, resps: make(chan *discovery.DeltaDiscoveryResponse, 100), node: &corev3.Node{Id: nodeID}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			r, err := stream.Recv()
+			if err != nil {
+				close(c.resps)
+				return
+			}
+			c.resps <- r
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return c
+}
+
+func (c *deltaClient) send(req *discovery.DeltaDiscoveryRequest) {
+	c.t.Helper()
+	if c.node != nil {
+		req.Node, c.node = c.node, nil
+	}
+	if err := c.stream.Send(req); err != nil {
+		c.t.Fatalf("send: %v", err)
+	}
+}
+
+func (c *deltaClient) recv() *discovery.DeltaDiscoveryResponse {
+	c.t.Helper()
+	select {
+	case r, ok := <-c.resps:
+		if !ok {
+			c.t.Fatal("stream ended")
+		}
+		return r
+	case <-time.After(recvTimeout):
+		c.t.Fatal("no response")
+	}
+	return nil
+}
+
+func (c *deltaClient) ack(r *discovery.DeltaDiscoveryResponse) {
+	c.t.Helper()
+	c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: r.TypeUrl, ResponseNonce: r.Nonce})
+}
+
+// names returns the resource names of a SotW response, by decoding each
+// resource.
+func names(t testing.TB, r *discovery.DiscoveryResponse) []string {
+	t.Helper()
+	var out []string
+	for _, a := range r.Resources {
+		out = append(out, resourceName(t, a))
+	}
+	return out
+}
+
+func deltaNames(t testing.TB, r *discovery.DeltaDiscoveryResponse) []string {
+	t.Helper()
+	var out []string
+	for _, res := range r.Resources {
+		if got := resourceName(t, res.Resource); got != res.Name {
+			t.Fatalf("delta resource name %q holds %q", res.Name, got)
+		}
+		out = append(out, res.Name)
+	}
+	return out
+}
+
+func resourceName(t testing.TB, a *anypb.Any) string {
+	t.Helper()
+	m, err := a.UnmarshalNew()
+	if err != nil {
+		t.Fatalf("unmarshal %s: %v", a.TypeUrl, err)
+	}
+	switch m := m.(type) {
+	case *listenerv3.Listener:
+		return m.Name
+	case *routev3.RouteConfiguration:
+		return m.Name
+	case *clusterv3.Cluster:
+		return m.Name
+	case *endpointv3.ClusterLoadAssignment:
+		return m.ClusterName
+	}
+	t.Fatalf("unexpected resource %T", m)
+	return ""
+}
+
+// claOf decodes the CLA named name from a SotW response.
+func claOf(t testing.TB, anys []*anypb.Any, name string) *endpointv3.ClusterLoadAssignment {
+	t.Helper()
+	for _, a := range anys {
+		var cla endpointv3.ClusterLoadAssignment
+		if err := a.UnmarshalTo(&cla); err != nil {
+			t.Fatal(err)
+		}
+		if cla.ClusterName == name {
+			return &cla
+		}
+	}
+	return nil
+}
+
+func sorted(s []string) []string {
+	s = append([]string(nil), s...)
+	sort.Strings(s)
+	return s
+}
+
+// Resource builders: what a gRPC proxyless client needs for one service.
+
+func adsSource() *corev3.ConfigSource {
+	return &corev3.ConfigSource{
+		ResourceApiVersion:    corev3.ApiVersion_V3,
+		ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}},
+	}
+}
+
+func edsCluster(name string) *clusterv3.Cluster {
+	return &clusterv3.Cluster{
+		Name:                 name,
+		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
+		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{EdsConfig: adsSource()},
+		LbPolicy:             clusterv3.Cluster_ROUND_ROBIN,
+	}
+}
+
+func cla(name string, addrs ...string) *endpointv3.ClusterLoadAssignment {
+	var lbs []*endpointv3.LbEndpoint
+	for _, a := range addrs {
+		host, port, err := net.SplitHostPort(a)
+		if err != nil {
+			panic(err)
+		}
+		var p uint32
+		for _, ch := range port {
+			p = p*10 + uint32(ch-'0')
+		}
+		lbs = append(lbs, &endpointv3.LbEndpoint{
+			HealthStatus: corev3.HealthStatus_HEALTHY,
+			HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{
+				Address: &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
+					Address:       host,
+					PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: p},
+				}}},
+			}},
+		})
+	}
+	return &endpointv3.ClusterLoadAssignment{
+		ClusterName: name,
+		Endpoints: []*endpointv3.LocalityLbEndpoints{{
+			Locality:            &corev3.Locality{},
+			LoadBalancingWeight: wrapperspb.UInt32(1),
+			LbEndpoints:         lbs,
+		}},
+	}
+}
+
+func apiListener(name, route string) *listenerv3.Listener {
+	router, err := anypb.New(&routerv3.Router{})
+	if err != nil {
+		panic(err)
+	}
+	hcm, err := anypb.New(&hcmv3.HttpConnectionManager{
+		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{
+			ConfigSource:    adsSource(),
+			RouteConfigName: route,
+		}},
+		HttpFilters: []*hcmv3.HttpFilter{{
+			Name:       "envoy.filters.http.router",
+			ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: router},
+		}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return &listenerv3.Listener{Name: name, ApiListener: &listenerv3.ApiListener{ApiListener: hcm}}
+}
+
+// weightedRoute routes every request for domain to clusters with the
+// given weights (a weight of 0 is dropped).
+func weightedRoute(name, domain string, clusters []string, weights []uint32) *routev3.RouteConfiguration {
+	var wcs []*routev3.WeightedCluster_ClusterWeight
+	for i, c := range clusters {
+		if weights[i] == 0 {
+			continue
+		}
+		wcs = append(wcs, &routev3.WeightedCluster_ClusterWeight{Name: c, Weight: wrapperspb.UInt32(weights[i])})
+	}
+	action := &routev3.RouteAction{}
+	if len(wcs) == 1 {
+		action.ClusterSpecifier = &routev3.RouteAction_Cluster{Cluster: wcs[0].Name}
+	} else {
+		action.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{Clusters: wcs}}
+	}
+	return &routev3.RouteConfiguration{
+		Name: name,
+		VirtualHosts: []*routev3.VirtualHost{{
+			Name:    name,
+			Domains: []string{domain},
+			Routes: []*routev3.Route{{
+				Match:  &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/"}},
+				Action: &routev3.Route_Route{Route: action},
+			}},
+		}},
+	}
+}

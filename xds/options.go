@@ -1,0 +1,127 @@
+package xds
+
+import (
+	"crypto/tls"
+	"io"
+	"log/slog"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
+)
+
+// Option configures a Server.
+type Option func(*options)
+
+type options struct {
+	logger        *slog.Logger
+	debounce      time.Duration
+	maxDelay      time.Duration
+	address       string
+	tlsFiles      *tlsFiles
+	tlsConfig     *tls.Config
+	keepalive     keepalive.ServerParameters
+	enforcement   keepalive.EnforcementPolicy
+	maxRecvMsg    int
+	maxStreams    uint32
+	maxConns      int
+	retention     time.Duration
+	maxRetained   int
+	observer      Observer
+	grpcOptions   []grpc.ServerOption
+	shutdownGrace time.Duration
+}
+
+type tlsFiles struct{ cert, key, clientCA string }
+
+func defaultOptions() options {
+	return options{
+		logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		debounce: 100 * time.Millisecond,
+		maxDelay: 10 * time.Second,
+		address:  ":15010",
+		keepalive: keepalive.ServerParameters{
+			Time:    30 * time.Second,
+			Timeout: 10 * time.Second,
+		},
+		enforcement: keepalive.EnforcementPolicy{
+			MinTime:             15 * time.Second,
+			PermitWithoutStream: true,
+		},
+		maxRecvMsg:    4 << 20,
+		maxStreams:    100000,
+		retention:     5 * time.Minute,
+		maxRetained:   1000,
+		shutdownGrace: 5 * time.Second,
+	}
+}
+
+// WithLogger sets the logger. Default: discard.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithDebounce sets how long the server waits after a change for further
+// changes before it pushes them together. 0 pushes every change batch at
+// once. Default: 100ms.
+func WithDebounce(d time.Duration) Option { return func(o *options) { o.debounce = d } }
+
+// WithMaxDelay caps how long a stream of changes arriving closer than the
+// debounce period can delay a push, counted from the first change. Default:
+// 10s.
+func WithMaxDelay(d time.Duration) Option { return func(o *options) { o.maxDelay = d } }
+
+// WithAddress sets the address Run listens on. Default: ":15010".
+func WithAddress(addr string) Option { return func(o *options) { o.address = addr } }
+
+// WithTLS serves over TLS with the certificate and key in the given PEM
+// files. If clientCAFile is not empty, clients must present a certificate
+// signed by a CA in it (mTLS). The files are read by Serve, which fails if
+// they cannot be loaded. Default: plaintext.
+func WithTLS(certFile, keyFile, clientCAFile string) Option {
+	return func(o *options) { o.tlsFiles = &tlsFiles{certFile, keyFile, clientCAFile} }
+}
+
+// WithTLSConfig serves over TLS with the given configuration; it takes
+// precedence over WithTLS. Default: plaintext.
+func WithTLSConfig(c *tls.Config) Option { return func(o *options) { o.tlsConfig = c } }
+
+// WithKeepalive sets the keepalive pings the server sends and the client
+// pings it tolerates (a client pinging more often than ep.MinTime is
+// disconnected). Default: ping after 30s idle, 10s timeout; clients may ping
+// every 15s, also without active streams.
+func WithKeepalive(kp keepalive.ServerParameters, ep keepalive.EnforcementPolicy) Option {
+	return func(o *options) { o.keepalive, o.enforcement = kp, ep }
+}
+
+// WithMaxMessageSize sets the largest request, in bytes, the server
+// accepts. Responses are not limited. Default: 4 MiB.
+func WithMaxMessageSize(n int) Option { return func(o *options) { o.maxRecvMsg = n } }
+
+// WithMaxConcurrentStreams limits the streams of one connection. Default:
+// 100000.
+func WithMaxConcurrentStreams(n uint32) Option { return func(o *options) { o.maxStreams = n } }
+
+// WithMaxConnections limits the connections served at once; further
+// connections wait to be accepted until one closes. 0 means no limit.
+// Default: 0.
+func WithMaxConnections(n int) Option { return func(o *options) { o.maxConns = n } }
+
+// WithRetention sets how long the registry keeps a disconnected proxy, and
+// how many disconnected proxies it keeps at most (the oldest go first).
+// Default: 5 minutes, 1000.
+func WithRetention(d time.Duration, max int) Option {
+	return func(o *options) { o.retention, o.maxRetained = d, max }
+}
+
+// WithObserver sets an observer told of every push, ACK, NACK, connection
+// and disconnection, for metrics. Default: none.
+func WithObserver(obs Observer) Option { return func(o *options) { o.observer = obs } }
+
+// WithGRPCServerOptions adds options to the gRPC server, after the
+// server's own.
+func WithGRPCServerOptions(opts ...grpc.ServerOption) Option {
+	return func(o *options) { o.grpcOptions = append(o.grpcOptions, opts...) }
+}
+
+// WithShutdownGrace sets how long Serve waits, once its context ends, for
+// connections to finish before it closes them. Default: 5s.
+func WithShutdownGrace(d time.Duration) Option { return func(o *options) { o.shutdownGrace = d } }

@@ -1,0 +1,217 @@
+package xds
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// ProxyStatus describes one stream, connected or recently disconnected.
+// It is a plain value, safe to encode as JSON.
+type ProxyStatus struct {
+	// ID identifies the stream in this server (see ConfigDump).
+	ID       uint64         `json:"id"`
+	NodeID   string         `json:"nodeId"`
+	Cluster  string         `json:"cluster,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+	// UserAgent is the client's user agent name and version.
+	UserAgent string     `json:"userAgent,omitempty"`
+	Peer      string     `json:"peer,omitempty"`
+	Kind      StreamKind `json:"kind"`
+
+	ConnectedAt time.Time `json:"connectedAt"`
+	// Connected is false once the stream ended, at DisconnectedAt, with
+	// CloseError (empty when the client closed it).
+	Connected      bool      `json:"connected"`
+	DisconnectedAt time.Time `json:"disconnectedAt,omitzero"`
+	CloseError     string    `json:"closeError,omitempty"`
+
+	// Types holds the stream's state per type URL.
+	Types map[string]TypeStatus `json:"types"`
+	// LastPush is the time of the last response of any type.
+	LastPush time.Time `json:"lastPush,omitzero"`
+	// Pending is the number of changed names waiting to be pushed.
+	Pending int `json:"pending"`
+	// Stale is set when a response is not acknowledged yet or changes are
+	// pending; Rejecting when the last answer of some type is a NACK.
+	Stale     bool `json:"stale"`
+	Rejecting bool `json:"rejecting"`
+}
+
+// TypeStatus is a stream's state for one type.
+type TypeStatus struct {
+	TypeURL  string `json:"typeUrl"`
+	Wildcard bool   `json:"wildcard"`
+	// Subscribed are the explicitly subscribed names, sorted.
+	Subscribed []string `json:"subscribed,omitempty"`
+	// Resources is the number of resources the client holds.
+	Resources int `json:"resources"`
+	// SentVersion and SentNonce identify the last response.
+	SentVersion string    `json:"sentVersion,omitempty"`
+	SentNonce   string    `json:"sentNonce,omitempty"`
+	LastPush    time.Time `json:"lastPush,omitzero"`
+	Pushes      uint64    `json:"pushes"`
+	// AckedVersion and AckedNonce identify the last acknowledged response.
+	AckedVersion string    `json:"ackedVersion,omitempty"`
+	AckedNonce   string    `json:"ackedNonce,omitempty"`
+	AckedAt      time.Time `json:"ackedAt,omitzero"`
+	Acks         uint64    `json:"acks"`
+	Nacks        uint64    `json:"nacks"`
+	// LastNack is the last NACK, if any.
+	LastNack *Nack `json:"lastNack,omitempty"`
+	// Rejected are the names held back at their last accepted version
+	// since the client rejected their current one.
+	Rejected []string `json:"rejected,omitempty"`
+	Pending  int      `json:"pending"`
+}
+
+// Proxies returns every connected stream and the disconnected ones still
+// retained (see WithRetention), ordered by ID.
+func (s *Server) Proxies() []ProxyStatus {
+	s.mu.Lock()
+	s.pruneLocked(time.Now())
+	conns := make([]*conn, 0, len(s.conns)+len(s.gone))
+	for _, c := range s.conns {
+		conns = append(conns, c)
+	}
+	conns = append(conns, s.gone...)
+	s.mu.Unlock()
+	out := make([]ProxyStatus, 0, len(conns))
+	for _, c := range conns {
+		out = append(out, c.status())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Proxy returns the status of the stream with the given ID.
+func (s *Server) Proxy(id uint64) (ProxyStatus, error) {
+	c, err := s.find(id)
+	if err != nil {
+		return ProxyStatus{}, err
+	}
+	return c.status(), nil
+}
+
+func (s *Server) find(id uint64) (*conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.conns[id]; c != nil {
+		return c, nil
+	}
+	for _, c := range s.gone {
+		if c.id == id {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("proxy %d: %w", id, ErrUnknownProxy)
+}
+
+func (c *conn) status() ProxyStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := ProxyStatus{
+		ID:             c.id,
+		Kind:           c.kind,
+		Peer:           c.peer,
+		ConnectedAt:    c.connected,
+		Connected:      c.disconnected.IsZero(),
+		DisconnectedAt: c.disconnected,
+		CloseError:     c.closeErr,
+		Types:          make(map[string]TypeStatus, len(c.types)),
+	}
+	if n := c.node; n != nil {
+		p.NodeID, p.Cluster = n.GetId(), n.GetCluster()
+		p.UserAgent = n.GetUserAgentName()
+		if v := n.GetUserAgentVersion(); v != "" {
+			p.UserAgent += "/" + v
+		}
+		if md := n.GetMetadata(); md != nil {
+			p.Metadata = md.AsMap()
+		}
+	}
+	for t, ts := range c.types {
+		st := TypeStatus{
+			TypeURL:      t,
+			Wildcard:     ts.wildcard,
+			Resources:    len(ts.sent),
+			SentVersion:  ts.version,
+			SentNonce:    ts.nonce,
+			LastPush:     ts.lastPush,
+			Pushes:       ts.pushes,
+			AckedVersion: ts.ackedVersion,
+			AckedNonce:   ts.ackedNonce,
+			AckedAt:      ts.ackedAt,
+			Acks:         ts.acks,
+			Nacks:        ts.nacks,
+			Pending:      len(c.pending[t]),
+		}
+		for n := range ts.names {
+			st.Subscribed = append(st.Subscribed, n)
+		}
+		sort.Strings(st.Subscribed)
+		for n := range ts.rejected {
+			st.Rejected = append(st.Rejected, n)
+		}
+		sort.Strings(st.Rejected)
+		if ts.lastNack != nil {
+			nk := *ts.lastNack
+			st.LastNack = &nk
+			if ts.ackedAt.Before(nk.Time) {
+				p.Rejecting = true
+			}
+		}
+		if ts.lastPush.After(p.LastPush) {
+			p.LastPush = ts.lastPush
+		}
+		if ts.nonce != "" && ts.nonce != ts.ackedNonce && (ts.lastNack == nil || ts.lastNack.Nonce != ts.nonce) {
+			p.Stale = true
+		}
+		p.Pending += st.Pending
+		p.Types[t] = st
+	}
+	if p.Pending > 0 {
+		p.Stale = true
+	}
+	return p
+}
+
+// ConfigDump is the configuration a proxy holds: per type URL, the
+// resources last sent to it and not rejected, as protojson, ordered by
+// name.
+type ConfigDump struct {
+	ID     uint64                       `json:"id"`
+	NodeID string                       `json:"nodeId"`
+	Types  map[string][]json.RawMessage `json:"types"`
+}
+
+// ConfigDump returns the configuration held by the stream with the given
+// ID. It returns ErrUnknownProxy if the registry does not hold it.
+func (s *Server) ConfigDump(id uint64) (ConfigDump, error) {
+	c, err := s.find(id)
+	if err != nil {
+		return ConfigDump{}, err
+	}
+	c.mu.Lock()
+	d := ConfigDump{ID: c.id, NodeID: c.nodeIDLocked(), Types: map[string][]json.RawMessage{}}
+	held := map[string][]*resource{}
+	for t, ts := range c.types {
+		held[t] = ts.held()
+	}
+	c.mu.Unlock()
+	for t, rs := range held {
+		out := make([]json.RawMessage, 0, len(rs))
+		for _, r := range rs {
+			b, err := protojson.Marshal(r.msg)
+			if err != nil {
+				return ConfigDump{}, fmt.Errorf("config dump of %s %q: %w", shortType(t), r.name, err)
+			}
+			out = append(out, b)
+		}
+		d.Types[t] = out
+	}
+	return d, nil
+}

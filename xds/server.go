@@ -1,0 +1,418 @@
+package xds
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/peer"
+
+	"github.com/meshd/meshd/krt"
+)
+
+// Server is an ADS server over a krt graph's collections. Create one with
+// New; serve it with Serve or Run. Its methods are safe for concurrent use.
+type Server struct {
+	opts     options
+	typeURLs []string
+	joined   krt.Collection[entry]
+	cache    *cache
+	stats    *counters
+
+	// recvWG counts the streams' receive goroutines, which may outlive
+	// their handler by the time gRPC takes to end the stream.
+	recvWG sync.WaitGroup
+	// changed is signalled when dirty gains names.
+	changed chan struct{}
+	// stopping is closed when Serve's context ends: every stream returns.
+	stopping chan struct{}
+
+	mu sync.Mutex // guards following
+	// dirty holds the changed names not yet handed to streams, per type.
+	dirty   map[string]map[string]struct{}
+	conns   map[uint64]*conn
+	gone    []*conn // disconnected, oldest first
+	nextID  uint64
+	started bool
+}
+
+// New returns a server serving sources, whose collections belong to g.
+// It adds to g one derived collection per source (the serialized
+// resources) and their join; it starts nothing. The graph must run
+// (krt.Graph.Run) for the server to see the resources. New panics if two
+// sources have the same type URL.
+func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	s := &Server{
+		opts:     o,
+		stats:    newCounters(),
+		changed:  make(chan struct{}, 1),
+		stopping: make(chan struct{}),
+		dirty:    map[string]map[string]struct{}{},
+		conns:    map[uint64]*conn{},
+	}
+	cols := make([]krt.Collection[entry], 0, len(sources))
+	for _, src := range sources {
+		if contains(s.typeURLs, src.TypeURL()) {
+			panic(fmt.Sprintf("xds: two sources serve %s", src.TypeURL()))
+		}
+		s.typeURLs = append(s.typeURLs, src.TypeURL())
+		cols = append(cols, src.entries(g))
+	}
+	s.joined = krt.Join(g, cols, krt.WithName("xds/resources"),
+		krt.WithKey(func(e entry) string { return entryKey(e.res.typeURL, e.res.name) }),
+		krt.WithEquals(func(a, b entry) bool { return a.res == b.res }))
+	s.cache = newCache(s.typeURLs)
+	return s
+}
+
+// Run listens on the address set by WithAddress and serves until ctx ends;
+// see Serve.
+func (s *Server) Run(ctx context.Context) error {
+	var lc net.ListenConfig
+	lis, err := lc.Listen(ctx, "tcp", s.opts.address)
+	if err != nil {
+		return fmt.Errorf("xds: listen on %s: %w", s.opts.address, err)
+	}
+	return s.Serve(ctx, lis)
+}
+
+// Serve serves ADS on lis until ctx ends. Streams wait until the server
+// holds the collections' initial, synced state before they are answered.
+// When ctx ends, Serve ends every stream with Unavailable, waits up to the
+// shutdown grace (WithShutdownGrace) for connections to close, closes the
+// rest, and returns nil once every goroutine it started has ended. It
+// returns an error if TLS cannot be set up, if lis fails, or if the server
+// has served before (ErrServing). Serve closes lis.
+func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		lis.Close()
+		return ErrServing
+	}
+	s.started = true
+	s.mu.Unlock()
+
+	gopts, err := s.grpcOptions()
+	if err != nil {
+		lis.Close()
+		return err
+	}
+	if s.opts.maxConns > 0 {
+		lis = newLimitListener(lis, s.opts.maxConns)
+	}
+	gs := grpc.NewServer(gopts...)
+	discovery.RegisterAggregatedDiscoveryServiceServer(gs, &adsService{s: s})
+
+	first := make(chan struct{})
+	var firstOnce sync.Once
+	reg := s.joined.Register(func(b krt.Batch[entry]) {
+		s.apply(b)
+		firstOnce.Do(func() { close(first) })
+	}, krt.WithReplay())
+	defer reg.Unregister()
+
+	var wg sync.WaitGroup
+	loopCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		s.debounceLoop(loopCtx)
+	}()
+	go func() {
+		defer wg.Done()
+		// Ready once the collections have synced and their state is in
+		// the cache.
+		select {
+		case <-s.joined.Synced():
+		case <-loopCtx.Done():
+			return
+		}
+		select {
+		case <-first:
+			s.cache.markReady()
+		case <-loopCtx.Done():
+		}
+	}()
+
+	serveErr := make(chan error, 1)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		serveErr <- gs.Serve(lis)
+	}()
+
+	var result error
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		result = fmt.Errorf("xds: serve: %w", err)
+	}
+	close(s.stopping)
+	stopped := make(chan struct{})
+	go func() {
+		gs.GracefulStop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(s.opts.shutdownGrace):
+		gs.Stop()
+		<-stopped
+	}
+	cancel()
+	wg.Wait()
+	s.recvWG.Wait()
+	return result
+}
+
+func (s *Server) grpcOptions() ([]grpc.ServerOption, error) {
+	opts := []grpc.ServerOption{
+		grpc.KeepaliveParams(s.opts.keepalive),
+		grpc.KeepaliveEnforcementPolicy(s.opts.enforcement),
+		grpc.MaxRecvMsgSize(s.opts.maxRecvMsg),
+		grpc.MaxConcurrentStreams(s.opts.maxStreams),
+	}
+	tc := s.opts.tlsConfig
+	if tc == nil && s.opts.tlsFiles != nil {
+		var err error
+		if tc, err = loadTLS(*s.opts.tlsFiles); err != nil {
+			return nil, err
+		}
+	}
+	if tc != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(tc)))
+	}
+	return append(opts, s.opts.grpcOptions...), nil
+}
+
+func loadTLS(f tlsFiles) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(f.cert, f.key)
+	if err != nil {
+		return nil, fmt.Errorf("xds: load TLS key pair: %w", err)
+	}
+	tc := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if f.clientCA != "" {
+		pem, err := os.ReadFile(f.clientCA)
+		if err != nil {
+			return nil, fmt.Errorf("xds: read client CA: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("xds: client CA %s: no PEM certificate", f.clientCA)
+		}
+		tc.ClientCAs = pool
+		tc.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	return tc, nil
+}
+
+// apply takes one batch into the cache and queues its changed names.
+func (s *Server) apply(b krt.Batch[entry]) {
+	changed := s.cache.apply(b)
+	if len(changed) == 0 {
+		return
+	}
+	s.mu.Lock()
+	for t, names := range changed {
+		d := s.dirty[t]
+		if d == nil {
+			d = make(map[string]struct{}, len(names))
+			s.dirty[t] = d
+		}
+		for _, n := range names {
+			d[n] = struct{}{}
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// debounceLoop hands the dirty names to the streams once no change has
+// come for the debounce period, or the max delay after the first.
+func (s *Server) debounceLoop(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	var first time.Time
+	armed := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.changed:
+			if s.opts.debounce <= 0 {
+				s.pushDirty()
+				continue
+			}
+			now := time.Now()
+			if !armed {
+				first, armed = now, true
+			}
+			wait := s.opts.debounce
+			if limit := first.Add(s.opts.maxDelay).Sub(now); limit < wait {
+				wait = max(limit, 0)
+			}
+			timer.Reset(wait)
+		case <-timer.C:
+			armed = false
+			s.pushDirty()
+		}
+	}
+}
+
+// pushDirty notifies every stream of the changed names it subscribes to.
+func (s *Server) pushDirty() {
+	start := time.Now()
+	s.mu.Lock()
+	dirty := s.dirty
+	s.dirty = map[string]map[string]struct{}{}
+	conns := make([]*conn, 0, len(s.conns))
+	for _, c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	if len(dirty) == 0 {
+		return
+	}
+	changed := make(map[string][]string, len(dirty))
+	n := 0
+	for t, names := range dirty {
+		for name := range names {
+			changed[t] = append(changed[t], name)
+		}
+		n += len(names)
+	}
+	for _, c := range conns {
+		c.notify(changed)
+	}
+	s.stats.round(n, time.Since(start))
+}
+
+// connect adds c to the registry.
+func (s *Server) connect(c *conn) {
+	s.mu.Lock()
+	s.conns[c.id] = c
+	s.pruneLocked(time.Now())
+	s.mu.Unlock()
+	s.stats.stream(1)
+	if o := s.opts.observer; o != nil {
+		o.Connect(c.kind)
+	}
+	s.opts.logger.Debug("xds: stream opened", "conn", c.id, "kind", c.kind, "peer", c.peer)
+}
+
+// disconnect moves c to the disconnected proxies.
+func (s *Server) disconnect(c *conn, err error) {
+	now := time.Now()
+	c.mu.Lock()
+	c.disconnected = now
+	if err != nil {
+		c.closeErr = err.Error()
+	}
+	node := c.nodeIDLocked()
+	c.mu.Unlock()
+	s.mu.Lock()
+	delete(s.conns, c.id)
+	s.gone = append(s.gone, c)
+	s.pruneLocked(now)
+	s.mu.Unlock()
+	s.stats.stream(-1)
+	if o := s.opts.observer; o != nil {
+		o.Disconnect(c.kind)
+	}
+	s.opts.logger.Debug("xds: stream closed", "conn", c.id, "proxy", node, "error", err)
+}
+
+// pruneLocked drops disconnected proxies past retention. s.mu must be held.
+func (s *Server) pruneLocked(now time.Time) {
+	i := 0
+	for i < len(s.gone) && (now.Sub(s.gone[i].disconnected) > s.opts.retention || len(s.gone)-i > s.opts.maxRetained) {
+		i++
+	}
+	if i > 0 {
+		s.gone = append([]*conn(nil), s.gone[i:]...)
+	}
+}
+
+func (s *Server) newConn(ctx context.Context, kind StreamKind) *conn {
+	addr := ""
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		addr = p.Addr.String()
+	}
+	s.mu.Lock()
+	s.nextID++
+	id := s.nextID
+	s.mu.Unlock()
+	return newConn(s, id, kind, addr)
+}
+
+// send sends u on c's stream and counts it.
+func (s *Server) send(c *conn, u update) error {
+	n, err := c.sendFn(u)
+	if err != nil {
+		return err
+	}
+	d := time.Since(u.built)
+	s.stats.push(u.typeURL, len(u.resources), n, d)
+	if o := s.opts.observer; o != nil {
+		o.Push(u.typeURL, len(u.resources), n, d)
+	}
+	return nil
+}
+
+// Stats returns a snapshot of the server's counters.
+func (s *Server) Stats() Stats {
+	st := s.stats.snapshot()
+	st.Resources = s.cache.counts()
+	s.cache.mu.RLock()
+	st.CacheVersion = s.cache.version
+	s.cache.mu.RUnlock()
+	return st
+}
+
+// Ready returns a channel closed once the server holds the collections'
+// initial state and answers streams.
+func (s *Server) Ready() <-chan struct{} { return s.cache.ready }
+
+// TypeURLs returns the served type URLs, in the order of the sources.
+func (s *Server) TypeURLs() []string {
+	out := append([]string(nil), s.typeURLs...)
+	sort.Strings(out)
+	return out
+}
+
+// adsService implements the ADS gRPC service.
+type adsService struct {
+	discovery.UnimplementedAggregatedDiscoveryServiceServer
+	s *Server
+}
+
+func (a *adsService) StreamAggregatedResources(stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesServer) error {
+	c := a.s.newConn(stream.Context(), SotW)
+	c.sendFn = func(u update) (int, error) { return sendSotW(stream, u) }
+	return runStream(stream.Context(), a.s, c, stream.Recv, c.handleSotW)
+}
+
+func (a *adsService) DeltaAggregatedResources(stream discovery.AggregatedDiscoveryService_DeltaAggregatedResourcesServer) error {
+	c := a.s.newConn(stream.Context(), Delta)
+	c.sendFn = func(u update) (int, error) { return sendDelta(stream, u) }
+	return runStream(stream.Context(), a.s, c, stream.Recv, c.handleDelta)
+}

@@ -1,0 +1,98 @@
+package xds
+
+import (
+	"fmt"
+	"time"
+
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/anypb"
+)
+
+// handleSotW applies one State-of-the-World request: an ACK or NACK of the
+// last response of its type, and the subscription it carries (the whole
+// set of names).
+func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
+	if req.GetTypeUrl() == "" {
+		return status.Error(codes.InvalidArgument, "xds: request without type_url")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.node == nil && req.GetNode() != nil {
+		c.node = req.GetNode()
+	}
+	first := c.types[req.TypeUrl] == nil
+	ts := c.typeStateLocked(req.TypeUrl)
+	if ts.answered && req.ResponseNonce != "" && req.ResponseNonce != ts.nonce {
+		// An answer to an older response: a newer one is on its way and
+		// the client's answer to it will carry its current subscription.
+		return nil
+	}
+	if req.ResponseNonce != "" {
+		c.answerLocked(ts, req.VersionInfo, req.ResponseNonce, nackOf(req.VersionInfo, req.ResponseNonce, req.GetErrorDetail()))
+	}
+
+	explicit := make([]string, 0, len(req.ResourceNames))
+	wildcard := false
+	for _, n := range req.ResourceNames {
+		if n == "*" {
+			wildcard = true
+		} else {
+			explicit = append(explicit, n)
+		}
+	}
+	if len(req.ResourceNames) == 0 && fullStateType(req.TypeUrl) && (first || ts.wildcard) {
+		// The legacy wildcard: an empty first request for Listeners or
+		// Clusters asks for all of them.
+		wildcard = true
+	}
+	want := make(map[string]struct{}, len(explicit))
+	var add, remove []string
+	for _, n := range explicit {
+		want[n] = struct{}{}
+		if _, ok := ts.names[n]; !ok {
+			add = append(add, n)
+		}
+	}
+	for n := range ts.names {
+		if _, ok := want[n]; !ok {
+			remove = append(remove, n)
+		}
+	}
+	changed := len(add) > 0 || len(remove) > 0 || wildcard != ts.wildcard
+	c.subscribeLocked(ts, add, remove, wildcard)
+	if fullStateType(req.TypeUrl) && (first || changed || req.ResponseNonce == "") {
+		ts.respond = true
+	}
+	return nil
+}
+
+func nackOf(version, nonce string, detail interface {
+	GetCode() int32
+	GetMessage() string
+}) *Nack {
+	if detail == nil || (detail.GetCode() == 0 && detail.GetMessage() == "") {
+		return nil
+	}
+	return &Nack{Version: version, Nonce: nonce, Code: detail.GetCode(), Message: detail.GetMessage(), Time: time.Now()}
+}
+
+// sendSotW sends u as a DiscoveryResponse.
+func sendSotW(stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesServer, u update) (int, error) {
+	resp := &discovery.DiscoveryResponse{
+		VersionInfo: u.version,
+		TypeUrl:     u.typeURL,
+		Nonce:       u.nonce,
+		Resources:   make([]*anypb.Any, len(u.resources)),
+	}
+	bytes := 0
+	for i, r := range u.resources {
+		resp.Resources[i] = r.any
+		bytes += r.size()
+	}
+	if err := stream.Send(resp); err != nil {
+		return 0, fmt.Errorf("xds: send %s: %w", shortType(u.typeURL), err)
+	}
+	return bytes, nil
+}

@@ -1,0 +1,217 @@
+package xds_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/meshd/meshd/xds"
+)
+
+func TestSotWProtocol(t *testing.T) {
+	f := newFixture(t)
+	f.cds.Set(edsCluster("a"), edsCluster("b"))
+	f.eds.Set(cla("a", "10.0.0.1:80"), cla("b", "10.0.0.2:80"), cla("c", "10.0.0.3:80"))
+	c := newSotW(t, dial(t, f.addr), "node-1")
+
+	// Wildcard CDS: the first response carries every cluster.
+	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	cds := c.recv()
+	if got := names(t, cds); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("CDS = %v, want [a b]", got)
+	}
+	c.ack(cds)
+	ackedCDS := cds
+
+	// Named EDS: only the subscribed CLA.
+	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
+	eds := c.recv()
+	if got := names(t, eds); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("EDS = %v, want [a]", got)
+	}
+	c.ack(eds, "a")
+
+	// A change to an unsubscribed CLA sends nothing; the next response
+	// carries only the subscribed one that changed after it.
+	f.eds.Set(cla("b", "10.0.0.22:80"))
+	f.eds.Set(cla("a", "10.0.0.11:80"))
+	eds = c.recv()
+	if got := names(t, eds); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("EDS after change = %v, want [a]", got)
+	}
+	if got := claOf(t, eds.Resources, "a").Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address; got != "10.0.0.11" {
+		t.Fatalf("EDS a address = %s, want 10.0.0.11", got)
+	}
+	c.ack(eds, "a")
+
+	// NACK: the client rejects a changed cluster a.
+	bad := edsCluster("a")
+	bad.ConnectTimeout = durationpb.New(-1)
+	f.cds.Set(bad)
+	cds = c.recv()
+	if got := names(t, cds); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("CDS after change = %v, want [a b]", got)
+	}
+	c.send(&discovery.DiscoveryRequest{
+		TypeUrl: xds.ClusterType, VersionInfo: ackedCDS.VersionInfo, ResponseNonce: cds.Nonce,
+		ErrorDetail: &status.Status{Code: 3, Message: "cluster a: negative connect timeout"},
+	})
+
+	// The registry records the NACK and keeps the last ACKed version.
+	var p xds.ProxyStatus
+	waitFor(t, "the NACK in the registry", func() bool {
+		p = proxyByNode(t, f.srv, "node-1")
+		return p.Types[xds.ClusterType].Nacks > 0
+	})
+	ts := p.Types[xds.ClusterType]
+	if ts.LastNack == nil || ts.LastNack.Message != "cluster a: negative connect timeout" || ts.LastNack.Code != 3 {
+		t.Fatalf("LastNack = %+v", ts.LastNack)
+	}
+	if ts.AckedVersion != ackedCDS.VersionInfo || ts.AckedNonce != ackedCDS.Nonce {
+		t.Fatalf("acked = %s/%s, want %s/%s", ts.AckedVersion, ts.AckedNonce, ackedCDS.VersionInfo, ackedCDS.Nonce)
+	}
+	if !slices.Equal(ts.LastNack.Rejected, []string{"a"}) || !slices.Equal(ts.Rejected, []string{"a"}) || !p.Rejecting {
+		t.Fatalf("rejected = %v / %v, rejecting %v", ts.LastNack.Rejected, ts.Rejected, p.Rejecting)
+	}
+
+	// The rejected version is not sent again: when b changes, the full
+	// CDS response carries a at its last accepted version.
+	b2 := edsCluster("b")
+	b2.ConnectTimeout = durationpb.New(5e9)
+	f.cds.Set(b2)
+	cds = c.recv()
+	if got := names(t, cds); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("CDS after b change = %v, want [a b]", got)
+	}
+	var gotA clusterv3.Cluster
+	if err := cds.Resources[0].UnmarshalTo(&gotA); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(&gotA, edsCluster("a")) {
+		t.Fatalf("CDS resent a as %v, want the accepted version", &gotA)
+	}
+	c.ack(cds)
+
+	// Fixing a sends it again.
+	f.cds.Set(edsCluster("a"), func() *clusterv3.Cluster { a := edsCluster("a"); a.ConnectTimeout = durationpb.New(1e9); return a }())
+	cds = c.recv()
+	if err := cds.Resources[0].UnmarshalTo(&gotA); err != nil {
+		t.Fatal(err)
+	}
+	if gotA.ConnectTimeout.AsDuration() != 1e9 {
+		t.Fatalf("CDS a = %v, want the fixed version", &gotA)
+	}
+	c.ack(cds)
+
+	// CDS removal is by omission.
+	f.cds.Delete("b")
+	cds = c.recv()
+	if got := names(t, cds); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("CDS after delete = %v, want [a]", got)
+	}
+	c.ack(cds)
+
+	// EDS removal is not sent: deleting a sends nothing, so the next
+	// response (for the newly subscribed c) carries only c.
+	f.eds.Delete("a")
+	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a", "c"}, VersionInfo: eds.VersionInfo, ResponseNonce: eds.Nonce})
+	eds = c.recv()
+	if got := names(t, eds); !slices.Equal(got, []string{"c"}) {
+		t.Fatalf("EDS after subscribing c = %v, want [c]", got)
+	}
+	c.ack(eds, "a", "c")
+
+	// Unsubscribe c: a change to c is no longer sent, a re-added a is.
+	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}, VersionInfo: eds.VersionInfo, ResponseNonce: eds.Nonce})
+	waitFor(t, "the unsubscription", func() bool {
+		return slices.Equal(proxyByNode(t, f.srv, "node-1").Types[xds.EndpointType].Subscribed, []string{"a"})
+	})
+	f.eds.Set(cla("c", "10.0.0.33:80"))
+	f.eds.Set(cla("a", "10.0.0.1:80"))
+	eds = c.recv()
+	if got := names(t, eds); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("EDS after unsubscribing c = %v, want [a]", got)
+	}
+
+	st := f.srv.Stats()
+	if st.Nacks["cds"] != 1 || st.Acks["cds"] < 2 || st.Pushes["eds"] < 4 || st.ConnectedProxies != 1 {
+		t.Fatalf("stats = %+v", st)
+	}
+}
+
+// TestSotWListenerRoute checks a wildcard LDS with named RDS, and that the
+// legacy empty request is a wildcard only for Listeners and Clusters.
+func TestSotWListenerRoute(t *testing.T) {
+	f := newFixture(t)
+	f.lds.Set(apiListener("svc:80", "svc:80"))
+	f.rds.Set(weightedRoute("svc:80", "svc:80", []string{"a"}, []uint32{1}), weightedRoute("other:80", "other:80", []string{"b"}, []uint32{1}))
+	c := newSotW(t, dial(t, f.addr), "node-1")
+
+	// An empty RDS request subscribes to nothing: the LDS response comes
+	// first, and no RDS response.
+	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.RouteType})
+	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ListenerType})
+	lds := c.recv()
+	if lds.TypeUrl != xds.ListenerType || !slices.Equal(names(t, lds), []string{"svc:80"}) {
+		t.Fatalf("got %s %v, want LDS [svc:80]", lds.TypeUrl, names(t, lds))
+	}
+	c.ack(lds)
+	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.RouteType, ResourceNames: []string{"svc:80"}})
+	rds := c.recv()
+	if rds.TypeUrl != xds.RouteType || !slices.Equal(names(t, rds), []string{"svc:80"}) {
+		t.Fatalf("got %s %v, want RDS [svc:80]", rds.TypeUrl, names(t, rds))
+	}
+	c.ack(rds, "svc:80")
+
+	// Adding a listener resends the full LDS set.
+	f.lds.Set(apiListener("other:80", "other:80"))
+	lds2 := c.recv()
+	if !slices.Equal(names(t, lds2), []string{"other:80", "svc:80"}) {
+		t.Fatalf("LDS = %v", names(t, lds2))
+	}
+	// An ACK with the same subscription gets no response; deleting the
+	// listener removes it by omission.
+	c.ack(lds2)
+	f.lds.Delete("other:80")
+	lds3 := c.recv()
+	if lds3.TypeUrl != xds.ListenerType || !slices.Equal(names(t, lds3), []string{"svc:80"}) {
+		t.Fatalf("got %s %v, want LDS [svc:80]", lds3.TypeUrl, names(t, lds3))
+	}
+
+	dump, err := f.srv.ConfigDump(proxyByNode(t, f.srv, "node-1").ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dump.Types[xds.ListenerType]) != 1 || len(dump.Types[xds.RouteType]) != 1 {
+		t.Fatalf("config dump = %v", dump.Types)
+	}
+}
+
+// waitFor waits until cond holds, failing the test after recvTimeout.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(recvTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func proxyByNode(t testing.TB, s *xds.Server, node string) xds.ProxyStatus {
+	t.Helper()
+	for _, p := range s.Proxies() {
+		if p.NodeID == node && p.Connected {
+			return p
+		}
+	}
+	t.Fatalf("proxy %s not in registry", node)
+	return xds.ProxyStatus{}
+}

@@ -1,0 +1,139 @@
+package xds
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/meshd/meshd/krt"
+)
+
+// Type URLs of the resource types the server serves.
+const (
+	ListenerType = "type.googleapis.com/envoy.config.listener.v3.Listener"
+	RouteType    = "type.googleapis.com/envoy.config.route.v3.RouteConfiguration"
+	ClusterType  = "type.googleapis.com/envoy.config.cluster.v3.Cluster"
+	EndpointType = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment"
+)
+
+// pushOrder is the order in which a stream sends the types of one push, so
+// that a Cluster arrives before its Endpoints and a Listener before its
+// Route, as the xDS protocol recommends for make-before-break updates.
+var pushOrder = []string{ClusterType, EndpointType, ListenerType, RouteType}
+
+// fullStateType reports whether SotW responses of typeURL must carry every
+// subscribed resource (so that omission means removal): Listeners and
+// Clusters, per the xDS protocol.
+func fullStateType(typeURL string) bool {
+	return typeURL == ListenerType || typeURL == ClusterType
+}
+
+// shortType returns the short name of a type URL ("lds", "rds", "cds",
+// "eds"), used as a metrics label; other types keep their URL.
+func shortType(typeURL string) string {
+	switch typeURL {
+	case ListenerType:
+		return "lds"
+	case RouteType:
+		return "rds"
+	case ClusterType:
+		return "cds"
+	case EndpointType:
+		return "eds"
+	}
+	return typeURL
+}
+
+// Source is one collection of resources of one type, to be served. Create
+// one with NewSource.
+type Source interface {
+	// TypeURL returns the xDS type URL of the source's resources.
+	TypeURL() string
+	// entries derives, in g, the collection of serialized resources.
+	entries(g *krt.Graph) krt.Collection[entry]
+}
+
+// NewSource returns a Source serving the items of c as resources of typeURL.
+// toProto returns an item's resource name and message; a nil message skips
+// the item. The message's type must match typeURL, or the item is recorded
+// as a failed computation of the derived collection (see krt.Graph.Describe)
+// and not served. toProto runs inside the graph's transactions, so it must
+// be deterministic and must not read other collections.
+func NewSource[T any](typeURL string, c krt.Collection[T], toProto func(T) (name string, msg proto.Message)) Source {
+	return &source[T]{typeURL: typeURL, c: c, toProto: toProto}
+}
+
+type source[T any] struct {
+	typeURL string
+	c       krt.Collection[T]
+	toProto func(T) (string, proto.Message)
+}
+
+func (s *source[T]) TypeURL() string { return s.typeURL }
+
+func (s *source[T]) entries(g *krt.Graph) krt.Collection[entry] {
+	return krt.NewCollection(g, s.c, func(ctx krt.HandlerContext, in T) *entry {
+		name, msg := s.toProto(in)
+		if msg == nil {
+			return nil
+		}
+		r, err := newResource(s.typeURL, name, msg)
+		if err != nil {
+			ctx.Fail(err)
+			return nil
+		}
+		return &entry{res: r}
+	}, krt.WithName("xds/"+shortType(s.typeURL)),
+		krt.WithKey(func(e entry) string { return entryKey(e.res.typeURL, e.res.name) }),
+		krt.WithEquals(func(a, b entry) bool { return bytes.Equal(a.res.any.Value, b.res.any.Value) }))
+}
+
+// entry is the item of the derived resource collections.
+type entry struct{ res *resource }
+
+// entryKey keys resources of every type in the one joined collection.
+func entryKey(typeURL, name string) string { return typeURL + " " + name }
+
+// resource is one serialized resource. It is immutable once built and
+// shared by every stream that sends it.
+type resource struct {
+	typeURL string
+	name    string
+	// version is a hash of the serialized bytes.
+	version string
+	msg     proto.Message
+	// any wraps the serialized bytes; SotW responses share it.
+	any *anypb.Any
+	// delta is the Delta protocol's wrapper, shared likewise.
+	delta *discovery.Resource
+}
+
+// newResource marshals msg once, deterministically, and versions it by
+// the hash of its bytes.
+func newResource(typeURL, name string, msg proto.Message) (*resource, error) {
+	if got := "type.googleapis.com/" + string(msg.ProtoReflect().Descriptor().FullName()); got != typeURL {
+		return nil, fmt.Errorf("resource %q: message type %s does not match %s: %w", name, got, typeURL, ErrTypeMismatch)
+	}
+	raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+	if err != nil {
+		return nil, fmt.Errorf("resource %q: marshal: %w", name, err)
+	}
+	sum := sha256.Sum256(raw)
+	r := &resource{
+		typeURL: typeURL,
+		name:    name,
+		version: hex.EncodeToString(sum[:8]),
+		msg:     msg,
+		any:     &anypb.Any{TypeUrl: typeURL, Value: raw},
+	}
+	r.delta = &discovery.Resource{Name: name, Version: r.version, Resource: r.any}
+	return r, nil
+}
+
+// size is the number of serialized bytes of the resource.
+func (r *resource) size() int { return len(r.any.Value) }

@@ -1,0 +1,143 @@
+package xds
+
+import (
+	"sync"
+	"time"
+)
+
+// Observer is told of the server's events, for metrics. Its methods are
+// called from stream goroutines, concurrently, and must not block.
+type Observer interface {
+	// Push is called after a response of typeURL holding resources
+	// resources (and removals) of size bytes was sent; d is the time from
+	// building the response to the end of the send.
+	Push(typeURL string, resources, bytes int, d time.Duration)
+	// Ack is called for each ACK of a response of typeURL.
+	Ack(typeURL string)
+	// Nack is called for each NACK of a response of typeURL.
+	Nack(typeURL string)
+	// Connect is called when a stream of the given kind starts.
+	Connect(kind StreamKind)
+	// Disconnect is called when a stream of the given kind ends.
+	Disconnect(kind StreamKind)
+}
+
+// PushBounds are the upper bounds, in seconds, of the push duration
+// buckets of Stats; the last bucket is +Inf.
+var PushBounds = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// Stats is a snapshot of the server's counters. Maps are keyed by short
+// type name: "lds", "rds", "cds", "eds". Counters only grow.
+type Stats struct {
+	// ConnectedProxies is the number of open streams.
+	ConnectedProxies int `json:"connectedProxies"`
+	// Streams is the number of streams ever opened.
+	Streams uint64 `json:"streams"`
+	// CacheVersion is the graph version the served resources are at.
+	CacheVersion uint64 `json:"cacheVersion"`
+	// Resources is the number of resources served, per type.
+	Resources map[string]int `json:"resources"`
+	// Pushes is the number of responses sent, per type.
+	Pushes map[string]uint64 `json:"pushes"`
+	// ResourcesSent is the number of resources sent, per type.
+	ResourcesSent map[string]uint64 `json:"resourcesSent"`
+	// BytesSent is the serialized size of the resources sent, per type.
+	BytesSent map[string]uint64 `json:"bytesSent"`
+	// Acks and Nacks count the client's answers, per type.
+	Acks  map[string]uint64 `json:"acks"`
+	Nacks map[string]uint64 `json:"nacks"`
+	// PushBuckets counts pushes per PushBounds bucket (the last is +Inf);
+	// PushSeconds is their total duration.
+	PushBuckets []uint64 `json:"pushBuckets"`
+	PushSeconds float64  `json:"pushSeconds"`
+	// ChangeRounds is the number of debounced change rounds handed to
+	// streams, ChangedNames the names they held, and NotifySeconds the time
+	// spent finding the streams to wake.
+	ChangeRounds  uint64  `json:"changeRounds"`
+	ChangedNames  uint64  `json:"changedNames"`
+	NotifySeconds float64 `json:"notifySeconds"`
+}
+
+// counters backs Stats.
+type counters struct {
+	mu sync.Mutex // guards following
+	s  Stats
+}
+
+func newCounters() *counters {
+	return &counters{s: Stats{
+		Pushes:        map[string]uint64{},
+		ResourcesSent: map[string]uint64{},
+		BytesSent:     map[string]uint64{},
+		Acks:          map[string]uint64{},
+		Nacks:         map[string]uint64{},
+		PushBuckets:   make([]uint64, len(PushBounds)+1),
+	}}
+}
+
+func (c *counters) push(typeURL string, n, bytes int, d time.Duration) {
+	t := shortType(typeURL)
+	secs := d.Seconds()
+	b := len(PushBounds)
+	for i, ub := range PushBounds {
+		if secs <= ub {
+			b = i
+			break
+		}
+	}
+	c.mu.Lock()
+	c.s.Pushes[t]++
+	c.s.ResourcesSent[t] += uint64(n)
+	c.s.BytesSent[t] += uint64(bytes)
+	c.s.PushBuckets[b]++
+	c.s.PushSeconds += secs
+	c.mu.Unlock()
+}
+
+func (c *counters) ack(typeURL string, nack bool) {
+	c.mu.Lock()
+	if nack {
+		c.s.Nacks[shortType(typeURL)]++
+	} else {
+		c.s.Acks[shortType(typeURL)]++
+	}
+	c.mu.Unlock()
+}
+
+func (c *counters) stream(delta int) {
+	c.mu.Lock()
+	c.s.ConnectedProxies += delta
+	if delta > 0 {
+		c.s.Streams++
+	}
+	c.mu.Unlock()
+}
+
+func (c *counters) round(names int, d time.Duration) {
+	c.mu.Lock()
+	c.s.ChangeRounds++
+	c.s.ChangedNames += uint64(names)
+	c.s.NotifySeconds += d.Seconds()
+	c.mu.Unlock()
+}
+
+func (c *counters) snapshot() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.s
+	s.Pushes = copyMap(s.Pushes)
+	s.ResourcesSent = copyMap(s.ResourcesSent)
+	s.BytesSent = copyMap(s.BytesSent)
+	s.Acks = copyMap(s.Acks)
+	s.Nacks = copyMap(s.Nacks)
+	s.PushBuckets = append([]uint64(nil), s.PushBuckets...)
+	return s
+}
+
+func copyMap(m map[string]uint64) map[string]uint64 {
+	out := make(map[string]uint64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

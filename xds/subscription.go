@@ -1,0 +1,206 @@
+package xds
+
+import (
+	"sort"
+	"time"
+)
+
+// typeState is one stream's subscription to one type: what the client
+// asked for, what it holds, and how it answered. The SotW and Delta
+// protocols share it. It is owned by the stream's loop and guarded by the
+// conn's mu for the registry's readers.
+type typeState struct {
+	typeURL string
+	// wildcard is set when the client subscribed to every resource.
+	wildcard bool
+	// names are the explicitly subscribed names.
+	names map[string]struct{}
+	// sent holds, per name, the resource the client holds or was last
+	// sent. A NACK puts back the values from before the rejected response,
+	// so after it sent holds what the client accepted.
+	sent map[string]*resource
+	// prev holds the values of sent before the last response, for the
+	// names it changed (nil: the client did not hold the name).
+	prev map[string]*resource
+	// rejected holds, per name, the version of a NACKed resource; it is
+	// not sent again until it changes.
+	rejected map[string]string
+	// respond is set when a response is owed even if nothing changed: the
+	// first request of a SotW Listener or Cluster subscription and every
+	// change of one, so that the client learns what is absent.
+	respond bool
+	// answered is set once a response of this type was sent.
+	answered bool
+
+	nonce, version string // of the last response
+	lastPush       time.Time
+	pushes         uint64
+
+	ackedVersion, ackedNonce string
+	ackedAt                  time.Time
+	acks, nacks              uint64
+	lastNack                 *Nack
+}
+
+// Nack is a recorded NACK.
+type Nack struct {
+	// Version and Nonce identify the rejected response; Version is the
+	// version_info the client sent (its last accepted version, in SotW).
+	Version string `json:"version"`
+	Nonce   string `json:"nonce"`
+	// Code and Message are the client's error_detail.
+	Code    int32     `json:"code"`
+	Message string    `json:"message"`
+	Time    time.Time `json:"time"`
+	// Rejected are the names whose new versions the response carried.
+	Rejected []string `json:"rejected,omitempty"`
+}
+
+func newTypeState(typeURL string) *typeState {
+	return &typeState{
+		typeURL:  typeURL,
+		names:    map[string]struct{}{},
+		sent:     map[string]*resource{},
+		rejected: map[string]string{},
+	}
+}
+
+// subscribed reports whether the client wants name.
+func (ts *typeState) subscribed(name string) bool {
+	if ts.wildcard {
+		return true
+	}
+	_, ok := ts.names[name]
+	return ok
+}
+
+// subscribe changes the subscription and returns the names whose state
+// must be recomputed: the names added, and the names of the whole type
+// (all) when the client became a wildcard subscriber. Names dropped leave
+// sent: the client forgets them on its own.
+func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []string, all bool) {
+	for _, n := range remove {
+		delete(ts.names, n)
+		if !ts.wildcard {
+			delete(ts.sent, n)
+			delete(ts.rejected, n)
+		}
+	}
+	if wildcard && !ts.wildcard {
+		all = true
+	}
+	if !wildcard && ts.wildcard {
+		// Names the client kept only through the wildcard are dropped.
+		for n := range ts.sent {
+			if _, ok := ts.names[n]; !ok && !contains(add, n) {
+				delete(ts.sent, n)
+				delete(ts.rejected, n)
+			}
+		}
+	}
+	ts.wildcard = wildcard
+	for _, n := range add {
+		if _, ok := ts.names[n]; !ok {
+			ts.names[n] = struct{}{}
+			names = append(names, n)
+		}
+	}
+	return names, all
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// diff brings sent up to date for names against the current resources cur
+// and returns what changed: resources to send and names removed. It
+// remembers the replaced values in prev, for a NACK.
+func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource) (changed []*resource, removed []string) {
+	ts.prev = nil
+	for name := range names {
+		r := cur[name]
+		held, has := ts.sent[name]
+		if !ts.subscribed(name) {
+			if has {
+				delete(ts.sent, name)
+			}
+			delete(ts.rejected, name)
+			continue
+		}
+		if r == nil {
+			delete(ts.rejected, name)
+			if has {
+				delete(ts.sent, name)
+				removed = append(removed, name)
+			}
+			continue
+		}
+		if v, ok := ts.rejected[name]; ok {
+			if v == r.version {
+				continue
+			}
+			delete(ts.rejected, name)
+		}
+		if has && held.version == r.version {
+			continue
+		}
+		if ts.prev == nil {
+			ts.prev = map[string]*resource{}
+		}
+		ts.prev[name] = held
+		ts.sent[name] = r
+		changed = append(changed, r)
+	}
+	sort.Slice(changed, func(i, j int) bool { return changed[i].name < changed[j].name })
+	sort.Strings(removed)
+	return changed, removed
+}
+
+// held returns the resources the client holds, ordered by name: the full
+// state a SotW Listener or Cluster response carries.
+func (ts *typeState) held() []*resource {
+	out := make([]*resource, 0, len(ts.sent))
+	for _, r := range ts.sent {
+		if r.any != nil {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// answer records the client's answer to the response with nonce: an ACK,
+// or a NACK when detail is set. An answer to an older response than the
+// last is stale and ignored; answer reports whether it was taken.
+func (ts *typeState) answer(version, nonce string, nack *Nack, now time.Time) bool {
+	if nonce == "" || nonce != ts.nonce {
+		return false
+	}
+	if nack == nil {
+		ts.ackedVersion, ts.ackedNonce, ts.ackedAt = version, nonce, now
+		ts.acks++
+		ts.prev = nil
+		return true
+	}
+	ts.nacks++
+	for name, p := range ts.prev {
+		if r := ts.sent[name]; r != nil {
+			ts.rejected[name] = r.version
+			nack.Rejected = append(nack.Rejected, name)
+		}
+		if p == nil {
+			delete(ts.sent, name)
+		} else {
+			ts.sent[name] = p
+		}
+	}
+	sort.Strings(nack.Rejected)
+	ts.prev = nil
+	ts.lastNack = nack
+	return true
+}
