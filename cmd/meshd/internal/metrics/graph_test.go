@@ -158,3 +158,8 @@ func label(m *dto.Metric, name string) string {
 	}
 	return ""
 }
+
+// fakeGraph is an empty graph description.
+type fakeGraph struct{}
+
+func (fakeGraph) Describe() krt.GraphInfo { return krt.GraphInfo{} }

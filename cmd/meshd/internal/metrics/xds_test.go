@@ -1,0 +1,100 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/meshd/meshd/xds"
+)
+
+type fakeXDS struct {
+	stats   xds.Stats
+	proxies []xds.ProxyStatus
+}
+
+func (f fakeXDS) Stats() xds.Stats           { return f.stats }
+func (f fakeXDS) Proxies() []xds.ProxyStatus { return f.proxies }
+
+func TestXDSCollector(t *testing.T) {
+	buckets := make([]uint64, len(xds.PushBounds)+1)
+	buckets[0], buckets[3], buckets[len(buckets)-1] = 2, 1, 1
+	f := fakeXDS{
+		stats: xds.Stats{
+			ConnectedProxies: 2,
+			Streams:          5,
+			CacheVersion:     42,
+			Resources:        map[string]int{"cds": 4, "eds": 4},
+			Pushes:           map[string]uint64{"cds": 3, "eds": 1},
+			BytesSent:        map[string]uint64{"cds": 1000},
+			Acks:             map[string]uint64{"cds": 2},
+			Nacks:            map[string]uint64{"cds": 1},
+			PushBuckets:      buckets,
+			PushSeconds:      12.5,
+		},
+		proxies: []xds.ProxyStatus{
+			{NodeID: "a", Connected: true, Stale: true},
+			{NodeID: "b", Connected: true, Rejecting: true},
+			{NodeID: "c", Connected: false, Stale: true, Rejecting: true}, // gone: not counted
+		},
+	}
+	want := `
+# HELP meshd_xds_connected_proxies Open ADS streams.
+# TYPE meshd_xds_connected_proxies gauge
+meshd_xds_connected_proxies 2
+# HELP meshd_xds_stale_proxies Open streams with an unacknowledged response or pending changes.
+# TYPE meshd_xds_stale_proxies gauge
+meshd_xds_stale_proxies 1
+# HELP meshd_xds_rejecting_proxies Open streams whose last answer for some type is a NACK.
+# TYPE meshd_xds_rejecting_proxies gauge
+meshd_xds_rejecting_proxies 1
+# HELP meshd_xds_nacks_total Responses rejected (NACK) by proxies.
+# TYPE meshd_xds_nacks_total counter
+meshd_xds_nacks_total{type="cds"} 1
+meshd_xds_nacks_total{type="eds"} 0
+meshd_xds_nacks_total{type="lds"} 0
+meshd_xds_nacks_total{type="rds"} 0
+# HELP meshd_xds_sent_bytes_total Serialized bytes of the resources sent.
+# TYPE meshd_xds_sent_bytes_total counter
+meshd_xds_sent_bytes_total{type="cds"} 1000
+meshd_xds_sent_bytes_total{type="eds"} 0
+meshd_xds_sent_bytes_total{type="lds"} 0
+meshd_xds_sent_bytes_total{type="rds"} 0
+`
+	names := []string{"meshd_xds_connected_proxies", "meshd_xds_stale_proxies", "meshd_xds_rejecting_proxies",
+		"meshd_xds_nacks_total", "meshd_xds_sent_bytes_total"}
+	if err := testutil.CollectAndCompare(NewXDSCollector(f), strings.NewReader(want), names...); err != nil {
+		t.Error(err)
+	}
+
+	// The histogram: 4 pushes, cumulative buckets.
+	mfs, err := NewRegistry(fakeGraph{}, NewXDSCollector(f)).Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "meshd_xds_push_duration_seconds" {
+			continue
+		}
+		h := mf.GetMetric()[0].GetHistogram()
+		if h.GetSampleCount() != 4 || h.GetSampleSum() != 12.5 {
+			t.Errorf("histogram count/sum = %d/%v, want 4/12.5", h.GetSampleCount(), h.GetSampleSum())
+		}
+		if b := h.GetBucket()[3]; b.GetUpperBound() != xds.PushBounds[3] || b.GetCumulativeCount() != 3 {
+			t.Errorf("bucket 3 = %v", b)
+		}
+		return
+	}
+	t.Error("no push duration histogram")
+}
+
+func TestXDSCollectorLint(t *testing.T) {
+	problems, err := testutil.CollectAndLint(NewXDSCollector(fakeXDS{stats: xds.Stats{PushBuckets: make([]uint64, len(xds.PushBounds)+1)}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("lint %s: %s", p.Metric, p.Text)
+	}
+}
