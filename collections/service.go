@@ -163,6 +163,10 @@ func buildServiceInfo(svc *corev1.Service, domainSuffix string) *ServiceInfo {
 		if p.Protocol != "" && p.Protocol != corev1.ProtocolTCP {
 			continue
 		}
+		if _, dup := info.Port(p.Port); dup {
+			// Clusters are named by port number: the first port wins.
+			continue
+		}
 		sp := ServicePort{Name: p.Name, Port: p.Port, Protocol: PortProtocol(p.Name, p.AppProtocol)}
 		switch {
 		case p.TargetPort.StrVal != "":

@@ -1,0 +1,163 @@
+package collections
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func slice(ns, name, svc string, typ discoveryv1.AddressType, ports []discoveryv1.EndpointPort, eps ...discoveryv1.Endpoint) *discoveryv1.EndpointSlice {
+	return &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{LabelServiceName: svc}},
+		AddressType: typ, Ports: ports, Endpoints: eps,
+	}
+}
+
+func sliceEP(ready *bool, zone string, ips ...string) discoveryv1.Endpoint {
+	e := discoveryv1.Endpoint{Addresses: ips, Conditions: discoveryv1.EndpointConditions{Ready: ready}}
+	if zone != "" {
+		e.Zone = ptr(zone)
+	}
+	return e
+}
+
+// endpointsString renders the endpoints of a cluster compactly:
+// "ip:port[!] @locality", "!" marking unhealthy.
+func endpointsString(e ServiceEndpoints) string {
+	var parts []string
+	for _, ep := range e.Endpoints {
+		s := ep.Address()
+		if !ep.Healthy {
+			s += "!"
+		}
+		if l := ep.Locality.String(); l != "" {
+			s += "@" + l
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestEndpoints(t *testing.T) {
+	app := map[string]string{"app": "a"}
+	withPort := func(p *corev1.Pod, name string, port int32) *corev1.Pod {
+		p.Spec.Containers = []corev1.Container{{Ports: []corev1.ContainerPort{{Name: name, ContainerPort: port}}}}
+		return p
+	}
+	tcp := ptr(corev1.ProtocolTCP)
+	for _, tc := range []struct {
+		name   string
+		svc    *corev1.Service
+		pods   []*corev1.Pod
+		slices []*discoveryv1.EndpointSlice
+		want   map[string]string // cluster -> endpointsString
+	}{
+		{
+			name: "selected pods, not-ready published unhealthy",
+			svc:  service("ns", "a", app, svcPort("http", 80, 8080)),
+			pods: []*corev1.Pod{
+				pod("ns", "a-0", "10.0.0.2", app, true),
+				pod("ns", "a-1", "10.0.0.1", app, false),
+				pod("ns", "a-2", "", app, false),                                  // no IP yet
+				pod("other", "a-0", "10.1.0.1", app, true),                        // other namespace
+				pod("ns", "b-0", "10.0.0.9", map[string]string{"app": "b"}, true), // not selected
+			},
+			want: map[string]string{"outbound|80||a.ns.svc.cluster.local": "10.0.0.1:8080! 10.0.0.2:8080"},
+		},
+		{
+			name: "named target port resolved per pod",
+			svc:  service("ns", "a", app, svcPort("grpc", 9090, "api"), svcPort("http", 80, 8080)),
+			pods: []*corev1.Pod{
+				withPort(pod("ns", "a-0", "10.0.0.1", app, true), "api", 7000),
+				withPort(pod("ns", "a-1", "10.0.0.2", app, true), "api", 7001),
+				pod("ns", "a-2", "10.0.0.3", app, true), // lacks the named port
+			},
+			want: map[string]string{
+				"outbound|9090||a.ns.svc.cluster.local": "10.0.0.1:7000 10.0.0.2:7001",
+				"outbound|80||a.ns.svc.cluster.local":   "10.0.0.1:8080 10.0.0.2:8080 10.0.0.3:8080",
+			},
+		},
+		{
+			name: "selector-less service from slices, de-duplicated, ports by name",
+			svc:  service("ns", "ext", nil, svcPort("http", 80, 8080), svcPort("grpc", 90, 9090)),
+			slices: []*discoveryv1.EndpointSlice{
+				slice("ns", "ext-1", "ext", discoveryv1.AddressTypeIPv4,
+					[]discoveryv1.EndpointPort{{Name: ptr("http"), Port: ptr(int32(8081)), Protocol: tcp}, {Name: ptr("grpc"), Port: ptr(int32(9091))}},
+					sliceEP(nil, "z1", "192.168.0.1"), sliceEP(ptr(false), "z1", "192.168.0.2"), sliceEP(ptr(false), "", "192.168.0.3")),
+				slice("ns", "ext-2", "ext", discoveryv1.AddressTypeIPv4,
+					[]discoveryv1.EndpointPort{{Name: ptr("http"), Port: ptr(int32(8081))}},
+					sliceEP(ptr(true), "z1", "192.168.0.2"), sliceEP(ptr(true), "z1", "192.168.0.1")),
+				slice("ns", "ext-3", "ext", discoveryv1.AddressTypeFQDN,
+					[]discoveryv1.EndpointPort{{Name: ptr("http"), Port: ptr(int32(80))}}, sliceEP(nil, "", "example.com")),
+				slice("ns", "other", "not-ext", discoveryv1.AddressTypeIPv4,
+					[]discoveryv1.EndpointPort{{Name: ptr("http"), Port: ptr(int32(80))}}, sliceEP(nil, "", "192.168.9.9")),
+			},
+			want: map[string]string{
+				// 192.168.0.2 is unready in one slice and ready in the
+				// other: the ready listing wins.
+				"outbound|80||ext.ns.svc.cluster.local": "192.168.0.3:8081! 192.168.0.1:8081@/z1/ 192.168.0.2:8081@/z1/",
+				"outbound|90||ext.ns.svc.cluster.local": "192.168.0.3:9091! 192.168.0.1:9091@/z1/ 192.168.0.2:9091!@/z1/",
+			},
+		},
+		{
+			name: "selector ignores slices",
+			svc:  service("ns", "a", app, svcPort("http", 80, 8080)),
+			slices: []*discoveryv1.EndpointSlice{slice("ns", "a-1", "a", discoveryv1.AddressTypeIPv4,
+				[]discoveryv1.EndpointPort{{Name: ptr("http"), Port: ptr(int32(80))}}, sliceEP(nil, "", "192.168.1.1"))},
+			want: map[string]string{"outbound|80||a.ns.svc.cluster.local": ""},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, in, m := newTestModel()
+			in.services.Set(tc.svc)
+			in.pods.Set(tc.pods...)
+			in.slices.Set(tc.slices...)
+			got := map[string]string{}
+			for _, e := range m.Endpoints.List() {
+				got[e.Cluster] = endpointsString(e)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("endpoints:\n got %v\nwant %v", got, tc.want)
+			}
+			validateModel(t, m)
+		})
+	}
+}
+
+func TestBuildCLA(t *testing.T) {
+	e := ServiceEndpoints{Cluster: "outbound|80||a.ns.svc.cluster.local", Endpoints: dedupEndpoints([]Endpoint{
+		{IP: "10.0.0.3", Port: 80, Healthy: true, Locality: Locality{"r", "z2", ""}},
+		{IP: "10.0.0.1", Port: 80, Healthy: true, Locality: Locality{"r", "z1", ""}},
+		{IP: "10.0.0.2", Port: 80, Healthy: false, Locality: Locality{"r", "z1", ""}},
+		{IP: "10.0.0.4", Port: 80, Healthy: true},
+	})}
+	cla := buildCLA(e)
+	validateDeep(t, cla)
+	var got []string
+	for _, l := range cla.Endpoints {
+		s := fmt.Sprintf("%s/%s w=%d:", l.Locality.Region, l.Locality.Zone, l.LoadBalancingWeight.GetValue())
+		for _, ep := range l.LbEndpoints {
+			sa := ep.GetEndpoint().GetAddress().GetSocketAddress()
+			s += fmt.Sprintf(" %s:%d", sa.Address, sa.GetPortValue())
+			if ep.HealthStatus != corev3.HealthStatus_HEALTHY {
+				s += "(" + ep.HealthStatus.String() + ")"
+			}
+			if ep.LoadBalancingWeight.GetValue() != 1 {
+				t.Errorf("endpoint weight %d, want 1", ep.LoadBalancingWeight.GetValue())
+			}
+		}
+		got = append(got, s)
+	}
+	want := []string{"/ w=1: 10.0.0.4:80", "r/z1 w=2: 10.0.0.1:80 10.0.0.2:80(UNHEALTHY)", "r/z2 w=1: 10.0.0.3:80"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("CLA:\n got %q\nwant %q", got, want)
+	}
+	if cla.ClusterName != e.Cluster {
+		t.Errorf("cluster name %q", cla.ClusterName)
+	}
+}

@@ -1,0 +1,133 @@
+package collections
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	"go.uber.org/goleak"
+
+	"github.com/meshd/meshd/krt"
+)
+
+// counters returns, per collection name, its recompute and event counts.
+func counters(g *krt.Graph) map[string][2]uint64 {
+	out := map[string][2]uint64{}
+	for _, c := range g.Describe().Collections {
+		out[c.Name] = [2]uint64{c.Recomputes, c.EventsEmitted}
+	}
+	return out
+}
+
+// diffCounters returns the collections whose counters moved between a and
+// b, with the deltas.
+func diffCounters(a, b map[string][2]uint64) map[string][2]uint64 {
+	out := map[string][2]uint64{}
+	for name, nb := range b {
+		na := a[name]
+		if d := [2]uint64{nb[0] - na[0], nb[1] - na[1]}; d != ([2]uint64{}) {
+			out[name] = d
+		}
+	}
+	return out
+}
+
+// populate adds n services "svc-i" in namespace ns, each with two ports
+// and podsPer ready pods, and an HTTPRoute splitting svc-0 traffic.
+func populate(in testInputs, ns string, n, podsPer int) {
+	var svcs []*corev1.Service
+	var pods []*corev1.Pod
+	for i := range n {
+		name := fmt.Sprintf("svc-%d", i)
+		sel := map[string]string{"app": name}
+		svcs = append(svcs, service(ns, name, sel, svcPort("http", 80, 8080), svcPort("grpc", 9090, 9090)))
+		for j := range podsPer {
+			ip := fmt.Sprintf("10.%d.%d.%d", i/250, i%250, j+1)
+			pods = append(pods, pod(ns, fmt.Sprintf("%s-%d", name, j), ip, sel, true))
+		}
+	}
+	in.services.Set(svcs...)
+	in.pods.Set(pods...)
+}
+
+func TestPodIPChangeIsIncremental(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	g, in, m := newTestModel()
+	populate(in, "ns", 20, 3)
+	in.http.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
+		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("svc-1", 80, 90), backend("svc-2", 80, 10)}}))
+	if st, _ := m.RouteStatus.Get("HTTPRoute/ns/split"); !st.Parents[0].Accepted() {
+		t.Fatalf("route not accepted: %+v", st)
+	}
+
+	claEvents := make(chan krt.Batch[Resource[*endpointv3.ClusterLoadAssignment]], 16)
+	reg := m.ClusterLoadAssignments.Register(func(b krt.Batch[Resource[*endpointv3.ClusterLoadAssignment]]) { claEvents <- b })
+	defer reg.Unregister()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- g.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	before := counters(g)
+	p := pod("ns", "svc-7-1", "10.0.7.99", map[string]string{"app": "svc-7"}, true)
+	in.pods.Set(p)
+	got := diffCounters(before, counters(g))
+
+	// The pod's workload, its service's endpoints (one recompute yielding
+	// the endpoints of both ports) and the two ports' load assignments.
+	want := map[string][2]uint64{
+		"pods":                   {0, 1},
+		"Workloads":              {1, 1},
+		"Endpoints":              {1, 2},
+		"ClusterLoadAssignments": {2, 2},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("counters moved:\n got %v\nwant %v", got, want)
+	}
+
+	b := <-claEvents
+	var keys []string
+	for _, e := range b.Events {
+		keys = append(keys, e.Key)
+		if e.Type != krt.EventUpdate {
+			t.Errorf("event %s on %s, want update", e.Type, e.Key)
+		}
+	}
+	wantKeys := "[outbound|80||svc-7.ns.svc.cluster.local outbound|9090||svc-7.ns.svc.cluster.local]"
+	if fmt.Sprint(keys) != wantKeys {
+		t.Errorf("CLA events for %v, want %s", keys, wantKeys)
+	}
+	cla, _ := m.ClusterLoadAssignments.Get("outbound|80||svc-7.ns.svc.cluster.local")
+	found := false
+	for _, l := range cla.Message.Endpoints {
+		for _, e := range l.LbEndpoints {
+			found = found || e.GetEndpoint().GetAddress().GetSocketAddress().GetAddress() == "10.0.7.99"
+		}
+	}
+	if !found {
+		t.Errorf("new IP missing from CLA: %v", cla.Message)
+	}
+
+	// A pod that no service selects changes nothing downstream of its
+	// workload.
+	before = counters(g)
+	in.pods.Set(pod("ns", "loner", "10.9.9.9", map[string]string{"app": "none"}, true))
+	got = diffCounters(before, counters(g))
+	want = map[string][2]uint64{"pods": {0, 1}, "Workloads": {1, 1}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("unselected pod: counters moved:\n got %v\nwant %v", got, want)
+	}
+
+	// A readiness flip that keeps the IP changes the health status only.
+	before = counters(g)
+	in.pods.Set(pod("ns", "svc-3-0", "10.0.3.1", map[string]string{"app": "svc-3"}, false))
+	got = diffCounters(before, counters(g))
+	if got["Endpoints"] != [2]uint64{1, 2} || got["Clusters"] != ([2]uint64{}) || got["Listeners"] != ([2]uint64{}) {
+		t.Errorf("readiness flip: counters moved: %v", got)
+	}
+	validateModel(t, m)
+}
