@@ -1,0 +1,143 @@
+package app
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/xds"
+)
+
+// proxyRegistry is what proxyView reads; *xds.Server implements it.
+type proxyRegistry interface {
+	Proxies() []xds.ProxyStatus
+	ConfigDump(id uint64) (xds.ConfigDump, error)
+}
+
+// proxyView adapts the xDS server's registry, which is keyed by stream, to
+// the debug UI's, which is keyed by node id.
+type proxyView struct {
+	s proxyRegistry
+	// staleAfter is how long a response may go unanswered before the
+	// proxy counts as stale rather than merely busy.
+	staleAfter time.Duration
+	now        func() time.Time
+}
+
+// Proxies implements debugui.Proxies. A node id held by several streams
+// (a proxy that reconnected, with its old stream still retained) is shown
+// as "<node>#<stream>" for all but its latest stream, so every entry has an
+// id of its own; an empty node id shows as "stream-<id>".
+func (v proxyView) Proxies() []debugui.ProxyStatus {
+	ps := v.s.Proxies()
+	latest := map[string]uint64{}
+	for _, p := range ps {
+		if p.ID > latest[p.NodeID] {
+			latest[p.NodeID] = p.ID
+		}
+	}
+	now := v.now()
+	out := make([]debugui.ProxyStatus, 0, len(ps))
+	for _, p := range ps {
+		id := p.NodeID
+		switch {
+		case id == "":
+			id = "stream-" + strconv.FormatUint(p.ID, 10)
+		case latest[id] != p.ID:
+			id += "#" + strconv.FormatUint(p.ID, 10)
+		}
+		out = append(out, v.convert(id, p, now))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].NodeID < out[j].NodeID })
+	return out
+}
+
+func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.ProxyStatus {
+	s := debugui.ProxyStatus{
+		NodeID:         id,
+		Cluster:        p.Cluster,
+		Address:        p.Peer,
+		Protocol:       string(p.Kind),
+		State:          debugui.ProxyConnected,
+		ConnectedSince: p.ConnectedAt,
+		DisconnectedAt: p.DisconnectedAt,
+		LastPush:       p.LastPush,
+		PendingPushes:  p.Pending,
+		Types:          []debugui.TypeStatus{},
+	}
+	if len(p.Metadata) > 0 {
+		s.Metadata = make(map[string]string, len(p.Metadata))
+		for k, val := range p.Metadata {
+			s.Metadata[k] = fmt.Sprint(val)
+		}
+	}
+	if p.UserAgent != "" {
+		if s.Metadata == nil {
+			s.Metadata = map[string]string{}
+		}
+		s.Metadata["userAgent"] = p.UserAgent
+	}
+	stale := false
+	for _, t := range p.Types {
+		ts := debugui.TypeStatus{
+			TypeURL:      t.TypeURL,
+			Wildcard:     t.Wildcard,
+			Subscribed:   t.Subscribed,
+			SentVersion:  t.SentVersion,
+			SentNonce:    t.SentNonce,
+			AckedVersion: t.AckedVersion,
+			LastAck:      t.AckedAt,
+		}
+		if n := t.LastNack; n != nil {
+			ts.LastNACK = &debugui.NACK{Time: n.Time, Version: n.Version, Nonce: n.Nonce, Reason: n.Message}
+		}
+		// A response neither ACKed nor NACKed for staleAfter: the proxy
+		// is not keeping up (or is gone without closing its stream).
+		answered := t.SentNonce == "" || t.SentNonce == t.AckedNonce ||
+			(t.LastNack != nil && t.LastNack.Nonce == t.SentNonce)
+		if !answered && now.Sub(t.LastPush) > v.staleAfter {
+			stale = true
+		}
+		s.Types = append(s.Types, ts)
+	}
+	sort.Slice(s.Types, func(i, j int) bool { return s.Types[i].TypeURL < s.Types[j].TypeURL })
+	switch {
+	case !p.Connected:
+		s.State = debugui.ProxyDisconnected
+	case stale:
+		s.State = debugui.ProxyStale
+	}
+	return s
+}
+
+// ConfigDump implements debugui.Proxies: id is a node id as Proxies shows
+// it; the dump is that of its latest stream.
+func (v proxyView) ConfigDump(id string) (any, error) {
+	var stream uint64
+	if i := strings.LastIndexByte(id, '#'); i >= 0 {
+		if n, err := strconv.ParseUint(id[i+1:], 10, 64); err == nil {
+			stream = n
+		}
+	}
+	if n, ok := strings.CutPrefix(id, "stream-"); ok && stream == 0 {
+		stream, _ = strconv.ParseUint(n, 10, 64)
+	}
+	if stream == 0 {
+		for _, p := range v.s.Proxies() {
+			if p.NodeID == id && p.ID > stream {
+				stream = p.ID
+			}
+		}
+	}
+	if stream == 0 {
+		return nil, fmt.Errorf("proxy %q: %w", id, debugui.ErrNotFound)
+	}
+	d, err := v.s.ConfigDump(stream)
+	if err != nil {
+		return nil, fmt.Errorf("proxy %q: %w: %w", id, debugui.ErrNotFound, err)
+	}
+	return d, nil
+}
