@@ -68,11 +68,11 @@ func run(c config, prof *profiler) {
 	svcs, pods := genServices(N), genPods(N, M)
 	tr := newTracker()
 	var gr *graph
-	var buildDur time.Duration
+	var buildDur, buildCPU time.Duration
 	switch c.build {
 	case "bulk":
 		prof.begin("build")
-		t0 := time.Now()
+		c0, t0 := cpuTime(), time.Now()
 		gr = newInputs(svcs, pods)
 		must(gr.derive(c.svcLookup))
 		if !gr.workloads.HasSynced() || !gr.endpoints.HasSynced() {
@@ -84,7 +84,7 @@ func run(c config, prof *profiler) {
 		if got := gr.endpoints.Len(); got != N {
 			fatalf("after build: %d endpoints, want %d", got, N)
 		}
-		buildDur = time.Since(t0)
+		buildDur, buildCPU = time.Since(t0), cpuTime()-c0
 		prof.end("build")
 		gr.endpoints.Register(tr.handle)
 	case "incremental":
@@ -105,7 +105,7 @@ func run(c config, prof *profiler) {
 		}
 		done := tr.arm()
 		prof.begin("build")
-		t0 := time.Now()
+		c0, t0 := cpuTime(), time.Now()
 		for _, s := range svcs {
 			gr.services.Set(s)
 		}
@@ -116,12 +116,13 @@ func run(c config, prof *profiler) {
 		if gr.workloads.Len() != M || gr.endpoints.Len() != N {
 			fatalf("after incremental build: %d workloads, %d endpoints", gr.workloads.Len(), gr.endpoints.Len())
 		}
-		buildDur = time.Since(t0)
+		buildDur, buildCPU = time.Since(t0), cpuTime()-c0
 		prof.end("build")
 	}
 	svcs, pods = nil, nil
 	emit("initial_build", ms(buildDur), "ms")
 	emit("initial_build_pods_per_s", float64(M)/buildDur.Seconds(), "pods/s")
+	emit("initial_build_cpu", ms(buildCPU), "ms")
 
 	// ---- memory -----------------------------------------------------------
 	inuse, alloc := heapStats()
@@ -189,19 +190,20 @@ func run(c config, prof *profiler) {
 	perm := rng.Perm(M) // distinct pods while churn-changes <= M
 	last := make(map[int]string)
 	prof.begin("churn")
-	t0 := time.Now()
+	c0, t0 := cpuTime(), time.Now()
 	for i := 0; i < c.churnChanges; i++ {
 		j := perm[i%M]
 		last[j] = changePod(j, last[j])
 	}
 	submitDur := time.Since(t0)
 	waitOrTimeout(tr.arm(), c.timeout, "churn", tr)
-	churnDur := time.Since(t0)
+	churnDur, churnCPU := time.Since(t0), cpuTime()-c0
 	prof.end("churn")
 	emit("churn_changes", c.churnChanges, "count")
 	emit("churn_submit", ms(submitDur), "ms")
 	emit("churn_total", ms(churnDur), "ms")
 	emit("churn_throughput", float64(c.churnChanges)/churnDur.Seconds(), "events/s")
+	emit("churn_cpu", ms(churnCPU), "ms")
 	emit("churn_handler_batches", tr.batches.Load(), "count")
 	emit("churn_handler_events", tr.events.Load(), "count")
 	emit("verify_churn_retries", verifyEventually(gr, N, M, domain, 60*time.Second, "after churn"), "count")
@@ -261,7 +263,7 @@ func run(c config, prof *profiler) {
 		done := wc.arm(newDomain, M)
 		tr.resetCounts()
 		prof.begin("meshconfig")
-		t0 := time.Now()
+		c0, t0 := cpuTime(), time.Now()
 		gr.mesh.Store(MeshConfig{TrustDomain: newDomain})
 		commit := time.Since(t0)
 		select {
@@ -269,12 +271,13 @@ func run(c config, prof *profiler) {
 		case <-time.After(c.timeout):
 			fatalf("timeout after %v waiting for %d workload updates", c.timeout, M)
 		}
-		total := time.Since(t0)
+		total, totalCPU := time.Since(t0), cpuTime()-c0
 		prof.end("meshconfig")
 		reg.Unregister()
 		emit("meshconfig_change_commit", ms(commit), "ms")
 		emit("meshconfig_change", ms(total), "ms")
 		emit("meshconfig_workloads_per_s", float64(M)/total.Seconds(), "workloads/s")
+		emit("meshconfig_change_cpu", ms(totalCPU), "ms")
 		emit("meshconfig_endpoint_events", tr.events.Load(), "count")
 		emit("verify_meshconfig_retries", verifyEventually(gr, N, M, newDomain, 30*time.Second, "after mesh-config change"), "count")
 	}
