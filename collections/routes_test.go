@@ -1,0 +1,461 @@
+package collections
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// routeString renders a route compactly: "match => action [options]".
+func routeString(r *routev3.Route) string {
+	var b strings.Builder
+	m := r.Match
+	switch p := m.PathSpecifier.(type) {
+	case *routev3.RouteMatch_Prefix:
+		b.WriteString("prefix:" + p.Prefix)
+	case *routev3.RouteMatch_Path:
+		b.WriteString("path:" + p.Path)
+	case *routev3.RouteMatch_SafeRegex:
+		b.WriteString("regex:" + p.SafeRegex.Regex)
+	case *routev3.RouteMatch_PathSeparatedPrefix:
+		b.WriteString("sep:" + p.PathSeparatedPrefix)
+	}
+	for _, h := range m.Headers {
+		sm := h.GetStringMatch()
+		if re := sm.GetSafeRegex(); re != nil {
+			fmt.Fprintf(&b, " h:%s~%s", h.Name, re.Regex)
+		} else {
+			fmt.Fprintf(&b, " h:%s=%s", h.Name, sm.GetExact())
+		}
+	}
+	for _, q := range m.QueryParameters {
+		fmt.Fprintf(&b, " q:%s=%s", q.Name, q.GetStringMatch().GetExact())
+	}
+	b.WriteString(" =>")
+	switch a := r.Action.(type) {
+	case *routev3.Route_DirectResponse:
+		fmt.Fprintf(&b, " %d", a.DirectResponse.Status)
+	case *routev3.Route_Route:
+		ra := a.Route
+		if c := ra.GetCluster(); c != "" {
+			b.WriteString(" " + shortCluster(c))
+		}
+		for _, w := range ra.GetWeightedClusters().GetClusters() {
+			fmt.Fprintf(&b, " %s*%d", shortCluster(w.Name), w.Weight.GetValue())
+		}
+		if ra.Timeout != nil {
+			fmt.Fprintf(&b, " timeout=%s", ra.Timeout.AsDuration())
+		}
+		if d := ra.GetMaxStreamDuration().GetMaxStreamDuration(); d != nil {
+			fmt.Fprintf(&b, " maxstream=%s", d.AsDuration())
+		}
+		if rp := ra.RetryPolicy; rp != nil {
+			fmt.Fprintf(&b, " retry=%s/%d", rp.RetryOn, rp.NumRetries.GetValue())
+			if len(rp.RetriableStatusCodes) > 0 {
+				fmt.Fprintf(&b, "%v", rp.RetriableStatusCodes)
+			}
+			if rp.PerTryTimeout != nil {
+				fmt.Fprintf(&b, " pertry=%s", rp.PerTryTimeout.AsDuration())
+			}
+			if bo := rp.RetryBackOff; bo != nil {
+				fmt.Fprintf(&b, " backoff=%s", bo.BaseInterval.AsDuration())
+			}
+		}
+	}
+	for _, h := range r.RequestHeadersToAdd {
+		fmt.Fprintf(&b, " req+%s=%s(%s)", h.Header.Key, h.Header.Value, h.AppendAction)
+	}
+	for _, h := range r.RequestHeadersToRemove {
+		fmt.Fprintf(&b, " req-%s", h)
+	}
+	for _, h := range r.ResponseHeadersToAdd {
+		fmt.Fprintf(&b, " resp+%s=%s(%s)", h.Header.Key, h.Header.Value, h.AppendAction)
+	}
+	return b.String()
+}
+
+// shortCluster turns "outbound|80||v1.ns.svc.cluster.local" into "v1:80".
+func shortCluster(c string) string {
+	parts := strings.Split(c, "|")
+	return strings.SplitN(parts[3], ".", 2)[0] + ":" + parts[1]
+}
+
+func vhostRoutes(rc *routev3.RouteConfiguration, vhost string) []string {
+	for _, vh := range rc.VirtualHosts {
+		if vh.Name == vhost {
+			var out []string
+			for _, r := range vh.Routes {
+				out = append(out, routeString(r))
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+func statusString(s RouteStatus) string {
+	var parts []string
+	for _, p := range s.Parents {
+		var cs []string
+		for _, c := range p.Conditions {
+			cs = append(cs, fmt.Sprintf("%s=%v(%s)", c.Type, c.Status, c.Reason))
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d %s", p.Service, p.Port, strings.Join(cs, " ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// routeServices are the services the route tests run against: web (HTTP
+// on 80, gRPC on 9090) and its versions v1, v2, each with one pod.
+func routeServices() []*corev1.Service {
+	var out []*corev1.Service
+	for _, n := range []string{"web", "v1", "v2"} {
+		out = append(out, service("ns", n, map[string]string{"app": n}, svcPort("http", 80, 8080), svcPort("grpc", 9090, 9090)))
+	}
+	out = append(out, service("other", "far", map[string]string{"app": "far"}, svcPort("http", 80, 8080)))
+	return out
+}
+
+func d(s string) *gatewayv1.Duration { return ptr(gatewayv1.Duration(s)) }
+
+func TestHTTPRoutes(t *testing.T) {
+	accepted := "ns/web:0 Accepted=true(Accepted) ResolvedRefs=true(ResolvedRefs)"
+	const dflt80, dflt9090 = "prefix:/ => web:80", "prefix:/ => web:9090"
+	exact, prefix, regex := ptr(gatewayv1.PathMatchExact), ptr(gatewayv1.PathMatchPathPrefix), ptr(gatewayv1.PathMatchRegularExpression)
+	for _, tc := range []struct {
+		name    string
+		route   *gatewayv1.HTTPRoute
+		status  string
+		grpc80  []string // routes of the gRPC route config web:80
+		grpc90  []string // routes of the gRPC route config web:9090
+		envoy80 []string // routes of web's virtual host in the sidecar route config "80"
+	}{
+		{
+			name: "weighted split on every port",
+			route: httpRoute("ns", "split", serviceParent("web", nil),
+				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 90), backend("v2", 80, 10)}}),
+			status:  accepted,
+			grpc80:  []string{"prefix:/ => v1:80*90 v2:80*10", dflt80},
+			grpc90:  []string{"prefix:/ => v1:80*90 v2:80*10", dflt9090},
+			envoy80: []string{"prefix:/ => v1:80*90 v2:80*10", dflt80},
+		},
+		{
+			name: "parent port restricts the route to one port; zero weights dropped",
+			route: httpRoute("ns", "port", serviceParent("web", ptr(int32(9090))),
+				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 9090, 0), backend("v2", 9090, 100)}}),
+			status: "ns/web:9090 Accepted=true(Accepted) ResolvedRefs=true(ResolvedRefs)",
+			grpc80: []string{dflt80},
+			grpc90: []string{"prefix:/ => v2:9090", dflt9090},
+		},
+		{
+			name: "matches: path kinds, headers, method, query",
+			route: httpRoute("ns", "matches", serviceParent("web", ptr(int32(80))), gatewayv1.HTTPRouteRule{
+				Matches: []gatewayv1.HTTPRouteMatch{
+					{Path: &gatewayv1.HTTPPathMatch{Type: prefix, Value: ptr("/api/")},
+						Headers: []gatewayv1.HTTPHeaderMatch{{Name: "X-Env", Value: "canary"}}},
+					{Path: &gatewayv1.HTTPPathMatch{Type: exact, Value: ptr("/login")}, Method: ptr(gatewayv1.HTTPMethodPost)},
+					{Path: &gatewayv1.HTTPPathMatch{Type: regex, Value: ptr("/v[0-9]+/.*")},
+						Headers:     []gatewayv1.HTTPHeaderMatch{{Name: "x-user", Type: ptr(gatewayv1.HeaderMatchRegularExpression), Value: "a.*"}},
+						QueryParams: []gatewayv1.HTTPQueryParamMatch{{Name: "debug", Value: "1"}}},
+				},
+				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)},
+			}),
+			status: "ns/web:80 Accepted=true(Accepted) ResolvedRefs=true(ResolvedRefs)",
+			grpc80: []string{
+				"path:/login h::method=POST => v1:80",
+				"regex:/v[0-9]+/.* h:x-user~a.* q:debug=1 => v1:80",
+				"regex:/api(/.*)? h:x-env=canary => v1:80",
+				dflt80,
+			},
+			grpc90: []string{dflt9090},
+			envoy80: []string{
+				"path:/login h::method=POST => v1:80",
+				"regex:/v[0-9]+/.* h:x-user~a.* q:debug=1 => v1:80",
+				"sep:/api h:x-env=canary => v1:80",
+				dflt80,
+			},
+		},
+		{
+			name: "timeouts, retries and header modifiers",
+			route: httpRoute("ns", "policy", serviceParent("web", ptr(int32(80))), gatewayv1.HTTPRouteRule{
+				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)},
+				Timeouts:    &gatewayv1.HTTPRouteTimeouts{Request: d("5s"), BackendRequest: d("1s")},
+				Retry:       &gatewayv1.HTTPRouteRetry{Attempts: ptr(3), Codes: []gatewayv1.HTTPRouteRetryStatusCode{503, 504, 404}, Backoff: d("100ms")},
+				Filters: []gatewayv1.HTTPRouteFilter{
+					{Type: gatewayv1.HTTPRouteFilterRequestHeaderModifier, RequestHeaderModifier: &gatewayv1.HTTPHeaderFilter{
+						Set: []gatewayv1.HTTPHeader{{Name: "X-Route", Value: "policy"}}, Add: []gatewayv1.HTTPHeader{{Name: "x-hop", Value: "1"}},
+						Remove: []string{"x-debug"}}},
+					{Type: gatewayv1.HTTPRouteFilterResponseHeaderModifier, ResponseHeaderModifier: &gatewayv1.HTTPHeaderFilter{
+						Set: []gatewayv1.HTTPHeader{{Name: "x-served-by", Value: "mesh"}}}},
+				},
+			}),
+			status: "ns/web:80 Accepted=true(Accepted) ResolvedRefs=true(ResolvedRefs)",
+			grpc80: []string{"prefix:/ => v1:80 maxstream=5s retry=unavailable,deadline-exceeded/3 backoff=100ms", dflt80},
+			grpc90: []string{dflt9090},
+			envoy80: []string{"prefix:/ => v1:80 timeout=5s retry=connect-failure,refused-stream,retriable-status-codes/3[503 504 404] pertry=1s backoff=100ms" +
+				" req+x-route=policy(OVERWRITE_IF_EXISTS_OR_ADD) req+x-hop=1(APPEND_IF_EXISTS_OR_ADD) req-x-debug resp+x-served-by=mesh(OVERWRITE_IF_EXISTS_OR_ADD)", dflt80},
+		},
+		{
+			name:   "no backend answers 500",
+			route:  httpRoute("ns", "none", serviceParent("web", ptr(int32(80))), gatewayv1.HTTPRouteRule{}),
+			status: "ns/web:80 Accepted=true(Accepted) ResolvedRefs=true(ResolvedRefs)",
+			grpc80: []string{"prefix:/ => 500", dflt80},
+			grpc90: []string{dflt9090},
+		},
+		{
+			name: "missing backend: skipped, BackendNotFound",
+			route: httpRoute("ns", "missing", serviceParent("web", nil),
+				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1), backend("nope", 80, 1)}}),
+			status: "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(BackendNotFound)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+		{
+			name: "backend port missing on the service",
+			route: httpRoute("ns", "badport", serviceParent("web", nil),
+				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 81, 1)}}),
+			status: "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(BackendNotFound)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+		{
+			name: "backend without port on a multi-port service",
+			route: httpRoute("ns", "noport", serviceParent("web", nil), gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{{
+				BackendRef: gatewayv1.BackendRef{BackendObjectReference: gatewayv1.BackendObjectReference{Name: "v1"}}}}}),
+			status: "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(BackendNotFound)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+		{
+			name: "cross-namespace backend not permitted",
+			route: httpRoute("ns", "cross", serviceParent("web", nil), gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{{
+				BackendRef: gatewayv1.BackendRef{BackendObjectReference: gatewayv1.BackendObjectReference{
+					Name: "far", Namespace: ptr(gatewayv1.Namespace("other")), Port: ptr(int32(80))}}}}}),
+			status: "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(RefNotPermitted)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+		{
+			name: "backend of another kind",
+			route: httpRoute("ns", "kind", serviceParent("web", nil), gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{{
+				BackendRef: gatewayv1.BackendRef{BackendObjectReference: gatewayv1.BackendObjectReference{
+					Group: ptr(gatewayv1.Group("example.com")), Kind: ptr(gatewayv1.Kind("Bucket")), Name: "b"}}}}}),
+			status: "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(InvalidKind)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+		{
+			name: "unsupported filter",
+			route: httpRoute("ns", "redirect", serviceParent("web", nil), gatewayv1.HTTPRouteRule{
+				Filters:     []gatewayv1.HTTPRouteFilter{{Type: gatewayv1.HTTPRouteFilterRequestRedirect, RequestRedirect: &gatewayv1.HTTPRequestRedirectFilter{}}},
+				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}),
+			status: "ns/web:0 Accepted=false(UnsupportedValue) ResolvedRefs=true(ResolvedRefs)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+		{
+			name: "invalid regex and bad duration",
+			route: httpRoute("ns", "regex", serviceParent("web", nil), gatewayv1.HTTPRouteRule{
+				Matches:     []gatewayv1.HTTPRouteMatch{{Path: &gatewayv1.HTTPPathMatch{Type: regex, Value: ptr("/(")}}},
+				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}, gatewayv1.HTTPRouteRule{
+				Timeouts:    &gatewayv1.HTTPRouteTimeouts{Request: d("soon")},
+				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}),
+			status: "ns/web:0 Accepted=false(UnsupportedValue) ResolvedRefs=true(ResolvedRefs)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+		{
+			name: "invalid header name",
+			route: httpRoute("ns", "header", serviceParent("web", nil), gatewayv1.HTTPRouteRule{
+				Matches:     []gatewayv1.HTTPRouteMatch{{Headers: []gatewayv1.HTTPHeaderMatch{{Name: "bad header", Value: "x"}}}},
+				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}),
+			status: "ns/web:0 Accepted=false(UnsupportedValue) ResolvedRefs=true(ResolvedRefs)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+		{
+			name: "missing parent service and missing parent port",
+			route: func() *gatewayv1.HTTPRoute {
+				r := httpRoute("ns", "orphan", serviceParent("ghost", nil),
+					gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}})
+				r.Spec.ParentRefs = append(r.Spec.ParentRefs, serviceParent("web", ptr(int32(7))))
+				return r
+			}(),
+			status: "ns/ghost:0 Accepted=false(NoMatchingParent) ResolvedRefs=true(ResolvedRefs); ns/web:0 Accepted=false(NoMatchingParent) ResolvedRefs=true(ResolvedRefs)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+		{
+			name: "gateway parent is not the mesh's",
+			route: httpRoute("ns", "gw", gatewayv1.ParentReference{Name: "ingress"},
+				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}),
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, in, m := newTestModel()
+			in.services.Set(routeServices()...)
+			in.http.Set(tc.route)
+			st, ok := m.RouteStatus.Get(RouteKey(KindHTTPRoute, "ns", tc.route.Name))
+			if got := statusString(st); got != tc.status || ok != (tc.status != "") {
+				t.Errorf("status:\n got %q (present %v)\nwant %q", got, ok, tc.status)
+			}
+			rc80, _ := m.RouteConfigurations.Get("web.ns.svc.cluster.local:80")
+			rc90, _ := m.RouteConfigurations.Get("web.ns.svc.cluster.local:9090")
+			if got := vhostRoutes(rc80.Message, "web.ns.svc.cluster.local:80"); !slices.Equal(got, tc.grpc80) {
+				t.Errorf("gRPC routes of port 80:\n got %q\nwant %q", got, tc.grpc80)
+			}
+			if got := vhostRoutes(rc90.Message, "web.ns.svc.cluster.local:9090"); !slices.Equal(got, tc.grpc90) {
+				t.Errorf("gRPC routes of port 9090:\n got %q\nwant %q", got, tc.grpc90)
+			}
+			if tc.envoy80 != nil {
+				side, _ := m.RouteConfigurations.Get("80")
+				if got := vhostRoutes(side.Message, "web.ns.svc.cluster.local:80"); !slices.Equal(got, tc.envoy80) {
+					t.Errorf("sidecar routes of port 80:\n got %q\nwant %q", got, tc.envoy80)
+				}
+			}
+			validateModel(t, m)
+		})
+	}
+}
+
+func TestGRPCRoutes(t *testing.T) {
+	exactM := func(svc, method string) gatewayv1.GRPCRouteMatch {
+		m := &gatewayv1.GRPCMethodMatch{}
+		if svc != "" {
+			m.Service = ptr(svc)
+		}
+		if method != "" {
+			m.Method = ptr(method)
+		}
+		return gatewayv1.GRPCRouteMatch{Method: m}
+	}
+	regexM := exactM("pkg\\..*", "")
+	regexM.Method.Type = ptr(gatewayv1.GRPCMethodMatchRegularExpression)
+	route := grpcRoute("ns", "grpc", serviceParent("web", ptr(int32(9090))),
+		gatewayv1.GRPCRouteRule{
+			Matches:     []gatewayv1.GRPCRouteMatch{exactM("pkg.Echo", "Say")},
+			BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: backendRef("v1", 9090, 1)}},
+		},
+		gatewayv1.GRPCRouteRule{
+			Matches: []gatewayv1.GRPCRouteMatch{exactM("pkg.Echo", ""), exactM("", "Ping"), regexM,
+				{Headers: []gatewayv1.GRPCHeaderMatch{{Name: "x-tenant", Value: "a"}}}},
+			BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: backendRef("v2", 9090, 3)}, {BackendRef: backendRef("v1", 9090, 1)}},
+		})
+	_, in, m := newTestModel()
+	in.services.Set(routeServices()...)
+	in.grpc.Set(route)
+	st, _ := m.RouteStatus.Get("GRPCRoute/ns/grpc")
+	if got, want := statusString(st), "ns/web:9090 Accepted=true(Accepted) ResolvedRefs=true(ResolvedRefs)"; got != want {
+		t.Errorf("status %q, want %q", got, want)
+	}
+	rc, _ := m.RouteConfigurations.Get("web.ns.svc.cluster.local:9090")
+	got := vhostRoutes(rc.Message, "web.ns.svc.cluster.local:9090")
+	want := []string{
+		"path:/pkg.Echo/Say => v1:9090",
+		// Regular expressions: the longer one first.
+		`regex:/pkg\..*/[^/]+ => v2:9090*3 v1:9090*1`,
+		`regex:/[^/]+/Ping => v2:9090*3 v1:9090*1`,
+		"prefix:/pkg.Echo/ => v2:9090*3 v1:9090*1",
+		"prefix:/ h:x-tenant=a => v2:9090*3 v1:9090*1",
+		"prefix:/ => web:9090",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("routes:\n got %q\nwant %q", got, want)
+	}
+	validateModel(t, m)
+}
+
+func TestRoutePrecedenceAcrossRoutes(t *testing.T) {
+	old := metav1.NewTime(time.Unix(100, 0))
+	young := metav1.NewTime(time.Unix(200, 0))
+	prefix := func(p string) []gatewayv1.HTTPRouteMatch {
+		return []gatewayv1.HTTPRouteMatch{{Path: &gatewayv1.HTTPPathMatch{Type: ptr(gatewayv1.PathMatchPathPrefix), Value: ptr(p)}}}
+	}
+	a := httpRoute("ns", "a-young", serviceParent("web", nil),
+		gatewayv1.HTTPRouteRule{Matches: prefix("/shop"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("v2", 80, 1)}},
+		gatewayv1.HTTPRouteRule{Matches: prefix("/"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("v2", 80, 1)}})
+	a.CreationTimestamp = young
+	b := httpRoute("ns", "b-old", serviceParent("web", nil),
+		gatewayv1.HTTPRouteRule{Matches: prefix("/shop"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}},
+		gatewayv1.HTTPRouteRule{Matches: prefix("/shop/cart"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 9090, 1)}})
+	b.CreationTimestamp = old
+	_, in, m := newTestModel()
+	in.services.Set(routeServices()...)
+	in.http.Set(a, b)
+	rc, _ := m.RouteConfigurations.Get("80")
+	got := vhostRoutes(rc.Message, "web.ns.svc.cluster.local:80")
+	want := []string{
+		"sep:/shop/cart => v1:9090", // longest prefix
+		"sep:/shop => v1:80",        // same prefix: the older route wins
+		"sep:/shop => v2:80",
+		"prefix:/ => v2:80",
+		"prefix:/ => web:80",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("routes:\n got %q\nwant %q", got, want)
+	}
+	validateModel(t, m)
+}
+
+func TestRouteFollowsBackendLifecycle(t *testing.T) {
+	_, in, m := newTestModel()
+	in.services.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("grpc", 9090, 9090)))
+	in.http.Set(httpRoute("ns", "r", serviceParent("web", nil),
+		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 9090, 1)}}))
+	routes := func() []string {
+		rc, _ := m.GRPCRouteConfigurations.Get("web.ns.svc.cluster.local:9090")
+		return vhostRoutes(rc.Message, "web.ns.svc.cluster.local:9090")
+	}
+	st, _ := m.RouteStatus.Get("HTTPRoute/ns/r")
+	if st.Parents[0].Accepted() || len(routes()) != 1 {
+		t.Fatalf("before the backend exists: status %s, routes %q", statusString(st), routes())
+	}
+	in.services.Set(service("ns", "v1", map[string]string{"app": "v1"}, svcPort("grpc", 9090, 9090)))
+	st, _ = m.RouteStatus.Get("HTTPRoute/ns/r")
+	if !st.Parents[0].Accepted() || !slices.Equal(routes(), []string{"prefix:/ => v1:9090", "prefix:/ => web:9090"}) {
+		t.Fatalf("once the backend exists: status %s, routes %q", statusString(st), routes())
+	}
+	if _, ok := m.Clusters.Get("outbound|9090||v1.ns.svc.cluster.local"); !ok {
+		t.Error("the backend's cluster is missing")
+	}
+	in.services.Delete("ns/v1")
+	if len(routes()) != 1 || m.RouteBindings.Len() != 0 {
+		t.Fatalf("after the backend is deleted: routes %q, bindings %d", routes(), m.RouteBindings.Len())
+	}
+	in.http.Delete("ns/r")
+	if m.RouteStatus.Len() != 0 {
+		t.Errorf("status kept after the route is deleted")
+	}
+}
+
+// TestRouteClustersExist checks the invariant gRPC clients depend on:
+// every cluster a route configuration names is a cluster of the model.
+func TestRouteClustersExist(t *testing.T) {
+	_, in, m := newTestModel()
+	in.services.Set(routeServices()...)
+	in.http.Set(httpRoute("ns", "split", serviceParent("web", nil),
+		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 90), backend("v2", 9090, 10)}}))
+	named := 0
+	for _, rc := range m.RouteConfigurations.List() {
+		for _, vh := range rc.Message.VirtualHosts {
+			for _, r := range vh.Routes {
+				ra := r.GetRoute()
+				names := []string{ra.GetCluster()}
+				for _, w := range ra.GetWeightedClusters().GetClusters() {
+					names = append(names, w.Name)
+				}
+				for _, n := range names {
+					if n == "" {
+						continue
+					}
+					named++
+					if _, ok := m.Clusters.Get(n); !ok {
+						t.Errorf("route config %s names unknown cluster %s", rc.Name, n)
+					}
+				}
+			}
+		}
+	}
+	if named == 0 {
+		t.Fatal("no cluster named")
+	}
+}
