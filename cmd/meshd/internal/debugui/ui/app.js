@@ -17,6 +17,7 @@ const state = {
   selected: null,    // the selected collection's name
   panel: null,       // 'collection' | 'explain' | null
   items: { prefix: '', offset: 0 },
+  itemsVersion: -1,  // the graph version the shown items were loaded at
   explain: null,     // {key, collection} of the explanation shown
   highlight: new Set(),
   view: { x: 0, y: 0, k: 1 },
@@ -390,7 +391,9 @@ function setupPanZoom() {
   $('fit').addEventListener('click', () => { state.userMoved = false; fit(); });
   $('zoom-in').addEventListener('click', () => zoomAt(1.25, svg.clientWidth / 2, svg.clientHeight / 2));
   $('zoom-out').addEventListener('click', () => zoomAt(0.8, svg.clientWidth / 2, svg.clientHeight / 2));
-  window.addEventListener('resize', () => { if (!state.userMoved) fit(); });
+  // Refit when the window or the side panel changes the graph's room,
+  // unless the user has placed the view themselves.
+  new ResizeObserver(() => { if (!state.userMoved) fit(); }).observe(svg);
 }
 
 // ---- the side panel: one collection ----------------------------------------
@@ -420,6 +423,7 @@ function selectCollection(name) {
   openPanel('collection');
   applyHighlight();
   renderCollectionShell(name);
+  state.itemsVersion = -1;
   refreshCollectionPanel();
 }
 
@@ -484,25 +488,42 @@ async function refreshCollectionPanel() {
     type: 'button', class: 'chip', title: l.kind + (l.reads ? `, ${l.reads} reads` : ''),
     onclick: () => selectCollection(l.name),
   }, l.name, el('small', {}, l.kind));
-  $('p-up').replaceChildren(...(d.upstreams.length ? d.upstreams.map(chip) : [el('span', { class: 'muted' }, d.kind === 'static' ? 'nothing: a source' : 'nothing')]));
-  $('p-down').replaceChildren(...(d.downstreams.length ? d.downstreams.map(chip) : [el('span', { class: 'muted' }, 'nothing: an output')]));
+  // Sections are rebuilt only when their content changed, so that what the
+  // user opened (a stack, an item) stays open while updates stream in.
+  replaceIfChanged('p-up', [d.upstreams, d.kind], () => d.upstreams.length ? d.upstreams.map(chip) : [el('span', { class: 'muted' }, d.kind === 'static' ? 'nothing: a source' : 'nothing')]);
+  replaceIfChanged('p-down', d.downstreams, () => d.downstreams.length ? d.downstreams.map(chip) : [el('span', { class: 'muted' }, 'nothing: an output')]);
 
   const errs = (d.recentErrors || []).slice().reverse();
   $('p-errors-count').textContent = errs.length ? errs.length : '';
   $('p-errors-sec').classList.toggle('has-errors', errs.length > 0);
-  $('p-errors').replaceChildren(...(errs.length ? errs.map(renderError) : [el('div', { class: 'muted' }, 'none recorded')]));
+  replaceIfChanged('p-errors', errs, () => errs.length ? errs.map(renderError) : [el('div', { class: 'muted' }, 'none recorded')]);
 
   const evs = (d.recentEvents || []).slice().reverse();
   $('p-events-count').textContent = evs.length ? evs.length : '';
-  $('p-events').replaceChildren(evs.length
+  replaceIfChanged('p-events', evs, () => [evs.length
     ? el('table', { class: 'events' },
       el('tbody', {}, evs.map((e) => el('tr', {},
         el('td', { class: 'time' }, fmtTime(e.time)),
         el('td', { class: 'ver' }, 'v' + e.version),
         el('td', {}, el('span', { class: 'ev ev-' + e.type }, e.type)),
         el('td', { class: 'key' }, e.key)))))
-    : el('div', { class: 'muted' }, 'none recorded'));
-  loadItems();
+    : el('div', { class: 'muted' }, 'none recorded')]);
+  // Items change only with the version.
+  const v = state.summary ? state.summary.version : 0;
+  if (state.itemsVersion !== v || !$('p-items').hasChildNodes()) {
+    state.itemsVersion = v;
+    loadItems();
+  }
+}
+
+// replaceIfChanged replaces the children of the element id with build()
+// unless data is the same as the last time.
+function replaceIfChanged(id, data, build) {
+  const e = $(id);
+  const key = JSON.stringify(data);
+  if (e._key === key) return;
+  e._key = key;
+  e.replaceChildren(...build());
 }
 
 function renderError(e) {
