@@ -1,0 +1,141 @@
+package xds_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc"
+
+	"github.com/meshd/meshd/xds"
+)
+
+// TestFanOut connects many raw SotW streams, each subscribed to one of ten
+// CLAs and to a shared one, changes one CLA and then the shared one: every
+// stream receives the shared change, and only the subscribers of the first
+// CLA receive it.
+func TestFanOut(t *testing.T) {
+	streams, perConn := 1000, 100
+	if testing.Short() || raceEnabled {
+		streams = 200
+	}
+	const groups = 10
+	f := newFixture(t)
+	for i := range groups {
+		f.eds.Set(cla(fmt.Sprintf("c-%d", i), "10.0.0.1:80"))
+	}
+	f.eds.Set(cla("shared", "10.0.0.1:80"))
+
+	var conns []*grpc.ClientConn
+	for i := 0; i < streams; i += perConn {
+		conns = append(conns, dial(t, f.addr))
+	}
+	clients := make([]*sotwClient, streams)
+	for i := range clients {
+		clients[i] = newSotW(t, conns[i/perConn], fmt.Sprintf("node-%d", i))
+		clients[i].send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{fmt.Sprintf("c-%d", i%groups), "shared"}})
+	}
+	// Every stream gets its two CLAs.
+	forEach(t, clients, func(i int, c *sotwClient) error {
+		got := map[string]bool{}
+		for len(got) < 2 {
+			r := c.recv()
+			for _, n := range names(t, r) {
+				got[n] = true
+			}
+			c.ack(r, fmt.Sprintf("c-%d", i%groups), "shared")
+		}
+		return nil
+	})
+	waitFor(t, "every stream registered", func() bool { return f.srv.Stats().ConnectedProxies == streams })
+	before := f.srv.Stats()
+
+	f.eds.Set(cla("c-3", "10.0.0.33:80"))
+	f.eds.Set(cla("shared", "10.0.0.2:80"))
+	var mu sync.Mutex
+	receivedC3 := 0
+	forEach(t, clients, func(i int, c *sotwClient) error {
+		gotC3 := false
+		for {
+			r := c.recv()
+			for _, n := range names(t, r) {
+				switch n {
+				case "c-3":
+					gotC3 = true
+				case "shared":
+				default:
+					return fmt.Errorf("stream %d received %s", i, n)
+				}
+			}
+			if claOf(t, r.Resources, "shared") != nil {
+				break
+			}
+		}
+		if gotC3 != (i%groups == 3) {
+			return fmt.Errorf("stream %d (group %d) received c-3: %v", i, i%groups, gotC3)
+		}
+		if gotC3 {
+			mu.Lock()
+			receivedC3++
+			mu.Unlock()
+		}
+		return nil
+	})
+	if want := streams / groups; receivedC3 != want {
+		t.Fatalf("%d streams received c-3, want %d", receivedC3, want)
+	}
+	after := f.srv.Stats()
+	if sent := after.ResourcesSent["eds"] - before.ResourcesSent["eds"]; sent != uint64(streams+streams/groups) {
+		t.Fatalf("sent %d CLAs, want %d", sent, streams+streams/groups)
+	}
+}
+
+// forEach runs fn for every client concurrently and fails on the first
+// error.
+func forEach(t *testing.T, clients []*sotwClient, fn func(i int, c *sotwClient) error) {
+	t.Helper()
+	errs := make(chan error, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- fn(i, c)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDebounceCoalesces writes a burst of changes to one CLA with a long
+// debounce: the stream receives the last value, in fewer pushes than
+// writes.
+func TestDebounceCoalesces(t *testing.T) {
+	f := newFixture(t, xds.WithDebounce(time.Hour), xds.WithMaxDelay(300*time.Millisecond))
+	f.eds.Set(cla("a", "10.0.0.1:80"))
+	c := newSotW(t, dial(t, f.addr), "node-1")
+	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
+	c.ack(c.recv(), "a")
+	const writes = 20
+	for i := range writes {
+		f.eds.Set(cla("a", fmt.Sprintf("10.0.1.%d:80", i)))
+	}
+	pushes := 0
+	for {
+		r := c.recv()
+		pushes++
+		if claOf(t, r.Resources, "a").Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address == fmt.Sprintf("10.0.1.%d", writes-1) {
+			break
+		}
+	}
+	if pushes >= writes {
+		t.Fatalf("%d pushes for %d writes: nothing coalesced", pushes, writes)
+	}
+}
