@@ -9,6 +9,7 @@ type fetchRec struct {
 	up      upstream
 	filter  *filterSet
 	buckets []bucketKey
+	fs      filterSet // storage for filter, saving an allocation
 }
 
 type bucketKind uint8

@@ -128,25 +128,25 @@ func (d *derived[I, O]) recompute(tx *Txn, k string) {
 		return
 	}
 	delete(d.failing, k)
-	keys := make([]string, 0, len(outs))
-	for _, v := range outs {
-		key := d.acc.key(v)
-		if containsString(keys, key) {
-			d.recordError(k, fmt.Errorf("input %q produced two outputs with key %q; keeping the first: %w", k, key, ErrKeyConflict), "")
-			continue
+	var keys []string
+	if len(st.outs) == 1 && len(outs) == 1 && d.acc.key(outs[0]) == st.outs[0] {
+		keys = st.outs // the common one-to-one case: same key, no allocation
+		d.claim(tx, keys[0], k, outs[0])
+	} else {
+		keys = make([]string, 0, len(outs))
+		for _, v := range outs {
+			key := d.acc.key(v)
+			if containsString(keys, key) {
+				d.recordError(k, fmt.Errorf("input %q produced two outputs with key %q; keeping the first: %w", k, key, ErrKeyConflict), "")
+				continue
+			}
+			keys = append(keys, key)
+			d.claim(tx, key, k, v)
 		}
-		keys = append(keys, key)
-	}
-	for _, old := range st.outs {
-		if !containsString(keys, old) {
-			d.release(tx, old, k)
-		}
-	}
-	i := 0
-	for _, v := range outs {
-		if i < len(keys) && d.acc.key(v) == keys[i] {
-			d.claim(tx, keys[i], k, v)
-			i++
+		for _, old := range st.outs {
+			if !containsString(keys, old) {
+				d.release(tx, old, k)
+			}
 		}
 	}
 	if len(keys) == 0 {

@@ -45,12 +45,17 @@ func Fetch[T any](ctx HandlerContext, c Collection[T], filters ...Filter) []T {
 	}
 	fc := ctx.fetchContext()
 	s := c.core()
-	f := compileFilters(filters)
-	if f.index >= 0 {
-		s.checkIndex(f.index, f.indexOwner)
+	rec := &fetchRec{down: fc.down, input: fc.input, up: s.self().(upstream)}
+	rec.fs.index = -1
+	for _, fl := range filters {
+		rec.fs.add(fl)
 	}
-	fc.deps = append(fc.deps, &fetchRec{down: fc.down, input: fc.input, up: s.self().(upstream), filter: f})
-	return s.query(f)
+	rec.filter = &rec.fs
+	if rec.fs.index >= 0 {
+		s.checkIndex(rec.fs.index, rec.fs.indexOwner)
+	}
+	fc.deps = append(fc.deps, rec)
+	return s.query(rec.filter)
 }
 
 // FetchOne returns the item of c that passes every filter and records the

@@ -17,7 +17,26 @@ import (
 // whose filters it can affect. A FilterFunc predicate narrows the result
 // but not the dependency: the fetch is recomputed on any change that the
 // other filters let through.
-type Filter struct{ apply func(*filterSet) }
+type Filter struct {
+	kind  filterKind
+	key   string
+	keys  []string
+	m     map[string]string
+	index int
+	owner any
+	pred  func(any) bool
+}
+
+type filterKind uint8
+
+const (
+	filterKeys filterKind = iota + 1
+	filterIndex
+	filterNamespace
+	filterLabels
+	filterSelects
+	filterFunc
+)
 
 type filterSet struct {
 	keys       []string
@@ -35,56 +54,51 @@ type filterSet struct {
 }
 
 // FilterKey keeps the item with the given key.
-func FilterKey(key string) Filter {
-	return Filter{func(f *filterSet) { f.keys, f.hasKeys = []string{key}, true }}
-}
+func FilterKey(key string) Filter { return Filter{kind: filterKeys, keys: []string{key}} }
 
 // FilterKeys keeps the items with any of the given keys.
-func FilterKeys(keys ...string) Filter {
-	k := slices.Clone(keys)
-	return Filter{func(f *filterSet) { f.keys, f.hasKeys = k, true }}
-}
+func FilterKeys(keys ...string) Filter { return Filter{kind: filterKeys, keys: slices.Clone(keys)} }
 
 // FilterIndex keeps the items that idx files under key.
 func FilterIndex[T any](idx Index[T], key string) Filter {
-	return Filter{func(f *filterSet) { f.index, f.indexOwner, f.indexKey = idx.id, idx.s, key }}
+	return Filter{kind: filterIndex, index: idx.id, owner: idx.s, key: key}
 }
 
 // FilterNamespace keeps the items in namespace ns (see WithNamespace).
-func FilterNamespace(ns string) Filter {
-	return Filter{func(f *filterSet) { f.ns, f.hasNS = ns, true }}
-}
+func FilterNamespace(ns string) Filter { return Filter{kind: filterNamespace, key: ns} }
 
 // FilterLabels keeps the items whose labels (see WithLabels) match
-// selector. An empty selector matches every item.
-func FilterLabels(selector map[string]string) Filter {
-	s := maps.Clone(selector)
-	return Filter{func(f *filterSet) { f.labels, f.hasLabels = s, true }}
-}
+// selector. An empty selector matches every item. The map must not be
+// modified afterwards: the engine keeps it to match later changes.
+func FilterLabels(selector map[string]string) Filter { return Filter{kind: filterLabels, m: selector} }
 
 // FilterSelects keeps the items whose own selector (see WithSelector)
 // selects the given labels: the inverse of FilterLabels, as in "the
 // Services that select this Pod". Items with an empty selector select
-// nothing.
-func FilterSelects(labels map[string]string) Filter {
-	l := maps.Clone(labels)
-	return Filter{func(f *filterSet) { f.selects, f.hasSelects = l, true }}
-}
+// nothing. The map must not be modified afterwards.
+func FilterSelects(labels map[string]string) Filter { return Filter{kind: filterSelects, m: labels} }
 
 // FilterFunc keeps the items for which keep returns true. It cannot be
 // indexed: prefer the other filters where they apply.
 func FilterFunc[T any](keep func(T) bool) Filter {
-	return Filter{func(f *filterSet) {
-		f.preds = append(f.preds, func(v any) bool { return keep(v.(T)) })
-	}}
+	return Filter{kind: filterFunc, pred: func(v any) bool { return keep(v.(T)) }}
 }
 
-func compileFilters(filters []Filter) *filterSet {
-	f := &filterSet{index: -1}
-	for _, fl := range filters {
-		fl.apply(f)
+func (f *filterSet) add(fl Filter) {
+	switch fl.kind {
+	case filterKeys:
+		f.keys, f.hasKeys = fl.keys, true
+	case filterIndex:
+		f.index, f.indexOwner, f.indexKey = fl.index, fl.owner, fl.key
+	case filterNamespace:
+		f.ns, f.hasNS = fl.key, true
+	case filterLabels:
+		f.labels, f.hasLabels = fl.m, true
+	case filterSelects:
+		f.selects, f.hasSelects = fl.m, true
+	case filterFunc:
+		f.preds = append(f.preds, fl.pred)
 	}
-	return f
 }
 
 // equal reports whether two filter sets record the same dependency; sets
@@ -134,51 +148,48 @@ func (s *store[T]) labelsOf(v T) map[string]string {
 // most selective index available. The caller holds the write lock: query
 // may build an index on first use.
 func (s *store[T]) query(f *filterSet) []T {
-	var cand map[string]struct{}
+	var keys []string
+	appendSet := func(set map[string]struct{}) {
+		for k := range set {
+			keys = append(keys, k)
+		}
+	}
 	switch {
 	case f.hasKeys:
-		cand = make(map[string]struct{}, len(f.keys))
-		for _, k := range f.keys {
-			cand[k] = struct{}{}
+		keys = append(keys, f.keys...)
+		if len(keys) > 1 {
+			sort.Strings(keys)
+			keys = slices.Compact(keys)
 		}
 	case f.index >= 0:
 		s.checkIndex(f.index, f.indexOwner)
-		cand = nonNil(s.indexes[f.index].m[f.indexKey])
+		appendSet(s.indexes[f.index].m[f.indexKey])
 	case f.hasLabels && len(f.labels) > 0 && s.acc.labels != nil:
 		s.ensureLabelIndex()
 		p, _ := minPair(f.labels)
-		cand = nonNil(s.labelIdx[p])
+		appendSet(s.labelIdx[p])
 	case f.hasSelects:
 		if s.acc.selector == nil || len(f.selects) == 0 {
 			return nil
 		}
 		s.ensureSelectorIndex()
-		cand = map[string]struct{}{}
+		// Each item is filed under one pair only, so no key repeats.
 		for k, v := range f.selects {
-			for key := range s.selIdx[labelPair{k, v}] {
-				cand[key] = struct{}{}
-			}
+			appendSet(s.selIdx[labelPair{k, v}])
 		}
 	case f.hasNS:
 		if s.acc.namespace == nil {
 			return nil
 		}
 		s.ensureNamespaceIndex()
-		cand = nonNil(s.nsIdx[f.ns])
-	}
-	var keys []string
-	if cand == nil {
+		appendSet(s.nsIdx[f.ns])
+	default:
 		keys = make([]string, 0, len(s.items))
 		for k := range s.items {
 			keys = append(keys, k)
 		}
-	} else {
-		keys = make([]string, 0, len(cand))
-		for k := range cand {
-			keys = append(keys, k)
-		}
 	}
-	if len(keys) > 1 {
+	if len(keys) > 1 && !f.hasKeys {
 		sort.Strings(keys)
 	}
 	var out []T

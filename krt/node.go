@@ -9,6 +9,8 @@ type node interface {
 	process(tx *Txn)
 	// dropPending forgets pending recomputations.
 	dropPending()
+	// undo reverts writes made before propagation (static inputs only).
+	undo()
 	// finish turns the transaction's changes into one batch per handler,
 	// tagged with version, and returns the number of events. Version 0
 	// discards the changes.

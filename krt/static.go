@@ -92,33 +92,12 @@ func (w Writer[T]) Set(items ...T) {
 	}
 }
 
-func (w Writer[T]) set(key string, v T) {
-	old, had := w.s.items[key]
-	if w.s.put(w.tx, key, v) {
-		w.undo(key, old, had)
-	}
-}
-
-func (w Writer[T]) undo(key string, old T, had bool) {
-	s := w.s
-	w.tx.undo = append(w.tx.undo, func() {
-		cur, ok := s.items[key]
-		if had {
-			s.items[key] = old
-		} else {
-			delete(s.items, key)
-		}
-		s.reindex(key, cur, ok, old, had)
-	})
-}
+func (w Writer[T]) set(key string, v T) { w.s.put(w.tx, key, v) }
 
 // Delete removes the items with the given keys.
 func (w Writer[T]) Delete(keys ...string) {
 	for _, k := range keys {
-		old, had := w.s.items[k]
-		if w.s.remove(w.tx, k) {
-			w.undo(k, old, had)
-		}
+		w.s.remove(w.tx, k)
 	}
 }
 
@@ -144,4 +123,20 @@ func (w Writer[T]) Modify(key string, fn func(old T, ok bool) (T, bool)) {
 	if v, keep := fn(old, ok); keep {
 		w.set(key, v)
 	}
+}
+
+// undo reverts the open transaction's writes: only a static collection is
+// written before propagation, so only it has any to revert.
+func (s *static[T]) undo() {
+	for key, pc := range s.changes {
+		cur, ok := s.items[key]
+		if pc.hadOld {
+			s.items[key] = pc.old
+		} else {
+			delete(s.items, key)
+		}
+		s.reindex(key, cur, ok, pc.old, pc.hadOld)
+	}
+	s.changes = nil
+	s.unprop = s.unprop[:0]
 }

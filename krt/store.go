@@ -30,7 +30,7 @@ type store[T any] struct {
 
 	// The open transaction's changes: the value each changed key had
 	// before it, and the keys whose dependents are not told yet.
-	changes map[string]*pendingChange[T]
+	changes map[string]pendingChange[T]
 	unprop  []string
 
 	handlers []*handler[T]
@@ -179,15 +179,15 @@ func (s *store[T]) remove(tx *Txn, key string) bool {
 
 func (s *store[T]) noteChange(tx *Txn, key string, old T, had bool) {
 	if s.changes == nil {
-		s.changes = map[string]*pendingChange[T]{}
+		s.changes = map[string]pendingChange[T]{}
 	}
-	pc := s.changes[key]
-	if pc == nil {
-		pc = &pendingChange[T]{old: old, hadOld: had}
-		s.changes[key] = pc
+	pc, seen := s.changes[key]
+	if !seen {
+		pc = pendingChange[T]{old: old, hadOld: had}
 	}
-	if !pc.queued {
+	if !pc.queued || !seen {
 		pc.queued = true
+		s.changes[key] = pc
 		s.unprop = append(s.unprop, key)
 	}
 	tx.touch(s.self())
@@ -202,6 +202,7 @@ func (s *store[T]) propagateChanges(tx *Txn) {
 	for _, key := range s.unprop {
 		pc := s.changes[key]
 		pc.queued = false
+		s.changes[key] = pc
 		nv, hasNew := s.items[key]
 		for _, down := range s.downs {
 			down(tx, key)
@@ -317,3 +318,6 @@ func (s *store[T]) sortedKeys() []string {
 }
 
 func (s *store[T]) setID(id int) { s.id = id }
+
+// undo implements node; only static collections have writes to revert.
+func (s *store[T]) undo() {}

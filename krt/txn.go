@@ -20,7 +20,6 @@ type Txn struct {
 	touched []node
 	inTxn   map[int]bool
 	current int // id of the node being processed, -1 outside propagate
-	undo    []func()
 }
 
 func (g *Graph) newTxn() *Txn {
@@ -94,12 +93,11 @@ func (tx *Txn) commit() uint64 {
 }
 
 // rollback undoes the writes made to static collections and forgets the
-// transaction.
+// transaction. It runs before propagation, so derived collections are
+// untouched.
 func (tx *Txn) rollback() {
-	for i := len(tx.undo) - 1; i >= 0; i-- {
-		tx.undo[i]()
-	}
 	for _, n := range tx.touched {
+		n.undo()
 		n.dropPending()
 		n.finish(0)
 	}
