@@ -61,13 +61,21 @@ func xdsClient(t testing.TB, addr, nodeID, target string) *grpc.ClientConn {
 // call makes one RPC and returns the address of the backend that served it.
 func call(t testing.TB, cc *grpc.ClientConn) string {
 	t.Helper()
+	addr, err := tryCall(cc)
+	if err != nil {
+		t.Fatalf("RPC: %v", err)
+	}
+	return addr
+}
+
+func tryCall(cc *grpc.ClientConn) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), recvTimeout)
 	defer cancel()
 	var p peer.Peer
 	if _, err := healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.Peer(&p), grpc.WaitForReady(true)); err != nil {
-		t.Fatalf("RPC: %v", err)
+		return "", err
 	}
-	return p.Addr.String()
+	return p.Addr.String(), nil
 }
 
 // spread makes n RPCs and counts them per backend.
@@ -80,8 +88,10 @@ func spread(t testing.TB, cc *grpc.ClientConn, n int) map[string]int {
 	return got
 }
 
-// converge makes RPCs until n in a row satisfy ok: the client has applied
-// the pushed config.
+// converge makes RPCs until n in a row succeed and satisfy ok: the client
+// has applied the pushed config. While grpc-go switches to a route naming a
+// cluster it has not resolved yet, its picker may fail an RPC with
+// "unknown cluster selected"; such failures count as not converged.
 func converge(t testing.TB, cc *grpc.ClientConn, n int, what string, ok func(addr string) bool) {
 	t.Helper()
 	deadline := time.Now().Add(recvTimeout)
@@ -89,7 +99,7 @@ func converge(t testing.TB, cc *grpc.ClientConn, n int, what string, ok func(add
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		if ok(call(t, cc)) {
+		if addr, err := tryCall(cc); err == nil && ok(addr) {
 			run++
 		} else {
 			run = 0
