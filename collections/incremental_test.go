@@ -55,7 +55,7 @@ func populate(in testInputs, ns string, n, podsPer int) {
 }
 
 func TestPodIPChangeIsIncremental(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	g, in, m := newTestModel()
 	populate(in, "ns", 20, 3)
 	in.http.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),

@@ -1,0 +1,206 @@
+package collections
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	corev1 "k8s.io/api/core/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/meshd/meshd/krt"
+	xds "google.golang.org/grpc/xds"
+)
+
+// staticADS answers State-of-the-World ADS requests from a model's
+// current state. It pushes only in reply to requests, which suffices for a
+// model that does not change during the test; the real server is in xds/.
+type staticADS struct {
+	discoveryv3.UnimplementedAggregatedDiscoveryServiceServer
+	g     *krt.Graph
+	m     *Model
+	mu    sync.Mutex
+	nacks []string
+}
+
+func (s *staticADS) resources(typeURL string, names []string) []*anypb.Any {
+	var all []proto.Message
+	var keys []string
+	add := func(name string, msg proto.Message) {
+		if len(names) == 0 || slices.Contains(names, name) {
+			all, keys = append(all, msg), append(keys, name)
+		}
+	}
+	s.g.Read(func(uint64) {
+		switch typeURL {
+		case "type.googleapis.com/envoy.config.listener.v3.Listener":
+			for _, r := range s.m.Listeners.List() {
+				add(r.Proto())
+			}
+		case "type.googleapis.com/envoy.config.route.v3.RouteConfiguration":
+			for _, r := range s.m.RouteConfigurations.List() {
+				add(r.Proto())
+			}
+		case "type.googleapis.com/envoy.config.cluster.v3.Cluster":
+			for _, r := range s.m.Clusters.List() {
+				add(r.Proto())
+			}
+		case "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment":
+			for _, r := range s.m.ClusterLoadAssignments.List() {
+				add(r.Proto())
+			}
+		}
+	})
+	out := make([]*anypb.Any, len(all))
+	for i, m := range all {
+		out[i] = mustAny(m)
+	}
+	return out
+}
+
+func (s *staticADS) StreamAggregatedResources(stream discoveryv3.AggregatedDiscoveryService_StreamAggregatedResourcesServer) error {
+	sent := map[string]string{}
+	nonce := 0
+	for {
+		req, err := stream.Recv()
+		if err != nil {
+			return nil
+		}
+		if req.ErrorDetail != nil {
+			s.mu.Lock()
+			s.nacks = append(s.nacks, req.TypeUrl+": "+req.ErrorDetail.Message)
+			s.mu.Unlock()
+			continue
+		}
+		names := slices.Sorted(slices.Values(req.ResourceNames))
+		key := strings.Join(names, ",")
+		if prev, ok := sent[req.TypeUrl]; ok && prev == key {
+			continue // an ACK of what was sent
+		}
+		sent[req.TypeUrl] = key
+		nonce++
+		if err := stream.Send(&discoveryv3.DiscoveryResponse{
+			TypeUrl: req.TypeUrl, VersionInfo: "1", Nonce: fmt.Sprint(nonce),
+			Resources: s.resources(req.TypeUrl, names),
+		}); err != nil {
+			return err
+		}
+	}
+}
+
+// serve starts a gRPC server on lis and returns its stop function.
+func serve(t *testing.T, lis net.Listener, register func(*grpc.Server)) func() {
+	t.Helper()
+	s := grpc.NewServer()
+	register(s)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.Serve(lis) }()
+	return func() { s.Stop(); <-done }
+}
+
+// TestGRPCProxylessClient checks the generated resources with grpc-go's
+// own xDS client: it must accept every resource (no NACK) and spread RPCs
+// over the ready endpoints of the weighted backends of a route.
+func TestGRPCProxylessClient(t *testing.T) {
+	// Backends: echo on .11 and .12, canary on .13, all on one port.
+	first, err := net.Listen("tcp", "127.0.0.11:0")
+	if err != nil {
+		t.Skipf("loopback alias unavailable: %v", err)
+	}
+	port := first.Addr().(*net.TCPAddr).Port
+	lis := []net.Listener{first}
+	for _, ip := range []string{"127.0.0.12", "127.0.0.13"} {
+		l, err := net.Listen("tcp", fmt.Sprintf("%s:%d", ip, port))
+		if err != nil {
+			t.Skipf("listen %s:%d: %v", ip, port, err)
+		}
+		lis = append(lis, l)
+	}
+	for _, l := range lis {
+		defer serve(t, l, func(s *grpc.Server) { healthpb.RegisterHealthServer(s, health.NewServer()) })()
+	}
+
+	g, in, m := newTestModel()
+	grpcPort := func(p int) corev1.ServicePort { return svcPort("grpc", 7000, p) }
+	in.services.Set(
+		service("ns", "front", map[string]string{"app": "front"}, grpcPort(port)),
+		service("ns", "echo", map[string]string{"app": "echo"}, grpcPort(port)),
+		service("ns", "canary", map[string]string{"app": "canary"}, grpcPort(port)),
+	)
+	in.pods.Set(
+		pod("ns", "echo-0", "127.0.0.11", map[string]string{"app": "echo"}, true),
+		pod("ns", "echo-1", "127.0.0.12", map[string]string{"app": "echo"}, true),
+		pod("ns", "echo-2", "127.0.0.14", map[string]string{"app": "echo"}, false), // not ready: never picked
+		pod("ns", "canary-0", "127.0.0.13", map[string]string{"app": "canary"}, true),
+	)
+	in.http.Set(httpRoute("ns", "split", serviceParent("front", nil), gatewayv1.HTTPRouteRule{
+		BackendRefs: []gatewayv1.HTTPBackendRef{backend("echo", 7000, 2), backend("canary", 7000, 1)},
+	}))
+
+	ads := &staticADS{g: g, m: m}
+	adsLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer serve(t, adsLis, func(s *grpc.Server) { discoveryv3.RegisterAggregatedDiscoveryServiceServer(s, ads) })()
+
+	bootstrap := fmt.Sprintf(`{"xds_servers":[{"server_uri":%q,"channel_creds":[{"type":"insecure"}],"server_features":["xds_v3"]}],"node":{"id":"test"}}`,
+		adsLis.Addr().String())
+	resolver, err := xds.NewXDSResolverWithConfigForTesting([]byte(bootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"front.ns.svc.cluster.local:7000", "echo.ns.svc.cluster.local:7000"} {
+		t.Run(target, func(t *testing.T) {
+			conn, err := grpc.NewClient("xds:///"+target, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithResolvers(resolver))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			hits := map[string]int{}
+			for range 90 {
+				var p peer.Peer
+				if _, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.Peer(&p), grpc.WaitForReady(true)); err != nil {
+					ads.mu.Lock()
+					t.Fatalf("RPC: %v (NACKs: %q)", err, ads.nacks)
+				}
+				host, _, _ := net.SplitHostPort(p.Addr.String())
+				hits[host]++
+			}
+			want := []string{"127.0.0.11", "127.0.0.12"}
+			if strings.HasPrefix(target, "front") {
+				want = append(want, "127.0.0.13")
+			}
+			got := slices.Sorted(func(yield func(string) bool) {
+				for h := range hits {
+					if !yield(h) {
+						return
+					}
+				}
+			})
+			if !slices.Equal(got, want) {
+				t.Errorf("RPCs reached %v, want each of %v", hits, want)
+			}
+		})
+	}
+	ads.mu.Lock()
+	defer ads.mu.Unlock()
+	if len(ads.nacks) > 0 {
+		t.Errorf("the gRPC client rejected resources: %q", ads.nacks)
+	}
+}
