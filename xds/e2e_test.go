@@ -59,9 +59,7 @@ func TestEndToEnd(t *testing.T) {
 	// The echo service: RPCs reach both pods; removing and adding pods
 	// moves traffic.
 	echo := xdsClient(t, addr, "echo-client", "echo.ns.svc.cluster.local:7000")
-	if got := spread(t, echo, 30); got[at(0)] == 0 || got[at(1)] == 0 || len(got) != 2 {
-		t.Fatalf("echo RPCs: %v, want both echo pods", got)
-	}
+	reachAll(t, echo, at(0), at(1))
 	in.Pods.Delete("ns/echo-1")
 	converge(t, echo, 20, "echo-1 drained", func(a string) bool { return a == at(0) })
 	in.Pods.Set(k8sPod("echo-2", "echo", ips[3]))

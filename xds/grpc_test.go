@@ -88,6 +88,29 @@ func spread(t testing.TB, cc *grpc.ClientConn, n int) map[string]int {
 	return got
 }
 
+// reachAll makes RPCs until each of addrs has served one, failing if
+// another address serves one. Round robin picks only connected backends,
+// so the first RPCs may all go to the first backend to connect.
+func reachAll(t testing.TB, cc *grpc.ClientConn, addrs ...string) {
+	t.Helper()
+	want := map[string]bool{}
+	for _, a := range addrs {
+		want[a] = true
+	}
+	seen := map[string]int{}
+	deadline := time.Now().Add(recvTimeout)
+	for len(seen) < len(want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("RPCs reached %v, want each of %v", seen, addrs)
+		}
+		a := call(t, cc)
+		if !want[a] {
+			t.Fatalf("RPC reached %s, want one of %v", a, addrs)
+		}
+		seen[a]++
+	}
+}
+
 // converge makes RPCs until n in a row succeed and satisfy ok: the client
 // has applied the pushed config. While grpc-go switches to a route naming a
 // cluster it has not resolved yet, its picker may fail an RPC with
@@ -123,16 +146,8 @@ func TestGRPCProxyless(t *testing.T) {
 
 	cc := xdsClient(t, f.addr, "grpc-client-1", target)
 
-	// Round robin reaches every endpoint of A.
-	got := spread(t, cc, 30)
-	for _, b := range []backend{a1, a2, a3} {
-		if got[b.addr] == 0 {
-			t.Fatalf("backend %s got no RPC: %v", b.addr, got)
-		}
-	}
-	if got[b1.addr] != 0 {
-		t.Fatalf("backend of B got RPCs before any route to it: %v", got)
-	}
+	// Round robin reaches every endpoint of A, and only those.
+	reachAll(t, cc, a1.addr, a2.addr, a3.addr)
 
 	// Removing an endpoint moves its traffic to the others; adding it back
 	// brings traffic back.
@@ -148,7 +163,7 @@ func TestGRPCProxyless(t *testing.T) {
 	f.rds.Set(weightedRoute(target, target, []string{clusterA, clusterB}, []uint32{90, 10}))
 	converge(t, cc, 1, "traffic to B", func(addr string) bool { return addr == b1.addr })
 	const n = 1000
-	got = spread(t, cc, n)
+	got := spread(t, cc, n)
 	// 10% of 1000 has a standard deviation of about 9.5.
 	if toB := got[b1.addr]; toB < 50 || toB > 160 {
 		t.Fatalf("90/10 split sent %d of %d RPCs to B: %v", toB, n, got)
