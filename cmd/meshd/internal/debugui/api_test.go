@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/types/known/durationpb"
+
 	"github.com/meshd/meshd/krt"
 )
 
@@ -441,6 +443,35 @@ func TestNoExternalFetches(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestEncodeValue(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"struct", fxNamed{Key: "k", Info: "i"}, `{"Key":"k","Info":"i"}`},
+		{"proto message through protojson", durationpb.New(1500 * time.Millisecond), `"1.500s"`},
+		{"nil", nil, `null`},
+		{"unencodable falls back to text", map[string]any{"f": func() {}}, `"map[f:`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(encodeValue(tc.v))
+			if !strings.HasPrefix(got, tc.want) || !json.Valid([]byte(got)) {
+				t.Errorf("encodeValue = %s, want valid JSON starting with %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEmptyGraph(t *testing.T) {
+	h := New(krt.NewGraph())
+	code, body := get(t, h, "/debug/api/graph")
+	if code != http.StatusOK || !strings.Contains(string(body), `"collections":[]`) || !strings.Contains(string(body), `"edges":[]`) {
+		t.Errorf("empty graph: %d %s; want empty lists, not null", code, body)
+	}
+	getJSON[errorBody](t, h, "/debug/api/explain?key=x", http.StatusNotFound)
 }
 
 func TestNewRejectsBadPrefix(t *testing.T) {

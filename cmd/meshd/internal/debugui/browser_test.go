@@ -163,10 +163,12 @@ func TestBrowser(t *testing.T) {
 	defer srv.Close()
 	defer ui.Close() // end the page's event stream before srv.Close waits for it
 
+	start := time.Now()
 	b := newBrowser(t, exe)
 	// Through the root redirect to the page.
 	b.run(chromedp.EmulateViewport(1600, 1000), chromedp.Navigate(srv.URL+"/"))
 	b.waitJS("every node drawn", fmt.Sprintf(`document.querySelectorAll('#nodes g.node').length === %d`, len(f.names)))
+	t.Logf("browser started and drew the graph in %v", time.Since(start).Round(time.Millisecond))
 	if got := eval[string](b, `location.pathname`); got != "/debug/ui" {
 		t.Errorf("page at %s, want /debug/ui", got)
 	}
@@ -342,6 +344,9 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	if eval[int](b, `window.__noReload`) != 1 {
+		t.Error("the page reloaded during the test")
+	}
 	if os.Getenv(screenshotEnv) == "1" {
 		screenshots(t, b)
 	}
@@ -367,7 +372,11 @@ func screenshots(t *testing.T, b *browser) {
 		}
 		t.Logf("wrote %s", filepath.Join(dir, name))
 	}
-	b.run(chromedp.Click(chromedp.CSS(`.tab-button[data-tab="graph"]`)), chromedp.Click(chromedp.CSS(`#fit`)))
+	b.run(
+		chromedp.SetValue(chromedp.CSS("#explain-key"), ""),
+		chromedp.Click(chromedp.CSS(`.tab-button[data-tab="graph"]`)),
+		chromedp.Click(chromedp.CSS(`#fit`)),
+	)
 	b.run(chromedp.Click(chromedp.CSS(nodeSel("endpoints"))))
 	b.waitJS("endpoints' items", `document.querySelectorAll('#p-items details.item').length === 6`)
 	b.run(chromedp.Click(chromedp.CSS(`#p-items details.item summary`)))

@@ -20,6 +20,9 @@ const keepAlive = 30
 // context ends, a write fails or Close is called.
 func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
+	// A server's WriteTimeout would cut the stream off; it lives as long as
+	// the page. Servers that cannot lift the deadline keep it.
+	_ = rc.SetWriteDeadline(time.Time{})
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")

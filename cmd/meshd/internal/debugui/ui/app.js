@@ -339,12 +339,14 @@ function fit() {
   const svg = $('graph');
   const w = svg.clientWidth, h = svg.clientHeight;
   if (!b || !w || !h) return;
-  const pad = 24;
-  const k = Math.min(1.25, (w - 2 * pad) / (b.maxX - b.minX), (h - 2 * pad - 28) / (b.maxY - b.minY));
+  // Room for the zoom buttons above and the legend below.
+  const pad = { top: 48, bottom: 48, left: 20, right: 20 };
+  const gw = b.maxX - b.minX, gh = b.maxY - b.minY;
+  const k = Math.min(1.25, (w - pad.left - pad.right) / gw, (h - pad.top - pad.bottom) / gh);
   state.view = {
     k,
-    x: (w - (b.maxX - b.minX) * k) / 2 - b.minX * k,
-    y: (h - 28 - (b.maxY - b.minY) * k) / 2 - b.minY * k,
+    x: pad.left + (w - pad.left - pad.right - gw * k) / 2 - b.minX * k,
+    y: pad.top + (h - pad.top - pad.bottom - gh * k) / 2 - b.minY * k,
   };
   applyView();
 }
@@ -617,7 +619,8 @@ async function explain(key, collection) {
   applyHighlight();
   body.replaceChildren(
     el('div', { class: 'panel-head' }, el('div', { class: 'eyebrow' }, 'explain'), el('h2', {}, key),
-      el('div', { class: 'p-type' }, `found in ${res.results.length} collection${res.results.length === 1 ? '' : 's'}`)),
+      el('div', { class: 'p-type' }, `found in ${res.results.length} collection${res.results.length === 1 ? '' : 's'}` +
+        (state.summary ? ` · as of version ${state.summary.version}` : ''))),
     ...cards);
 }
 
