@@ -1,0 +1,121 @@
+package folder
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
+)
+
+func podYAML(ns, name, app string) string {
+	return fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: %s\n  labels: {app: %s}\nspec:\n  containers: [{name: c, image: x}]\nstatus: {podIP: 10.0.0.1}\n", name, ns, app)
+}
+
+func serviceYAML(ns, name, app string, port int) string {
+	return fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  selector: {app: %s}\n  ports: [{port: %d}]\n", name, ns, app, port)
+}
+
+func keysOf[T any](c krt.Collection[T], key func(T) string) string {
+	var ks []string
+	for _, it := range c.List() {
+		ks = append(ks, key(it))
+	}
+	return strings.Join(ks, ",")
+}
+
+func TestLoadFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"shop/web.yaml": {Data: []byte(serviceYAML("shop", "web", "web", 80) + "---\n" + podYAML("shop", "web-1", "web"))},
+		"shop/db.yml":   {Data: []byte(podYAML("shop", "db-1", "db"))},
+		"ns.json":       {Data: []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}}`)},
+		"routes.yaml": {Data: []byte("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: shop}\nspec:\n  rules: [{backendRefs: [{name: web, port: 80}]}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: g, namespace: shop}\n")},
+		"README.md":          {Data: []byte("not a manifest")},
+		".hidden/skip.yaml":  {Data: []byte(podYAML("shop", "hidden", "x"))},
+		"other/widget.yaml":  {Data: []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\n")},
+		"other/broken.yaml":  {Data: []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: [}\n")},
+		"other/configs.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mesh, namespace: meshd}\ndata: {mesh: 'trustDomain: x'}\n")},
+	}
+	g := krt.NewGraph()
+	s := NewFS(g, fsys)
+	in := s.Inputs()
+	if in.Pods.HasSynced() {
+		t.Fatal("synced before Load")
+	}
+	if err := s.Load(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []interface{ HasSynced() bool }{in.Services, in.Pods, in.Namespaces, in.EndpointSlices, in.Nodes, in.ConfigMaps, in.HTTPRoutes, in.GRPCRoutes, s.Unstructured()} {
+		if !c.HasSynced() {
+			t.Errorf("%v not synced after Load", c)
+		}
+	}
+	if got := keysOf(in.Pods, sources.Key); got != "shop/db-1,shop/web-1" {
+		t.Errorf("pods %s", got)
+	}
+	if got := keysOf(in.Services, sources.Key); got != "shop/web" {
+		t.Errorf("services %s", got)
+	}
+	if got := keysOf(in.Namespaces, sources.Key); got != "shop" {
+		t.Errorf("namespaces %s", got)
+	}
+	if in.HTTPRoutes.Len() != 1 || in.GRPCRoutes.Len() != 1 || in.ConfigMaps.Len() != 1 {
+		t.Errorf("routes %d/%d configmaps %d", in.HTTPRoutes.Len(), in.GRPCRoutes.Len(), in.ConfigMaps.Len())
+	}
+	if _, ok := s.Unstructured().Get("Widget.example.com/shop/w"); !ok {
+		t.Errorf("widget not kept as unstructured: %v", s.Unstructured().List())
+	}
+	probs := s.Problems()
+	if len(probs) != 2 || probs[0].Path != "other/broken.yaml" || probs[0].Severity != SeverityError ||
+		probs[1].Path != "other/widget.yaml" || probs[1].Severity != SeverityWarning {
+		t.Errorf("problems %v", probs)
+	}
+	st := s.Stats()
+	if st.Files != 7 || st.FailingFiles != 1 || st.Objects != 8 || st.Loads != 1 || st.FileErrors != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	// Services select pods through the krt selector index.
+	pod, _ := in.Pods.Get("shop/web-1")
+	web := krt.NewCollection(g, in.Pods, func(ctx krt.HandlerContext, p *corev1.Pod) *string {
+		svcs := krt.Fetch(ctx, in.Services, krt.FilterNamespace(p.Namespace), krt.FilterSelects(p.Labels))
+		if len(svcs) == 0 {
+			return nil
+		}
+		s := p.Name + "->" + svcs[0].Name
+		return &s
+	}, krt.WithKey(func(s string) string { return s }))
+	if got := keysOf(web, func(s string) string { return s }); got != pod.Name+"->web" {
+		t.Errorf("selected %s", got)
+	}
+}
+
+func TestAddKind(t *testing.T) {
+	fsys := fstest.MapFS{
+		"w.yaml": {Data: []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\nspec: {size: 3}\n---\n" +
+			"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: big, namespace: shop}\nspec: {size: 300}\n")},
+	}
+	s := NewFS(krt.NewGraph(), fsys)
+	widgets := AddKind[*Widget](s, schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"},
+		WithValidation(func(w *Widget) error {
+			if w.Spec.Size > 100 {
+				return fmt.Errorf("spec.size %d: at most 100", w.Spec.Size)
+			}
+			return nil
+		}))
+	if err := s.Load(); err != nil {
+		t.Fatal(err)
+	}
+	// The file fails as a whole: no previous objects, so none.
+	if widgets.Len() != 0 || s.Unstructured().Len() != 0 {
+		t.Fatalf("widgets %v unstructured %v", widgets.List(), s.Unstructured().List())
+	}
+	if p := s.Problems(); len(p) != 1 || !strings.Contains(p[0].String(), "w.yaml:6: document 2: Widget shop/big: spec.size 300: at most 100") {
+		t.Errorf("problems %v", p)
+	}
+}

@@ -1,0 +1,139 @@
+package folder
+
+import (
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// setDefaults fills in the defaults the API server would apply to the
+// fields meshd reads, so objects from a folder look like objects from a
+// cluster.
+func setDefaults(obj runtime.Object) {
+	switch o := obj.(type) {
+	case *corev1.Service:
+		if o.Spec.Type == "" {
+			o.Spec.Type = corev1.ServiceTypeClusterIP
+		}
+		for i := range o.Spec.Ports {
+			p := &o.Spec.Ports[i]
+			if p.Protocol == "" {
+				p.Protocol = corev1.ProtocolTCP
+			}
+			if p.TargetPort == (intstr.IntOrString{}) {
+				p.TargetPort = intstr.FromInt32(p.Port)
+			}
+		}
+	case *corev1.Pod:
+		for i := range o.Spec.Containers {
+			for j := range o.Spec.Containers[i].Ports {
+				if p := &o.Spec.Containers[i].Ports[j]; p.Protocol == "" {
+					p.Protocol = corev1.ProtocolTCP
+				}
+			}
+		}
+	case *discoveryv1.EndpointSlice:
+		for i := range o.Ports {
+			if o.Ports[i].Protocol == nil {
+				tcp := corev1.ProtocolTCP
+				o.Ports[i].Protocol = &tcp
+			}
+		}
+	}
+}
+
+// validateBuiltin checks the fields of the built-in kinds that a typo
+// would make meaningless: ports, protocols and addresses.
+func validateBuiltin(obj runtime.Object) error {
+	var errs []error
+	switch o := obj.(type) {
+	case *corev1.Service:
+		if o.Spec.Type != corev1.ServiceTypeExternalName && len(o.Spec.Ports) > 1 {
+			names := map[string]bool{}
+			for i, p := range o.Spec.Ports {
+				if p.Name == "" {
+					errs = append(errs, fmt.Errorf("spec.ports[%d].name: required when a Service has several ports", i))
+				} else if names[p.Name] {
+					errs = append(errs, fmt.Errorf("spec.ports[%d].name %q: duplicate", i, p.Name))
+				}
+				names[p.Name] = true
+			}
+		}
+		for i, p := range o.Spec.Ports {
+			errs = append(errs, checkPort(fmt.Sprintf("spec.ports[%d].port", i), p.Port))
+			errs = append(errs, checkProtocol(fmt.Sprintf("spec.ports[%d].protocol", i), p.Protocol))
+			if p.TargetPort.Type == intstr.Int {
+				errs = append(errs, checkPort(fmt.Sprintf("spec.ports[%d].targetPort", i), p.TargetPort.IntVal))
+			} else if msgs := validation.IsValidPortName(p.TargetPort.StrVal); len(msgs) > 0 {
+				errs = append(errs, fmt.Errorf("spec.ports[%d].targetPort %q: %v", i, p.TargetPort.StrVal, msgs))
+			}
+		}
+	case *corev1.Pod:
+		for i, c := range o.Spec.Containers {
+			for j, p := range c.Ports {
+				errs = append(errs, checkPort(fmt.Sprintf("spec.containers[%d].ports[%d].containerPort", i, j), p.ContainerPort))
+				errs = append(errs, checkProtocol(fmt.Sprintf("spec.containers[%d].ports[%d].protocol", i, j), p.Protocol))
+			}
+		}
+		if ip := o.Status.PodIP; ip != "" && len(validation.IsValidIP(nil, ip)) > 0 {
+			errs = append(errs, fmt.Errorf("status.podIP %q: not an IP address", ip))
+		}
+	case *discoveryv1.EndpointSlice:
+		switch o.AddressType {
+		case discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6, discoveryv1.AddressTypeFQDN:
+		default:
+			errs = append(errs, fmt.Errorf("addressType %q: want IPv4, IPv6 or FQDN", o.AddressType))
+		}
+		for i, p := range o.Ports {
+			if p.Port != nil {
+				errs = append(errs, checkPort(fmt.Sprintf("ports[%d].port", i), *p.Port))
+			}
+		}
+		for i, e := range o.Endpoints {
+			if len(e.Addresses) == 0 {
+				errs = append(errs, fmt.Errorf("endpoints[%d].addresses: at least one is required", i))
+			}
+		}
+	case *gatewayv1.HTTPRoute:
+		for i, r := range o.Spec.Rules {
+			for j, b := range r.BackendRefs {
+				errs = append(errs, checkBackendPort(fmt.Sprintf("spec.rules[%d].backendRefs[%d].port", i, j), b.Port))
+			}
+		}
+	case *gatewayv1.GRPCRoute:
+		for i, r := range o.Spec.Rules {
+			for j, b := range r.BackendRefs {
+				errs = append(errs, checkBackendPort(fmt.Sprintf("spec.rules[%d].backendRefs[%d].port", i, j), b.Port))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func checkPort(field string, port int32) error {
+	if port < 1 || port > 65535 {
+		return fmt.Errorf("%s %d: must be between 1 and 65535", field, port)
+	}
+	return nil
+}
+
+func checkBackendPort(field string, port *gatewayv1.PortNumber) error {
+	if port == nil {
+		return nil
+	}
+	return checkPort(field, int32(*port))
+}
+
+func checkProtocol(field string, p corev1.Protocol) error {
+	switch p {
+	case corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP:
+		return nil
+	}
+	return fmt.Errorf("%s %q: want TCP, UDP or SCTP", field, p)
+}

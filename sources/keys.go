@@ -1,0 +1,58 @@
+package sources
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/meshd/meshd/krt"
+)
+
+// Object is a pointer to a Kubernetes API object, such as *corev1.Pod.
+type Object interface {
+	metav1.Object
+	runtime.Object
+}
+
+// Key returns the krt key of a Kubernetes object: "namespace/name", or
+// "name" for a cluster-scoped object.
+func Key[T metav1.Object](o T) string {
+	if ns := o.GetNamespace(); ns != "" {
+		return ns + "/" + o.GetName()
+	}
+	return o.GetName()
+}
+
+// Equal reports whether a and b hold the same object. The same pointer, or
+// the same non-empty ResourceVersion, is equal without looking further (the
+// API server changes the version on every write); otherwise the objects are
+// compared with equality.Semantic.DeepEqual.
+func Equal[T Object](a, b T) bool {
+	if any(a) == any(b) {
+		return true
+	}
+	if rv := a.GetResourceVersion(); rv != "" && rv == b.GetResourceVersion() {
+		return true
+	}
+	return equality.Semantic.DeepEqual(a, b)
+}
+
+// CollectionOptions returns the krt options every input collection of T
+// uses: the given name, Key, Equal, and for Services the Service's selector
+// (so krt.FilterSelects finds the Services selecting a Pod). Namespace and
+// labels come from the object's own GetNamespace and GetLabels.
+func CollectionOptions[T Object](name string, extra ...krt.Option) []krt.Option {
+	opts := []krt.Option{
+		krt.WithName(name),
+		krt.WithKey(Key[T]),
+		krt.WithEquals(Equal[T]),
+	}
+	var zero T
+	if _, ok := any(zero).(*corev1.Service); ok {
+		opts = append(opts, krt.WithSelector(func(o T) map[string]string {
+			return any(o).(*corev1.Service).Spec.Selector
+		}))
+	}
+	return append(opts, extra...)
+}
