@@ -57,7 +57,9 @@ func write(t *testing.T, path string, content ...string) {
 	}
 }
 
-func podKeys(s *Source) string { return keysOf(s.Inputs().Pods, func(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }) }
+func podKeys(s *Source) string {
+	return keysOf(s.Inputs().Pods, func(p *corev1.Pod) string { return p.Namespace + "/" + p.Name })
+}
 
 // lastProblems is what hasProblem last saw, for failure messages.
 var lastProblems []Problem
