@@ -54,7 +54,7 @@ func populate(in testInputs, ns string, n, podsPer int) {
 	in.pods.Set(pods...)
 }
 
-func TestPodIPChangeIsIncremental(t *testing.T) {
+func TestChangesAreIncremental(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	g, in, m := newTestModel()
 	populate(in, "ns", 20, 3)
@@ -128,6 +128,28 @@ func TestPodIPChangeIsIncremental(t *testing.T) {
 	got = diffCounters(before, counters(g))
 	if got["Endpoints"] != [2]uint64{1, 2} || got["Clusters"] != ([2]uint64{}) || got["Listeners"] != ([2]uint64{}) {
 		t.Errorf("readiness flip: counters moved: %v", got)
+	}
+
+	// A route weight change touches the routes of its parent service only:
+	// no cluster, load assignment, endpoint or workload.
+	before = counters(g)
+	in.http.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
+		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("svc-1", 80, 0), backend("svc-2", 80, 100)}}))
+	got = diffCounters(before, counters(g))
+	want = map[string][2]uint64{
+		"httproutes":                 {0, 1},
+		"HTTPRouteResults":           {1, 1},
+		"RouteResults":               {1, 1},
+		"RouteStatus":                {1, 0}, // the status is unchanged
+		"RouteBindings":              {1, 1},
+		"PortRoutes":                 {1, 2}, // svc-0 recomputed: both ports changed
+		"GRPCRouteConfigurations":    {2, 2},
+		"GRPCListeners":              {2, 0}, // recomputed, equal: no event
+		"SidecarRouteConfigurations": {2, 2},
+		"RouteConfigurations":        {4, 4}, // two gRPC, two sidecar
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("route change: counters moved:\n got %v\nwant %v", got, want)
 	}
 	validateModel(t, m)
 }

@@ -1,0 +1,172 @@
+package collections
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	httpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+// TestValidateDeepCatchesErrors keeps the validation helper honest: it
+// must reject invalid messages, including ones packed in an Any.
+func TestValidateDeepCatchesErrors(t *testing.T) {
+	badHCM := httpConnectionManager("x", "x")
+	badHCM.HttpFilters[0].Name = ""
+	for _, tc := range []struct {
+		name string
+		msg  proto.Message
+	}{
+		{"cluster without name", &clusterv3.Cluster{ConnectTimeout: durationpb.New(time.Second)}},
+		{"negative connect timeout", &clusterv3.Cluster{Name: "c", ConnectTimeout: durationpb.New(-time.Second)}},
+		{"invalid HCM packed in a listener", &listenerv3.Listener{Name: "x", ApiListener: &listenerv3.ApiListener{ApiListener: mustAny(badHCM)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := validateMsg(tc.msg.ProtoReflect()); err == nil {
+				t.Errorf("no error for %v", tc.msg)
+			}
+		})
+	}
+}
+
+func unpackHCM(t *testing.T, a *anypb.Any) *hcmv3.HttpConnectionManager {
+	t.Helper()
+	hcm := &hcmv3.HttpConnectionManager{}
+	if err := a.UnmarshalTo(hcm); err != nil {
+		t.Fatalf("unpack HCM: %v", err)
+	}
+	return hcm
+}
+
+// checkHCM checks what gRPC clients require of an HCM: RDS over ADS, and
+// the router filter last.
+func checkHCM(t *testing.T, hcm *hcmv3.HttpConnectionManager, route string) {
+	t.Helper()
+	rds := hcm.GetRds()
+	if rds == nil || rds.RouteConfigName != route || rds.GetConfigSource().GetAds() == nil {
+		t.Errorf("RDS %v, want route %q over ADS", rds, route)
+	}
+	last := hcm.HttpFilters[len(hcm.HttpFilters)-1]
+	if !last.GetTypedConfig().MessageIs(&routerv3.Router{}) {
+		t.Errorf("last filter %v is not the router", last)
+	}
+}
+
+func TestListenersAndClusters(t *testing.T) {
+	_, in, m := newTestModel()
+	in.services.Set(
+		service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080), svcPort("grpc", 9090, 9090)),
+		service("ns", "api", map[string]string{"app": "api"}, svcPort("http-api", 80, 8080)),
+		service("ns", "db", map[string]string{"app": "db"}, svcPort("tcp", 5432, 5432)),
+	)
+
+	// gRPC: a listener per service port, naming its route configuration.
+	var grpcNames []string
+	for _, l := range m.GRPCListeners.List() {
+		grpcNames = append(grpcNames, l.Name)
+		if l.Message.Name != l.Name {
+			t.Errorf("listener %s carries name %s", l.Name, l.Message.Name)
+		}
+		checkHCM(t, unpackHCM(t, l.Message.ApiListener.ApiListener), l.Name)
+		rc, ok := m.RouteConfigurations.Get(l.Name)
+		if !ok {
+			t.Errorf("route configuration %s missing", l.Name)
+			continue
+		}
+		if vh := rc.Message.VirtualHosts; len(vh) != 1 || !slices.Contains(vh[0].Domains, l.Name) {
+			t.Errorf("route configuration %s: virtual hosts %v", l.Name, vh)
+		}
+	}
+	wantGRPC := []string{"api.ns.svc.cluster.local:80", "db.ns.svc.cluster.local:5432", "web.ns.svc.cluster.local:80", "web.ns.svc.cluster.local:9090"}
+	if !slices.Equal(grpcNames, wantGRPC) {
+		t.Errorf("gRPC listeners %v, want %v", grpcNames, wantGRPC)
+	}
+
+	// Sidecar: a listener per HTTP port number; TCP ports have none.
+	var sideNames []string
+	for _, l := range m.SidecarListeners.List() {
+		sideNames = append(sideNames, l.Name)
+		sa := l.Message.Address.GetSocketAddress()
+		port := strings.TrimPrefix(l.Name, "0.0.0.0_")
+		if sa.Address != "0.0.0.0" || itoa(int32(sa.GetPortValue())) != port {
+			t.Errorf("listener %s binds %v", l.Name, sa)
+		}
+		f := l.Message.FilterChains[0].Filters[0]
+		checkHCM(t, unpackHCM(t, f.GetTypedConfig()), port)
+	}
+	if want := []string{"0.0.0.0_80", "0.0.0.0_9090"}; !slices.Equal(sideNames, want) {
+		t.Errorf("sidecar listeners %v, want %v", sideNames, want)
+	}
+	rc, _ := m.SidecarRouteConfigurations.Get("80")
+	var hosts []string
+	for _, vh := range rc.Message.VirtualHosts {
+		hosts = append(hosts, vh.Name)
+	}
+	if want := []string{"api.ns.svc.cluster.local:80", "web.ns.svc.cluster.local:80"}; !slices.Equal(hosts, want) {
+		t.Errorf("sidecar virtual hosts of 80: %v, want %v", hosts, want)
+	}
+	wantDomains := []string{"web.ns.svc.cluster.local", "web.ns.svc.cluster.local:80", "web.ns", "web.ns:80", "web.ns.svc", "web.ns.svc:80", "10.96.0.1", "10.96.0.1:80"}
+	if got := rc.Message.VirtualHosts[1].Domains; !slices.Equal(got, wantDomains) {
+		t.Errorf("domains %v, want %v", got, wantDomains)
+	}
+
+	// Clusters: EDS over ADS; HTTP/2 upstream for gRPC ports only.
+	for _, c := range m.Clusters.List() {
+		msg := c.Message
+		if msg.GetType() != clusterv3.Cluster_EDS || msg.GetEdsClusterConfig().GetEdsConfig().GetAds() == nil {
+			t.Errorf("cluster %s is not EDS over ADS", c.Name)
+		}
+		if msg.LbPolicy != clusterv3.Cluster_ROUND_ROBIN {
+			t.Errorf("cluster %s lb policy %s", c.Name, msg.LbPolicy)
+		}
+		opts, h2 := msg.TypedExtensionProtocolOptions[httpProtocolOptionsKey]
+		if want := strings.HasPrefix(c.Name, "outbound|9090|"); h2 != want {
+			t.Errorf("cluster %s: HTTP/2 options %v, want %v", c.Name, h2, want)
+		} else if h2 {
+			po := &httpv3.HttpProtocolOptions{}
+			if err := opts.UnmarshalTo(po); err != nil || po.GetExplicitHttpConfig().GetHttp2ProtocolOptions() == nil {
+				t.Errorf("cluster %s: protocol options %v (%v)", c.Name, po, err)
+			}
+		}
+	}
+	if m.Clusters.Len() != 4 {
+		t.Errorf("%d clusters, want 4", m.Clusters.Len())
+	}
+	if m.Listeners.Len() != 6 || m.RouteConfigurations.Len() != 6 {
+		t.Errorf("%d listeners and %d route configurations, want 6 each", m.Listeners.Len(), m.RouteConfigurations.Len())
+	}
+	validateModel(t, m)
+
+	// Without sidecar resources only the gRPC ones remain.
+	_, in2, m2 := newTestModel(WithSidecarResources(false))
+	in2.services.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080)))
+	if m2.Listeners.Len() != 1 || m2.RouteConfigurations.Len() != 1 || m2.SidecarListeners != nil {
+		t.Errorf("without sidecar: %d listeners, %d route configurations", m2.Listeners.Len(), m2.RouteConfigurations.Len())
+	}
+}
+
+func TestResourceEquals(t *testing.T) {
+	a := newResource("c", buildCluster("c", ProtocolGRPC, time.Second))
+	b := newResource("c", buildCluster("c", ProtocolGRPC, time.Second))
+	if !a.Equals(b) {
+		t.Error("equal resources differ")
+	}
+	if c := newResource("c", buildCluster("c", ProtocolGRPC, 2*time.Second)); a.Equals(c) {
+		t.Error("different messages compare equal")
+	}
+	if c := newResource("d", buildCluster("c", ProtocolGRPC, time.Second)); a.Equals(c) {
+		t.Error("different names compare equal")
+	}
+	name, msg := a.Proto()
+	if name != "c" || msg != proto.Message(a.Message) {
+		t.Errorf("Proto() = %s, %v", name, msg)
+	}
+}
