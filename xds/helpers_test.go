@@ -18,6 +18,7 @@ import (
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -105,6 +106,8 @@ func serve(t testing.TB, g *krt.Graph, srv *xds.Server) string {
 	}
 	return lis.Addr().String()
 }
+
+func insecureCreds() credentials.TransportCredentials { return insecure.NewCredentials() }
 
 func dial(t testing.TB, addr string) *grpc.ClientConn {
 	t.Helper()

@@ -5,36 +5,32 @@ import (
 	"sync"
 )
 
-// limitListener accepts at most n connections at once; Accept waits for a
-// connection to close before accepting another.
+// limitListener serves at most n connections at once: a connection
+// accepted beyond the limit is closed at once, so that its client backs
+// off and retries (perhaps another replica) instead of waiting in the
+// accept queue until its handshake times out.
 type limitListener struct {
 	net.Listener
-	sem  chan struct{}
-	done chan struct{}
-	once sync.Once
+	sem chan struct{}
 }
 
 func newLimitListener(l net.Listener, n int) net.Listener {
-	return &limitListener{Listener: l, sem: make(chan struct{}, n), done: make(chan struct{})}
+	return &limitListener{Listener: l, sem: make(chan struct{}, n)}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case l.sem <- struct{}{}:
+			return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
+		default:
+			c.Close()
+		}
 	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.sem
-		return nil, err
-	}
-	return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
-}
-
-func (l *limitListener) Close() error {
-	l.once.Do(func() { close(l.done) })
-	return l.Listener.Close()
 }
 
 type limitConn struct {

@@ -100,9 +100,9 @@ func WithMaxMessageSize(n int) Option { return func(o *options) { o.maxRecvMsg =
 // 100000.
 func WithMaxConcurrentStreams(n uint32) Option { return func(o *options) { o.maxStreams = n } }
 
-// WithMaxConnections limits the connections served at once; further
-// connections wait to be accepted until one closes. 0 means no limit.
-// Default: 0.
+// WithMaxConnections limits the connections served at once; a connection
+// beyond the limit is closed as soon as it is accepted, and its client
+// retries with backoff. 0 means no limit. Default: 0.
 func WithMaxConnections(n int) Option { return func(o *options) { o.maxConns = n } }
 
 // WithRetention sets how long the registry keeps a disconnected proxy, and

@@ -1,0 +1,279 @@
+package xds_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/xds"
+)
+
+// TestShutdown checks that ending Serve's context ends open streams with
+// Unavailable, and that the registry keeps the disconnected proxy, flagged.
+func TestShutdown(t *testing.T) {
+	g := krt.NewGraph()
+	eds := krt.NewStatic[*endpointCLA](g, krt.WithKey(func(c *endpointCLA) string { return c.name }))
+	eds.Set(&endpointCLA{name: "a"})
+	srv := xds.New(g, []xds.Source{xds.NewSource(xds.EndpointType, eds, func(c *endpointCLA) (string, proto.Message) {
+		return c.name, cla(c.name, "10.0.0.1:80")
+	})}, xds.WithDebounce(0))
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	graphDone, serveDone := make(chan error, 1), make(chan error, 1)
+	go func() { graphDone <- g.Run(ctx) }()
+	serveCtx, stop := context.WithCancel(ctx)
+	go func() { serveDone <- srv.Serve(serveCtx, lis) }()
+
+	cc := dial(t, lis.Addr().String())
+	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if _, err := stream.Recv(); status.Code(err) != codes.Unavailable {
+		t.Fatalf("Recv after shutdown: %v, want Unavailable", err)
+	}
+	if err := <-serveDone; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	ps := srv.Proxies()
+	if len(ps) != 1 || ps[0].Connected || ps[0].DisconnectedAt.IsZero() {
+		t.Fatalf("proxies after shutdown = %+v", ps)
+	}
+	if err := srv.Serve(ctx, lis); !errors.Is(err, xds.ErrServing) {
+		t.Fatalf("second Serve: %v, want ErrServing", err)
+	}
+	cancel()
+	<-graphDone
+}
+
+// endpointCLA is a non-proto item turned into a proto by the source's
+// function.
+type endpointCLA struct{ name string }
+
+// TestRetention checks that disconnected proxies are kept for the
+// retention period and at most the given number.
+func TestRetention(t *testing.T) {
+	f := newFixture(t, xds.WithRetention(time.Hour, 2))
+	f.eds.Set(cla("a", "10.0.0.1:80"))
+	cc := dial(t, f.addr)
+	for i := range 3 {
+		ctx, cancel := context.WithCancel(context.Background())
+		stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := stream.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stream.Recv(); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		waitFor(t, "the disconnection", func() bool {
+			n := 0
+			for _, p := range f.srv.Proxies() {
+				if !p.Connected {
+					n++
+				}
+			}
+			return n == min(i+1, 2) && f.srv.Stats().ConnectedProxies == 0
+		})
+	}
+	var ids []uint64
+	for _, p := range f.srv.Proxies() {
+		ids = append(ids, p.ID)
+	}
+	if !slices.Equal(ids, []uint64{2, 3}) {
+		t.Fatalf("retained proxies %v, want the last two [2 3]", ids)
+	}
+	if _, err := f.srv.ConfigDump(1); !errors.Is(err, xds.ErrUnknownProxy) {
+		t.Fatalf("ConfigDump of a pruned proxy: %v", err)
+	}
+	dump, err := f.srv.ConfigDump(3)
+	if err != nil || len(dump.Types[xds.EndpointType]) != 1 {
+		t.Fatalf("ConfigDump of a retained proxy: %v %v", dump, err)
+	}
+}
+
+// TestMutualTLS serves over mTLS: a client with a certificate signed by the
+// client CA is served; one without a certificate is refused.
+func TestMutualTLS(t *testing.T) {
+	dir := t.TempDir()
+	ca, caKey := newCA(t)
+	writePEM(t, filepath.Join(dir, "ca.pem"), "CERTIFICATE", ca.Raw)
+	serverCert, serverKey := newLeaf(t, ca, caKey, "server", true)
+	writePEM(t, filepath.Join(dir, "server.pem"), "CERTIFICATE", serverCert)
+	writePEM(t, filepath.Join(dir, "server-key.pem"), "EC PRIVATE KEY", serverKey)
+	clientCert, clientKey := newLeaf(t, ca, caKey, "client", false)
+
+	f := newFixture(t, xds.WithTLS(filepath.Join(dir, "server.pem"), filepath.Join(dir, "server-key.pem"), filepath.Join(dir, "ca.pem")))
+	f.eds.Set(cla("a", "10.0.0.1:80"))
+
+	roots := x509.NewCertPool()
+	roots.AddCert(ca)
+	keyPair := func() tls.Certificate {
+		key, err := x509.ParseECPrivateKey(clientKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tls.Certificate{Certificate: [][]byte{clientCert}, PrivateKey: key}
+	}()
+	for _, tc := range []struct {
+		name  string
+		certs []tls.Certificate
+		ok    bool
+	}{
+		{"client certificate", []tls.Certificate{keyPair}, true},
+		{"no client certificate", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			creds := credentials.NewTLS(&tls.Config{RootCAs: roots, ServerName: "server", Certificates: tc.certs})
+			cc, err := grpc.NewClient(f.addr, grpc.WithTransportCredentials(creds))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cc.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), recvTimeout)
+			defer cancel()
+			_, err = func() (*discovery.DiscoveryResponse, error) {
+				stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if err := stream.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}}); err != nil {
+					return nil, err
+				}
+				return stream.Recv()
+			}()
+			if (err == nil) != tc.ok {
+				t.Fatalf("err = %v, want success %v", err, tc.ok)
+			}
+		})
+	}
+}
+
+func newCA(t *testing.T) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca, key
+}
+
+// newLeaf returns a certificate for name signed by ca, and its key, DER
+// encoded.
+func newLeaf(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, name string, server bool) (cert, key []byte) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := x509.ExtKeyUsageClientAuth
+	if server {
+		usage = x509.ExtKeyUsageServerAuth
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: name}, DNSNames: []string{name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
+	}
+	cert, err = x509.CreateCertificate(rand.Reader, tmpl, ca, &k.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err = x509.MarshalECPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert, key
+}
+
+func writePEM(t *testing.T, path, typ string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMaxConnections checks that a connection beyond the limit is refused,
+// and served once an earlier one closes.
+func TestMaxConnections(t *testing.T) {
+	f := newFixture(t, xds.WithMaxConnections(1))
+	f.eds.Set(cla("a", "10.0.0.1:80"))
+	first := dial(t, f.addr)
+	c1 := newSotW(t, first, "node-1")
+	c1.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
+	c1.recv()
+
+	second, err := grpc.NewClient(f.addr, grpc.WithTransportCredentials(insecureCreds()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	second.Connect()
+	ctx, cancel := context.WithTimeout(context.Background(), recvTimeout)
+	defer cancel()
+	for s := second.GetState(); s != connectivity.TransientFailure; s = second.GetState() {
+		if !second.WaitForStateChange(ctx, s) {
+			t.Fatalf("second connection never refused: %v", s)
+		}
+	}
+	first.Close()
+	stream, err := discovery.NewAggregatedDiscoveryServiceClient(second).StreamAggregatedResources(ctx, grpc.WaitForReady(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := stream.Recv(); err != nil || len(r.Resources) != 1 {
+		t.Fatalf("second connection got %v, %v", r, err)
+	}
+}
