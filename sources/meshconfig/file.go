@@ -1,0 +1,115 @@
+package meshconfig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/meshd/meshd/krt"
+)
+
+// File is a mesh config read from a YAML file, watched for changes by Run.
+// A file that is missing, unreadable or invalid keeps the last good config
+// (Default before the first good read) and is reported through Status and
+// the log.
+type File struct {
+	path   string
+	opts   options
+	config krt.StaticSingleton[MeshConfig]
+	status tracker
+}
+
+// NewFile returns a source for the file at path. Its singleton is unsynced
+// until the first Load (which Run does). It starts nothing.
+func NewFile(g *krt.Graph, path string, opts ...Option) *File {
+	o := buildOptions(opts)
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	f := &File{
+		path:   path,
+		opts:   o,
+		config: krt.NewStaticSingleton[MeshConfig](g, nil, krt.WithName(o.name), krt.WithUnsynced()),
+		status: tracker{logger: o.logger, status: Status{Source: path}},
+	}
+	return f
+}
+
+// Config returns the singleton holding the config in use.
+func (f *File) Config() krt.Singleton[MeshConfig] { return f.config }
+
+// Status returns where the config comes from and whether the last read was
+// accepted.
+func (f *File) Status() Status { return f.status.get() }
+
+// Load reads the file once and stores the config if it is valid, or, on
+// the first call, Default if it is not; the singleton is synced afterwards
+// either way. It returns why the file was rejected, if it was.
+func (f *File) Load() error {
+	data, err := os.ReadFile(f.path)
+	if err == nil {
+		var c MeshConfig
+		if c, err = Parse(data); err == nil {
+			f.config.Store(c)
+			f.status.accepted(c)
+			f.config.MarkSynced()
+			return nil
+		}
+	}
+	err = fmt.Errorf("%s: %w", f.path, err)
+	f.status.rejected(err)
+	if _, ok := f.config.Value(); !ok {
+		f.config.Store(Default())
+	}
+	f.config.MarkSynced()
+	return err
+}
+
+// Run loads the file and reloads it whenever it changes, until ctx ends;
+// it returns nil then, or the error that stopped the watch. The file's
+// directory is watched, so atomic saves (rename over the file) and the
+// "..data" symlink swap of a Kubernetes ConfigMap volume are seen.
+// Rejected contents are reported, not returned.
+func (f *File) Run(ctx context.Context) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watching %s: %w", f.path, err)
+	}
+	defer w.Close()
+	dir, base := filepath.Split(f.path)
+	if err := w.Add(dir); err != nil {
+		return fmt.Errorf("watching %s: %w", dir, err)
+	}
+	_ = f.Load()
+
+	// The timer starts stopped; events (re)arm it.
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return errors.New("file watcher closed")
+			}
+			if name := filepath.Base(ev.Name); name == base || name == "..data" {
+				timer.Reset(f.opts.debounce)
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return errors.New("file watcher closed")
+			}
+			f.opts.logger.Error("mesh config watcher error", "path", f.path, "err", err)
+			timer.Reset(f.opts.debounce) // events may be lost: read again
+		case <-timer.C:
+			_ = f.Load()
+		}
+	}
+}
