@@ -49,6 +49,24 @@
 // its own cluster. Routes are ordered by Gateway API precedence across
 // every route attached to the same service port.
 //
+// # Inputs
+//
+// Inputs are read through krt filters, so each must be created with the
+// accessors the sources use: keys "namespace/name" ("name" for Nodes),
+// namespaces and labels from the objects, equality that ignores unchanged
+// objects. Services need no selector accessor: the model selects through
+// its own ServiceInfo. Namespaces are accepted for namespace-level policy
+// and are not read yet.
+//
+// # Limits
+//
+// Only HTTP-family ports (http, http2, grpc, grpc-web) get sidecar
+// listeners; TCP ports get clusters, load assignments and gRPC resources
+// only. Route filters other than header modifiers (redirect, rewrite,
+// mirror, CORS, external auth, extension refs), cross-namespace backends
+// (which need ReferenceGrants) and Gateway parents are not supported; the
+// first three are reported in RouteStatus.
+//
 // # Incrementality
 //
 // Each output reads only what it needs: a pod change recomputes that pod's
