@@ -15,7 +15,10 @@ import (
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 	"github.com/meshd/meshd/cmd/meshd/internal/metrics"
+	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
+	"github.com/meshd/meshd/xds"
 )
 
 // Model is what New built, handed to Config.Extend so a program embedding
@@ -24,6 +27,11 @@ type Model struct {
 	// Graph holds every collection; collections added to it show in the
 	// debug UI and in /metrics like meshd's own.
 	Graph *krt.Graph
+	// Inputs are the sources' collections (joined, when there are several).
+	Inputs sources.Inputs
+	// Mesh is the mesh model derived from Inputs, whose xDS resources the
+	// server serves.
+	Mesh *collections.Model
 }
 
 // App is a configured meshd, ready to Run. Create it with New.
@@ -41,6 +49,7 @@ type App struct {
 	// nil when no component offers them.
 	proxies  debugui.Proxies
 	problems debugui.Problems
+	xds      *xds.Server
 
 	xdsLis, debugLis net.Listener
 	debug            *http.Server
@@ -81,11 +90,6 @@ func New(cfg Config) (_ *App, err error) {
 
 	if err := a.build(); err != nil {
 		return nil, err
-	}
-	if cfg.Extend != nil {
-		if err := cfg.Extend(a.model); err != nil {
-			return nil, fmt.Errorf("extending the mesh model: %w", err)
-		}
 	}
 
 	if a.xdsLis, err = net.Listen("tcp", cfg.XDSAddr); err != nil {

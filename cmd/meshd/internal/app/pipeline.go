@@ -1,14 +1,213 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/cmd/meshd/internal/metrics"
+	"github.com/meshd/meshd/collections"
+	"github.com/meshd/meshd/examples/demo"
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
+	"github.com/meshd/meshd/sources/folder"
+	"github.com/meshd/meshd/sources/meshconfig"
+	"github.com/meshd/meshd/xds"
 )
+
+// staleAfter is how long a proxy may leave a response unanswered before
+// the debug UI calls it stale.
+const staleAfter = 10 * time.Second
 
 // build creates the sources, the mesh model and the xDS server in the
 // graph, and registers them as components, readiness conditions and
 // metrics.
 func (a *App) build() error {
+	g := a.model.Graph
+	in, err := a.buildSources()
+	if err != nil {
+		return err
+	}
+	mc, err := a.buildMeshConfig()
+	if err != nil {
+		return err
+	}
+	a.model.Inputs = in
+	a.model.Mesh = collections.Build(g, collections.Inputs{
+		Services:       in.Services,
+		Pods:           in.Pods,
+		Namespaces:     in.Namespaces,
+		EndpointSlices: in.EndpointSlices,
+		Nodes:          in.Nodes,
+		HTTPRoutes:     in.HTTPRoutes,
+		GRPCRoutes:     in.GRPCRoutes,
+		MeshConfig:     mc,
+	})
+	if a.cfg.Extend != nil {
+		if err := a.cfg.Extend(a.model); err != nil {
+			return fmt.Errorf("extending the mesh model: %w", err)
+		}
+	}
+	return a.buildXDS()
+}
+
+// buildSources creates the folder and cluster sources the configuration
+// names, or the demo mesh when it names none, and loads the folder's
+// initial state, failing on any file that does not load.
+func (a *App) buildSources() (sources.Inputs, error) {
+	g := a.model.Graph
+	var all []sources.Inputs
+	var views []problemSource
+
+	if a.cfg.Demo() || a.cfg.ConfigDir != "" {
+		var src *folder.Source
+		name := "demo"
+		if a.cfg.Demo() {
+			src = folder.NewFS(g, demo.FS, folder.WithName("demo"), folder.WithLogger(a.log.With("source", "demo")))
+		} else {
+			name = a.cfg.ConfigDir
+			fi, err := os.Stat(a.cfg.ConfigDir)
+			if err != nil {
+				return sources.Inputs{}, fmt.Errorf("--config-dir: %w", err)
+			}
+			if !fi.IsDir() {
+				return sources.Inputs{}, fmt.Errorf("--config-dir %s: not a directory", a.cfg.ConfigDir)
+			}
+			src = folder.NewDir(g, a.cfg.ConfigDir, folder.WithLogger(a.log.With("source", "folder")))
+		}
+		if err := src.Load(); err != nil {
+			return sources.Inputs{}, fmt.Errorf("--config-dir %s: %w", name, err)
+		}
+		if err := firstError(name, src.Problems()); err != nil {
+			return sources.Inputs{}, err
+		}
+		in := src.Inputs()
+		all = append(all, in)
+		views = append(views, src)
+		a.ready.add("source "+name, synced(in)...)
+		a.components = append(a.components, component{"source " + name, src.Run})
+		a.log.Info("loaded manifests", "source", name, "objects", src.Stats().Objects, "files", src.Stats().Files)
+	}
+	if a.cfg.Kubeconfig != "" || a.cfg.InCluster {
+		return sources.Inputs{}, errors.New("--kubeconfig and --in-cluster: the Kubernetes source is not wired into meshd yet")
+	}
+	a.problems = problemView(views)
+	in := all[0]
+	for _, other := range all[1:] {
+		in = sources.JoinInputs(a.model.Graph, in, other)
+	}
+	return in, nil
+}
+
+// firstError returns the first error-severity problem of a source's initial
+// load as a one-line error, with a count of the others.
+func firstError(source string, ps []folder.Problem) error {
+	var errs []folder.Problem
+	for _, p := range ps {
+		if p.Severity == folder.SeverityError {
+			errs = append(errs, p)
+		}
+	}
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s: %s", source, errs[0])
+	}
+	return fmt.Errorf("%s: %s (and %d more problems)", source, errs[0], len(errs)-1)
+}
+
+// buildMeshConfig returns the mesh config collection: the file's, or an
+// empty one, which the model reads as meshconfig.Default().
+func (a *App) buildMeshConfig() (krt.Collection[meshconfig.MeshConfig], error) {
+	g := a.model.Graph
+	if a.cfg.MeshConfigFile == "" {
+		return krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil, krt.WithName("meshconfig")), nil
+	}
+	return nil, errors.New("--mesh-config: not wired into meshd yet")
+}
+
+// buildXDS creates the xDS server over the model's resources.
+func (a *App) buildXDS() error {
+	m := a.model.Mesh
+	mc, _ := m.MeshConfig.Value()
+	debounce := time.Duration(mc.PushDebounce)
+	if a.cfg.PushDebounce > 0 {
+		debounce = a.cfg.PushDebounce
+	}
+	opts := []xds.Option{
+		xds.WithLogger(a.log.With("component", "xds")),
+		xds.WithDebounce(debounce),
+	}
+	if mc.PushDebounceMax > 0 {
+		opts = append(opts, xds.WithMaxDelay(max(time.Duration(mc.PushDebounceMax), debounce)))
+	}
+	if a.cfg.XDSTLSCert != "" {
+		tc, err := loadTLS(a.cfg.XDSTLSCert, a.cfg.XDSTLSKey, a.cfg.XDSClientCA)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, xds.WithTLSConfig(tc))
+	}
+	s := xds.New(a.model.Graph, []xds.Source{
+		xds.NewSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
+		xds.NewSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
+		xds.NewSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto),
+		xds.NewSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
+	}, opts...)
+	a.xds = s
+	a.ready.add("xDS server (first version)", s.Ready())
+	a.metrics = append(a.metrics, metrics.NewXDSCollector(s))
+	a.proxies = proxyView{s: s, staleAfter: staleAfter, now: time.Now}
+	a.components = append(a.components, component{"xds", func(ctx context.Context) error {
+		return s.Serve(ctx, a.xdsLis)
+	}})
 	return nil
+}
+
+// synced returns the synced channels of every input collection.
+func synced(in sources.Inputs) []<-chan struct{} {
+	return []<-chan struct{}{
+		in.Services.Synced(), in.Pods.Synced(), in.Namespaces.Synced(), in.EndpointSlices.Synced(),
+		in.Nodes.Synced(), in.ConfigMaps.Synced(), in.HTTPRoutes.Synced(), in.GRPCRoutes.Synced(),
+	}
+}
+
+// problemSource is a source that reports problems with its input.
+type problemSource interface{ Problems() []folder.Problem }
+
+// problemView adapts the sources' problems to the debug UI's.
+type problemView []problemSource
+
+// Problems implements debugui.Problems.
+func (v problemView) Problems() []debugui.Problem {
+	out := []debugui.Problem{}
+	for _, s := range v {
+		for _, p := range s.Problems() {
+			where := p.Path
+			if p.Line > 0 {
+				where = fmt.Sprintf("%s:%d", where, p.Line)
+			}
+			msg := p.Message
+			if p.Doc > 0 {
+				msg = fmt.Sprintf("document %d: %s", p.Doc, msg)
+			}
+			if p.Severity == folder.SeverityWarning {
+				msg = "warning: " + msg
+			}
+			out = append(out, debugui.Problem{Source: where, Object: p.Object, Error: strings.TrimSpace(msg)})
+		}
+	}
+	return out
 }
 
 // mountUI mounts the debug UI, over the graph and whatever proxy registry

@@ -16,12 +16,24 @@ type readiness struct {
 
 type check struct {
 	name string
-	done <-chan struct{}
+	done []<-chan struct{}
 }
 
-// add registers a condition: name says, in /readyz's body, what is still
-// awaited while done is open.
-func (r *readiness) add(name string, done <-chan struct{}) {
+// holds reports whether every channel of c is closed.
+func (c check) holds() bool {
+	for _, d := range c.done {
+		select {
+		case <-d:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// add registers a condition that holds once every channel in done is
+// closed: name says, in /readyz's body, what is still awaited.
+func (r *readiness) add(name string, done ...<-chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.checks = append(r.checks, check{name, done})
@@ -34,9 +46,7 @@ func (r *readiness) pending() []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, c := range r.checks {
-		select {
-		case <-c.done:
-		default:
+		if !c.holds() {
 			out = append(out, c.name)
 		}
 	}
@@ -50,10 +60,12 @@ func (r *readiness) wait(ctx context.Context) bool {
 	checks := append([]check(nil), r.checks...)
 	r.mu.Unlock()
 	for _, c := range checks {
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return false
+		for _, d := range c.done {
+			select {
+			case <-d:
+			case <-ctx.Done():
+				return false
+			}
 		}
 	}
 	return true

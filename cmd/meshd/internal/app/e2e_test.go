@@ -1,0 +1,242 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/meshd/meshd/examples/demo"
+	"github.com/meshd/meshd/xds"
+)
+
+// copyDemo writes the demo mesh into a fresh directory and returns it.
+func copyDemo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := fs.WalkDir(demo.FS, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(demo.FS, path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, path), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// adsClient is a raw SotW ADS stream subscribed to every cluster.
+type adsClient struct {
+	t      *testing.T
+	stream grpc.BidiStreamingClient[discoveryv3.DiscoveryRequest, discoveryv3.DiscoveryResponse]
+	resps  chan *discoveryv3.DiscoveryResponse
+}
+
+func newADSClient(t *testing.T, addr string) *adsClient {
+	t.Helper()
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &adsClient{t: t, stream: stream, resps: make(chan *discoveryv3.DiscoveryResponse, 16)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(c.resps)
+		for {
+			r, err := stream.Recv()
+			if err != nil {
+				return
+			}
+			c.resps <- r
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		cc.Close()
+	})
+	if err := stream.Send(&discoveryv3.DiscoveryRequest{
+		Node:    &corev3.Node{Id: "e2e-test"},
+		TypeUrl: xds.ClusterType,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// clusters waits for the next CDS response, ACKs it and returns the
+// cluster names it holds.
+func (c *adsClient) clusters() []string {
+	c.t.Helper()
+	select {
+	case r, ok := <-c.resps:
+		if !ok {
+			c.t.Fatal("ADS stream closed")
+		}
+		var names []string
+		for _, a := range r.GetResources() {
+			var cl clusterv3.Cluster
+			if err := a.UnmarshalTo(&cl); err != nil {
+				c.t.Fatal(err)
+			}
+			names = append(names, cl.GetName())
+		}
+		if err := c.stream.Send(&discoveryv3.DiscoveryRequest{
+			TypeUrl: xds.ClusterType, VersionInfo: r.GetVersionInfo(), ResponseNonce: r.GetNonce(),
+		}); err != nil {
+			c.t.Fatal(err)
+		}
+		slices.Sort(names)
+		return names
+	case <-time.After(20 * time.Second):
+		c.t.Fatal("no CDS response within 20s")
+		return nil
+	}
+}
+
+// until calls clusters until ok accepts them.
+func (c *adsClient) until(what string, ok func([]string) bool) []string {
+	c.t.Helper()
+	for range 10 {
+		if names := c.clusters(); ok(names) {
+			return names
+		}
+	}
+	c.t.Fatalf("clusters never %s", what)
+	return nil
+}
+
+const (
+	reviewsCluster = "outbound|9080||reviews.shop.svc.cluster.local"
+	ratingsCluster = "outbound|9080||ratings.shop.svc.cluster.local"
+)
+
+const ratingsService = `apiVersion: v1
+kind: Service
+metadata:
+  name: ratings
+  namespace: shop
+spec:
+  selector:
+    app: ratings
+  ports:
+  - name: grpc
+    port: 9080
+`
+
+// TestConfigDirEndToEnd runs meshd on a folder, as
+// `meshd --config-dir DIR --xds-addr 127.0.0.1:PORT --debug-addr 127.0.0.1:PORT`,
+// and checks what a proxy and an operator see as the folder changes.
+func TestConfigDirEndToEnd(t *testing.T) {
+	dir := copyDemo(t)
+	cfg, err := ParseFlags([]string{"--config-dir", dir, "--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0",
+		"--push-debounce", "10ms"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, cfg)
+	r.waitReady(t)
+
+	// Metrics: per-collection series for the sources, the model and xDS.
+	_, metrics := r.get(t, "/metrics")
+	for _, want := range []string{
+		`meshd_krt_collection_size{collection="folder/Service",kind="static"} 4`,
+		`meshd_krt_collection_recompute_duration_seconds_bucket{collection=`,
+		`meshd_xds_connected_proxies 0`,
+		`meshd_xds_resources{type="cds"} 4`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+
+	ads := newADSClient(t, r.app.XDSAddr())
+	if names := ads.clusters(); !slices.Contains(names, reviewsCluster) || slices.Contains(names, ratingsCluster) {
+		t.Fatalf("initial clusters = %v, want %s and not %s", names, reviewsCluster, ratingsCluster)
+	}
+
+	// Adding a file adds its service's cluster.
+	if err := os.WriteFile(filepath.Join(dir, "ratings.yaml"), []byte(ratingsService), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ads.until("gain ratings", func(n []string) bool { return slices.Contains(n, ratingsCluster) })
+
+	// A broken file is a problem in the UI, and its last good objects stay.
+	if err := os.WriteFile(filepath.Join(dir, "ratings.yaml"), []byte("kind: Service\n  name: [broken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	problem := waitFor(t, "the broken file in /debug/api/problems", func() (string, bool) {
+		_, body := r.get(t, "/debug/api/problems")
+		return body, strings.Contains(body, "ratings.yaml")
+	})
+	var probs struct {
+		Problems []struct{ Source, Error string }
+	}
+	if err := json.Unmarshal([]byte(problem), &probs); err != nil || len(probs.Problems) == 0 {
+		t.Fatalf("problems = %s (%v)", problem, err)
+	}
+	if code, _ := r.get(t, "/readyz"); code != 200 {
+		t.Errorf("/readyz = %d after a bad edit, want 200: the last good config keeps serving", code)
+	}
+	waitFor(t, "the error in the log", func() (string, bool) {
+		return "", strings.Contains(r.log.String(), "ratings.yaml")
+	})
+	// The cluster is still served: a new subscriber gets it too.
+	late := newADSClient(t, r.app.XDSAddr())
+	if names := late.clusters(); !slices.Contains(names, ratingsCluster) {
+		t.Errorf("after a bad edit, clusters = %v, want %s kept", names, ratingsCluster)
+	}
+
+	// Deleting the file removes its objects.
+	if err := os.Remove(filepath.Join(dir, "ratings.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	ads.until("lose ratings", func(n []string) bool { return !slices.Contains(n, ratingsCluster) })
+
+	// The UI sees the proxy.
+	waitFor(t, "the proxy in /debug/api/proxies", func() (string, bool) {
+		_, body := r.get(t, "/debug/api/proxies")
+		return body, strings.Contains(body, "e2e-test")
+	})
+	if err := r.stop(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+}
+
+// waitFor polls cond until it holds, for up to 20s.
+func waitFor(t *testing.T, what string, cond func() (string, bool)) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		v, ok := cond()
+		if ok {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; last: %.500s", what, v)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
