@@ -65,7 +65,7 @@
 // only. Route filters other than header modifiers (redirect, rewrite,
 // mirror, CORS, external auth, extension refs), cross-namespace backends
 // (which need ReferenceGrants) and Gateway parents are not supported; the
-// first three are reported in RouteStatus.
+// first two are reported in RouteStatus.
 //
 // # Incrementality
 //

@@ -105,7 +105,7 @@ func podEndpoints(svc ServiceInfo, selected []Workload) [][]Endpoint {
 				continue
 			}
 			perPort[i] = append(perPort[i], Endpoint{
-				IP: w.IP, Port: target, Healthy: w.Ready, Locality: w.Locality, Workload: w.ResourceName(),
+				IP: w.IP, Port: target, Healthy: w.Ready || svc.PublishNotReady, Locality: w.Locality, Workload: w.ResourceName(),
 			})
 		}
 	}

@@ -70,6 +70,16 @@ func TestEndpoints(t *testing.T) {
 			want: map[string]string{"outbound|80||a.ns.svc.cluster.local": "10.0.0.1:8080! 10.0.0.2:8080"},
 		},
 		{
+			name: "publishNotReadyAddresses publishes not-ready pods healthy",
+			svc: func() *corev1.Service {
+				s := service("ns", "a", app, svcPort("http", 80, 8080))
+				s.Spec.PublishNotReadyAddresses = true
+				return s
+			}(),
+			pods: []*corev1.Pod{pod("ns", "a-0", "10.0.0.2", app, true), pod("ns", "a-1", "10.0.0.1", app, false)},
+			want: map[string]string{"outbound|80||a.ns.svc.cluster.local": "10.0.0.1:8080 10.0.0.2:8080"},
+		},
+		{
 			name: "named target port resolved per pod",
 			svc:  service("ns", "a", app, svcPort("grpc", 9090, "api"), svcPort("http", 80, 8080)),
 			pods: []*corev1.Pod{

@@ -110,6 +110,9 @@ type ServiceInfo struct {
 	// Selector selects the service's pods; nil for a selector-less
 	// service, whose endpoints come from EndpointSlices.
 	Selector map[string]string
+	// PublishNotReady publishes every selected workload as healthy, ready
+	// or not (spec.publishNotReadyAddresses).
+	PublishNotReady bool
 	// Ports are the TCP ports of the service, in spec order; UDP and SCTP
 	// ports are left out, as the mesh does not proxy them.
 	Ports []ServicePort
@@ -124,7 +127,7 @@ func (s ServiceInfo) GetNamespace() string { return s.Namespace }
 // Equals reports whether s and o are the same.
 func (s ServiceInfo) Equals(o ServiceInfo) bool {
 	return s.Name == o.Name && s.Namespace == o.Namespace && s.Hostname == o.Hostname &&
-		s.ClusterIP == o.ClusterIP && maps.Equal(s.Selector, o.Selector) && slices.Equal(s.Ports, o.Ports)
+		s.ClusterIP == o.ClusterIP && s.PublishNotReady == o.PublishNotReady && maps.Equal(s.Selector, o.Selector) && slices.Equal(s.Ports, o.Ports)
 }
 
 // Port returns the service port numbered port.
@@ -152,6 +155,8 @@ func buildServiceInfo(svc *corev1.Service, domainSuffix string) *ServiceInfo {
 		Name:      svc.Name,
 		Namespace: svc.Namespace,
 		Hostname:  Hostname(svc.Name, svc.Namespace, domainSuffix),
+
+		PublishNotReady: svc.Spec.PublishNotReadyAddresses,
 	}
 	if ip := svc.Spec.ClusterIP; ip != corev1.ClusterIPNone {
 		info.ClusterIP = ip

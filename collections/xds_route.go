@@ -247,8 +247,19 @@ func buildGRPCRouteConfig(p PortRoutes) *routev3.RouteConfiguration {
 // sidecar proxies: one virtual host per HTTP service on that port.
 func buildSidecarRouteConfig(port int32, ports []PortRoutes) *routev3.RouteConfiguration {
 	rc := &routev3.RouteConfiguration{Name: itoa(port), ValidateClusters: wrapperspb.Bool(false)}
+	// Envoy rejects a route configuration that lists a domain twice. Real
+	// cluster IPs are unique, but hand-written manifests may repeat one:
+	// the first service (by key) keeps it.
+	seen := map[string]bool{}
 	for _, p := range ports {
-		rc.VirtualHosts = append(rc.VirtualHosts, buildVirtualHost(p, sidecarDomains(p), flavorEnvoy))
+		var domains []string
+		for _, d := range sidecarDomains(p) {
+			if !seen[d] {
+				seen[d] = true
+				domains = append(domains, d)
+			}
+		}
+		rc.VirtualHosts = append(rc.VirtualHosts, buildVirtualHost(p, domains, flavorEnvoy))
 	}
 	return rc
 }

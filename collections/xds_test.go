@@ -62,8 +62,10 @@ func checkHCM(t *testing.T, hcm *hcmv3.HttpConnectionManager, route string) {
 
 func TestListenersAndClusters(t *testing.T) {
 	_, in, m := newTestModel()
+	web := service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080), svcPort("grpc", 9090, 9090))
+	web.Spec.ClusterIP = "10.96.0.10"
 	in.services.Set(
-		service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080), svcPort("grpc", 9090, 9090)),
+		web,
 		service("ns", "api", map[string]string{"app": "api"}, svcPort("http-api", 80, 8080)),
 		service("ns", "db", map[string]string{"app": "db"}, svcPort("tcp", 5432, 5432)),
 	)
@@ -113,9 +115,12 @@ func TestListenersAndClusters(t *testing.T) {
 	if want := []string{"api.ns.svc.cluster.local:80", "web.ns.svc.cluster.local:80"}; !slices.Equal(hosts, want) {
 		t.Errorf("sidecar virtual hosts of 80: %v, want %v", hosts, want)
 	}
-	wantDomains := []string{"web.ns.svc.cluster.local", "web.ns.svc.cluster.local:80", "web.ns", "web.ns:80", "web.ns.svc", "web.ns.svc:80", "10.96.0.1", "10.96.0.1:80"}
+	wantDomains := []string{"web.ns.svc.cluster.local", "web.ns.svc.cluster.local:80", "web.ns", "web.ns:80", "web.ns.svc", "web.ns.svc:80", "10.96.0.10", "10.96.0.10:80"}
 	if got := rc.Message.VirtualHosts[1].Domains; !slices.Equal(got, wantDomains) {
 		t.Errorf("domains %v, want %v", got, wantDomains)
+	}
+	if got := rc.Message.VirtualHosts[0].Domains; !slices.Contains(got, "10.96.0.1:80") {
+		t.Errorf("api domains %v lack its cluster IP", got)
 	}
 
 	// Clusters: EDS over ADS; HTTP/2 upstream for gRPC ports only.
@@ -168,5 +173,20 @@ func TestResourceEquals(t *testing.T) {
 	name, msg := a.Proto()
 	if name != "c" || msg != proto.Message(a.Message) {
 		t.Errorf("Proto() = %s, %v", name, msg)
+	}
+}
+
+func TestSidecarRouteConfigDropsRepeatedDomains(t *testing.T) {
+	a := PortRoutes{Cluster: ClusterName(80, "a.ns.svc.cluster.local"), Name: "a", Namespace: "ns",
+		Hostname: "a.ns.svc.cluster.local", ClusterIP: "10.0.0.1", Port: 80, Protocol: ProtocolHTTP}
+	b := a
+	b.Cluster, b.Name, b.Hostname = ClusterName(80, "b.ns.svc.cluster.local"), "b", "b.ns.svc.cluster.local"
+	rc := buildSidecarRouteConfig(80, []PortRoutes{a, b})
+	validateDeep(t, rc)
+	if got := rc.VirtualHosts[0].Domains; !slices.Contains(got, "10.0.0.1:80") {
+		t.Errorf("first service lost the shared IP: %v", got)
+	}
+	if got := rc.VirtualHosts[1].Domains; slices.Contains(got, "10.0.0.1:80") || !slices.Contains(got, "b.ns:80") {
+		t.Errorf("second service domains %v", got)
 	}
 }
