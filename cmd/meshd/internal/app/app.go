@@ -48,7 +48,7 @@ type App struct {
 	// proxies and problems feed the debug UI's Proxies and Problems tabs;
 	// nil when no component offers them.
 	proxies  debugui.Proxies
-	problems debugui.Problems
+	problems problemView
 	xds      *xds.Server
 
 	xdsLis, debugLis net.Listener

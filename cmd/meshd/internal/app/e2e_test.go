@@ -240,3 +240,52 @@ func waitFor(t *testing.T, what string, cond func() (string, bool)) string {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestMeshConfigFile checks that --mesh-config shapes what is served, and
+// that a bad edit keeps the last good config while showing as a problem.
+func TestMeshConfigFile(t *testing.T) {
+	mc := filepath.Join(t.TempDir(), "mesh.yaml")
+	if err := os.WriteFile(mc, []byte("domainSuffix: mesh.test\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseFlags([]string{"--mesh-config", mc, "--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0", "--push-debounce", "10ms"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, cfg)
+	r.waitReady(t)
+	ads := newADSClient(t, r.app.XDSAddr())
+	const want = "outbound|9080||reviews.shop.svc.mesh.test"
+	if names := ads.clusters(); !slices.Contains(names, want) {
+		t.Fatalf("clusters = %v, want %s", names, want)
+	}
+
+	if err := os.WriteFile(mc, []byte("domainSuffix: .bad.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the mesh config problem", func() (string, bool) {
+		_, body := r.get(t, "/debug/api/problems")
+		return body, strings.Contains(body, "mesh.yaml") && strings.Contains(body, "domainSuffix")
+	})
+	late := newADSClient(t, r.app.XDSAddr())
+	if names := late.clusters(); !slices.Contains(names, want) {
+		t.Errorf("after a bad mesh config, clusters = %v, want %s kept", names, want)
+	}
+}
+
+func TestMeshConfigInvalidAtStartup(t *testing.T) {
+	mc := filepath.Join(t.TempDir(), "mesh.yaml")
+	if err := os.WriteFile(mc, []byte("outboundTrafficPolicy: SOMETIMES\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.XDSAddr, cfg.DebugAddr, cfg.MeshConfigFile = "127.0.0.1:0", "127.0.0.1:0", mc
+	a, err := New(cfg)
+	if err == nil {
+		a.Close()
+		t.Fatal("New accepted an invalid mesh config")
+	}
+	if !strings.Contains(err.Error(), "--mesh-config") || !strings.Contains(err.Error(), "SOMETIMES") {
+		t.Errorf("err = %v", err)
+	}
+}

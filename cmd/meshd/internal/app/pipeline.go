@@ -66,7 +66,6 @@ func (a *App) build() error {
 func (a *App) buildSources() (sources.Inputs, error) {
 	g := a.model.Graph
 	var all []sources.Inputs
-	var views []problemSource
 
 	if a.cfg.Demo() || a.cfg.ConfigDir != "" {
 		var src *folder.Source
@@ -92,7 +91,7 @@ func (a *App) buildSources() (sources.Inputs, error) {
 		}
 		in := src.Inputs()
 		all = append(all, in)
-		views = append(views, src)
+		a.problems = append(a.problems, folderProblems(src))
 		a.ready.add("source "+name, synced(in)...)
 		a.components = append(a.components, component{"source " + name, src.Run})
 		a.log.Info("loaded manifests", "source", name, "objects", src.Stats().Objects, "files", src.Stats().Files)
@@ -100,7 +99,6 @@ func (a *App) buildSources() (sources.Inputs, error) {
 	if a.cfg.Kubeconfig != "" || a.cfg.InCluster {
 		return sources.Inputs{}, errors.New("--kubeconfig and --in-cluster: the Kubernetes source is not wired into meshd yet")
 	}
-	a.problems = problemView(views)
 	in := all[0]
 	for _, other := range all[1:] {
 		in = sources.JoinInputs(a.model.Graph, in, other)
@@ -133,7 +131,20 @@ func (a *App) buildMeshConfig() (krt.Collection[meshconfig.MeshConfig], error) {
 	if a.cfg.MeshConfigFile == "" {
 		return krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil, krt.WithName("meshconfig")), nil
 	}
-	return nil, errors.New("--mesh-config: not wired into meshd yet")
+	f := meshconfig.NewFile(g, a.cfg.MeshConfigFile, meshconfig.WithLogger(a.log.With("source", "mesh-config")))
+	if err := f.Load(); err != nil {
+		return nil, fmt.Errorf("--mesh-config %s: %w", a.cfg.MeshConfigFile, err)
+	}
+	a.ready.add("mesh config "+a.cfg.MeshConfigFile, f.Config().Synced())
+	a.components = append(a.components, component{"mesh config", f.Run})
+	a.problems = append(a.problems, func() []debugui.Problem {
+		st := f.Status()
+		if st.Valid {
+			return nil
+		}
+		return []debugui.Problem{{Source: st.Source, Object: "mesh config", Error: st.Error + " (serving the last good config)"}}
+	})
+	return f.Config(), nil
 }
 
 // buildXDS creates the xDS server over the model's resources.
@@ -182,17 +193,11 @@ func synced(in sources.Inputs) []<-chan struct{} {
 	}
 }
 
-// problemSource is a source that reports problems with its input.
-type problemSource interface{ Problems() []folder.Problem }
-
-// problemView adapts the sources' problems to the debug UI's.
-type problemView []problemSource
-
-// Problems implements debugui.Problems.
-func (v problemView) Problems() []debugui.Problem {
-	out := []debugui.Problem{}
-	for _, s := range v {
-		for _, p := range s.Problems() {
+// folderProblems reports a folder source's problems to the debug UI.
+func folderProblems(src *folder.Source) func() []debugui.Problem {
+	return func() []debugui.Problem {
+		var out []debugui.Problem
+		for _, p := range src.Problems() {
 			where := p.Path
 			if p.Line > 0 {
 				where = fmt.Sprintf("%s:%d", where, p.Line)
@@ -206,6 +211,18 @@ func (v problemView) Problems() []debugui.Problem {
 			}
 			out = append(out, debugui.Problem{Source: where, Object: p.Object, Error: strings.TrimSpace(msg)})
 		}
+		return out
+	}
+}
+
+// problemView gathers the problems every source reports for the debug UI.
+type problemView []func() []debugui.Problem
+
+// Problems implements debugui.Problems.
+func (v problemView) Problems() []debugui.Problem {
+	out := []debugui.Problem{}
+	for _, f := range v {
+		out = append(out, f()...)
 	}
 	return out
 }
@@ -217,9 +234,7 @@ func (a *App) mountUI(r *debugRoutes) {
 	if a.proxies != nil {
 		opts = append(opts, debugui.WithProxies(a.proxies))
 	}
-	if a.problems != nil {
-		opts = append(opts, debugui.WithProblems(a.problems))
-	}
+	opts = append(opts, debugui.WithProblems(a.problems))
 	ui := debugui.New(a.model.Graph, opts...)
 	r.ui, r.redirect, r.closeUI = ui, ui.RedirectHandler(), ui.Close
 }
