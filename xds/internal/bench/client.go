@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/meshd/meshd/xds"
+)
+
+// fleet is the child's P clients and what they have received.
+type fleet struct {
+	n     int
+	bytes atomic.Int64
+	msgs  atomic.Int64
+	last  atomic.Int64 // unix nanos of the last response
+
+	mu sync.Mutex // guards following
+	// complete counts the clients holding every type.
+	complete int
+	// want is the armed expectation: the cluster whose CLA must come with
+	// ip; got counts the clients that have it.
+	wantCluster, wantIP string
+	got                 int
+	gotCh               chan struct{}
+}
+
+// client is one SotW ADS stream that wants everything.
+type client struct {
+	f      *fleet
+	stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesClient
+	// out queues requests for the sending goroutine, so that receiving
+	// never waits for the server to read.
+	out chan *discovery.DiscoveryRequest
+	// raw holds the last bytes received per type and name; a resource is
+	// decoded only when they change.
+	raw map[string]map[string][]byte
+	// routeOf and edsOf are what the listeners and clusters name.
+	routeOf  map[string]string
+	edsOf    map[string]string
+	routes   []string
+	clusters []string
+	eds      map[string]bool
+	listener bool
+	complete bool
+}
+
+// runClients is the child: it reads commands on stdin and answers on
+// stdout.
+func runClients(addr string, p, n int, quiet time.Duration) {
+	f := &fleet{n: n}
+	in := bufio.NewScanner(os.Stdin)
+	out := bufio.NewWriter(os.Stdout)
+	say := func(format string, args ...any) {
+		fmt.Fprintf(out, format+"\n", args...)
+		out.Flush()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The parent starts its clocks once the child runs: this binary's
+	// start-up (Kubernetes API packages) is not the server's connect time.
+	say("STARTED")
+	var cpuMark time.Duration
+	for in.Scan() {
+		fields := strings.Fields(in.Text())
+		switch fields[0] {
+		case "CONNECT":
+			cpuMark = cpuSelf()
+			for i := range p {
+				go func() {
+					if err := f.connect(ctx, addr, i); err != nil {
+						fatalf("client %d: %v", i, err)
+					}
+				}()
+			}
+			waitFleet(f, p)
+			say("READY")
+			for time.Since(time.Unix(0, f.last.Load())) < quiet {
+				time.Sleep(quiet / 10)
+			}
+			say("SETTLED %d %d %d", f.bytes.Swap(0), f.msgs.Swap(0), (cpuSelf() - cpuMark).Microseconds())
+		case "EXPECT":
+			ch := make(chan struct{})
+			f.mu.Lock()
+			f.wantCluster, f.wantIP, f.got, f.gotCh = fields[2], fields[3], 0, ch
+			f.mu.Unlock()
+			cpuMark = cpuSelf()
+			say("ARMED")
+			<-ch
+			say("GOT")
+			for time.Since(time.Unix(0, f.last.Load())) < quiet {
+				time.Sleep(quiet / 10)
+			}
+			say("SETTLED %d %d %d", f.bytes.Swap(0), f.msgs.Swap(0), (cpuSelf() - cpuMark).Microseconds())
+		case "QUIT":
+			return
+		}
+	}
+}
+
+// waitFleet waits until every client holds every type.
+func waitFleet(f *fleet, p int) {
+	for {
+		f.mu.Lock()
+		done := f.complete == p
+		f.mu.Unlock()
+		if done {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (f *fleet) connect(ctx context.Context, addr string, i int) error {
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))
+	if err != nil {
+		return err
+	}
+	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+	if err != nil {
+		return err
+	}
+	c := &client{f: f, stream: stream, raw: map[string]map[string][]byte{}, routeOf: map[string]string{},
+		edsOf: map[string]string{}, eds: map[string]bool{}}
+	node := &corev3.Node{Id: "client-" + strconv.Itoa(i), Cluster: "bench"}
+	c.out = make(chan *discovery.DiscoveryRequest, 1024)
+	go func() {
+		for req := range c.out {
+			if err := stream.Send(req); err != nil {
+				return
+			}
+		}
+	}()
+	c.out <- &discovery.DiscoveryRequest{Node: node, TypeUrl: xds.ListenerType}
+	c.out <- &discovery.DiscoveryRequest{TypeUrl: xds.ClusterType}
+	c.run()
+	return nil
+}
+
+func (c *client) run() {
+	for {
+		resp, err := c.stream.Recv()
+		if err != nil {
+			return
+		}
+		c.f.bytes.Add(int64(proto.Size(resp)))
+		c.f.msgs.Add(1)
+		if err := c.handle(resp); err != nil {
+			fatalf("client: %v", err)
+		}
+		c.f.last.Store(time.Now().UnixNano())
+	}
+}
+
+// handle decodes the resources whose bytes changed, follows listeners to
+// routes and clusters to load assignments, and ACKs.
+func (c *client) handle(resp *discovery.DiscoveryResponse) error {
+	raw := c.raw[resp.TypeUrl]
+	if raw == nil {
+		raw = map[string][]byte{}
+		c.raw[resp.TypeUrl] = raw
+	}
+	seen := map[string]bool{}
+	for _, a := range resp.Resources {
+		name := nameOf(a.Value)
+		seen[name] = true
+		if prev, ok := raw[name]; ok && bytes.Equal(prev, a.Value) {
+			continue
+		}
+		raw[name] = a.Value
+		if err := c.decode(resp.TypeUrl, name, a.Value); err != nil {
+			return err
+		}
+	}
+	var names []string
+	switch resp.TypeUrl {
+	case xds.ListenerType:
+		c.listener = true
+		for name := range c.routeOf {
+			if !seen[name] {
+				delete(c.routeOf, name)
+				delete(raw, name)
+			}
+		}
+		if routes := sortedValues(c.routeOf); !slices.Equal(routes, c.routes) {
+			c.routes = routes
+			defer c.request(xds.RouteType, routes)
+		}
+	case xds.ClusterType:
+		for name := range c.edsOf {
+			if !seen[name] {
+				delete(c.edsOf, name)
+				delete(raw, name)
+			}
+		}
+		if clusters := sortedValues(c.edsOf); !slices.Equal(clusters, c.clusters) {
+			c.clusters = clusters
+			defer c.request(xds.EndpointType, clusters)
+		}
+	case xds.RouteType:
+		names = c.routes
+	case xds.EndpointType:
+		names = c.clusters
+	}
+	c.out <- &discovery.DiscoveryRequest{TypeUrl: resp.TypeUrl, VersionInfo: resp.VersionInfo, ResponseNonce: resp.Nonce, ResourceNames: names}
+	if !c.complete && c.listener && len(c.eds) >= c.f.n && len(c.routes) > 0 {
+		c.complete = true
+		c.f.mu.Lock()
+		c.f.complete++
+		c.f.mu.Unlock()
+	}
+	return nil
+}
+
+// decode reads one changed resource.
+func (c *client) decode(typeURL, name string, b []byte) error {
+	switch typeURL {
+	case xds.ListenerType:
+		var l listenerv3.Listener
+		if err := proto.Unmarshal(b, &l); err != nil {
+			return err
+		}
+		delete(c.routeOf, name)
+		if api := l.GetApiListener().GetApiListener(); api != nil {
+			var hcm hcmv3.HttpConnectionManager
+			if err := api.UnmarshalTo(&hcm); err != nil {
+				return err
+			}
+			if r := hcm.GetRds().GetRouteConfigName(); r != "" {
+				c.routeOf[name] = r
+			}
+		}
+	case xds.ClusterType:
+		var cl clusterv3.Cluster
+		if err := proto.Unmarshal(b, &cl); err != nil {
+			return err
+		}
+		delete(c.edsOf, name)
+		if cl.GetType() == clusterv3.Cluster_EDS {
+			eds := cl.GetEdsClusterConfig().GetServiceName()
+			if eds == "" {
+				eds = cl.Name
+			}
+			c.edsOf[name] = eds
+		}
+	case xds.EndpointType:
+		var cla endpointv3.ClusterLoadAssignment
+		if err := proto.Unmarshal(b, &cla); err != nil {
+			return err
+		}
+		c.eds[cla.ClusterName] = true
+		c.checkExpect(&cla)
+	}
+	return nil
+}
+
+// nameOf reads field 1, the name of every resource type served, without
+// decoding the rest.
+func nameOf(b []byte) string {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return ""
+		}
+		b = b[n:]
+		if num == 1 && typ == protowire.BytesType {
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return ""
+			}
+			return string(v)
+		}
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return ""
+		}
+		b = b[n:]
+	}
+	return ""
+}
+
+func sortedValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func (c *client) request(typeURL string, names []string) {
+	c.out <- &discovery.DiscoveryRequest{TypeUrl: typeURL, ResourceNames: names}
+}
+
+// checkExpect counts the client once when cla is the armed cluster's and
+// holds the armed address.
+func (c *client) checkExpect(cla *endpointv3.ClusterLoadAssignment) {
+	f := c.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.wantCluster == "" || cla.ClusterName != f.wantCluster {
+		return
+	}
+	for _, loc := range cla.Endpoints {
+		for _, ep := range loc.LbEndpoints {
+			if ep.GetEndpoint().GetAddress().GetSocketAddress().GetAddress() == f.wantIP {
+				f.got++
+				if f.got == f.complete {
+					close(f.gotCh)
+					f.wantCluster = ""
+				}
+				return
+			}
+		}
+	}
+}

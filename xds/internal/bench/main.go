@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/grpc"
+
+	"github.com/meshd/meshd/collections"
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
+	"github.com/meshd/meshd/sources/meshconfig"
+	"github.com/meshd/meshd/xds"
+)
+
+func main() {
+	n := flag.Int("n", 1000, "number of services")
+	m := flag.Int("m", 10000, "number of pods")
+	p := flag.Int("p", 100, "number of connected ADS clients")
+	changes := flag.Int("changes", 100, "number of single-pod IP changes to time")
+	debounce := flag.Duration("debounce", 0, "the server's push debounce")
+	quiet := flag.Duration("quiet", 100*time.Millisecond, "a change is settled when no client has received anything for this long")
+	timeout := flag.Duration("timeout", 5*time.Minute, "timeout for any single wait")
+	seed := flag.Int64("seed", 1, "seed for choosing which pods change")
+	child := flag.Bool("child", false, "internal: run as the client process")
+	addr := flag.String("addr", "", "internal: server address (child)")
+	flag.Parse()
+	if *n <= 0 || *m < *n || *p <= 0 {
+		fatalf("need 0 < n <= m and p > 0")
+	}
+	if *child {
+		runClients(*addr, *p, *n, *quiet)
+		return
+	}
+	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed); err != nil {
+		fatalf("%v", err)
+	}
+}
+
+func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int64) error {
+	emit("param_services", n, "count")
+	emit("param_pods", m, "count")
+	emit("param_clients", p, "count")
+	emit("param_changes", changes, "count")
+	emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
+	emit("param_debounce", ms(debounce), "ms")
+
+	// (a) The model and the server's serialized resources.
+	base := heapAlloc()
+	t0 := time.Now()
+	c0 := cpuSelf()
+	g := krt.NewGraph()
+	in := sources.NewStaticInputs(g, "bench")
+	in.MarkSynced()
+	model := collections.Build(g, collections.Inputs{
+		Services: in.Services, Pods: in.Pods, Namespaces: in.Namespaces, EndpointSlices: in.EndpointSlices,
+		Nodes: in.Nodes, HTTPRoutes: in.HTTPRoutes, GRPCRoutes: in.GRPCRoutes,
+		MeshConfig: krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil),
+	}, collections.WithSidecarResources(false))
+	srv := xds.New(g, []xds.Source{
+		xds.NewSource(xds.ClusterType, model.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
+		xds.NewSource(xds.EndpointType, model.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
+		xds.NewSource(xds.ListenerType, model.Listeners, collections.Resource[*listenerv3.Listener].Proto),
+		xds.NewSource(xds.RouteType, model.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
+	}, xds.WithDebounce(debounce), xds.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		xds.WithGRPCServerOptions(grpc.MaxConcurrentStreams(1<<20)))
+	w := newWorkload(n, m)
+	g.Update(func(tx *krt.Txn) {
+		in.Services.In(tx).Set(w.services()...)
+		in.Pods.In(tx).Set(w.pods()...)
+	})
+	emit("model_build", ms(time.Since(t0)), "ms")
+	emit("model_build_cpu", ms(cpuSelf()-c0), "ms")
+	emit("model_heap", float64(int64(heapAlloc())-int64(base))/(1<<20), "MiB")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	graphDone := make(chan error, 1)
+	serveDone := make(chan error, 1)
+	go func() { graphDone <- g.Run(ctx) }()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	go func() { serveDone <- srv.Serve(ctx, lis) }()
+	select {
+	case <-srv.Ready():
+	case <-time.After(timeout):
+		return fmt.Errorf("server not ready after %v", timeout)
+	}
+
+	ch := startChild([]string{"-addr", lis.Addr().String(), "-p", strconv.Itoa(p), "-n", strconv.Itoa(n),
+		"-m", strconv.Itoa(m), "-quiet", quiet.String()}, timeout)
+	ch.wait("STARTED")
+
+	// (b) Every client connects and receives every type.
+	cpu0 := cpuSelf()
+	t0 = time.Now()
+	ch.send("CONNECT")
+	ch.wait("READY")
+	connect := time.Since(t0)
+	bytes, msgs, ccpu := parseSettled(ch.wait("SETTLED"))
+	emit("connect_all_clients_all_types", ms(connect), "ms")
+	emit("connect_server_cpu", ms(cpuSelf()-cpu0), "ms")
+	emit("connect_client_cpu", ms(ccpu), "ms")
+	emit("connect_bytes_per_client", float64(bytes)/float64(p), "bytes")
+	emit("connect_msgs_per_client", float64(msgs)/float64(p), "count")
+	emit("server_idle_cpu_per_s", ms(idleCPU(time.Second)), "ms")
+	emit("server_heap_after_connect", float64(heapAlloc())/(1<<20), "MiB")
+
+	// (c) Single-pod changes.
+	rng := rand.New(rand.NewSource(seed))
+	var lat, write, scpu, ccpus []time.Duration
+	var totBytes, totMsgs int64
+	before := srv.Stats()
+	for k := 1; k <= changes; k++ {
+		j := rng.Intn(m)
+		ip := w.freshIP()
+		ch.send("EXPECT %d %s %s", k, w.cluster(j%n), ip)
+		ch.wait("ARMED")
+		c0 := cpuSelf()
+		t0 := time.Now()
+		in.Pods.Set(w.pod(j, ip))
+		t1 := time.Now()
+		ch.wait("GOT")
+		lat = append(lat, time.Since(t0))
+		b, mm, cc := parseSettled(ch.wait("SETTLED"))
+		scpu = append(scpu, cpuSelf()-c0)
+		write = append(write, t1.Sub(t0))
+		ccpus = append(ccpus, cc)
+		totBytes += b
+		totMsgs += mm
+	}
+	if changes > 0 {
+		after := srv.Stats()
+		s := sortDur(lat)
+		emit("change_latency_p50", ms(percentile(s, 0.50)), "ms")
+		emit("change_latency_p99", ms(percentile(s, 0.99)), "ms")
+		emit("change_latency_max", ms(s[len(s)-1]), "ms")
+		emit("change_model_update_p50", ms(percentile(sortDur(write), 0.50)), "ms")
+		emit("change_server_cpu_mean", ms(meanDur(scpu)), "ms")
+		emit("change_server_cpu_p50", ms(percentile(sortDur(scpu), 0.50)), "ms")
+		emit("change_client_cpu_mean", ms(meanDur(ccpus)), "ms")
+		emit("change_bytes_all_clients_mean", float64(totBytes)/float64(changes), "bytes")
+		emit("change_bytes_per_client_mean", float64(totBytes)/float64(changes)/float64(p), "bytes")
+		emit("change_msgs_per_client_mean", float64(totMsgs)/float64(changes)/float64(p), "count")
+		var pushes, sent uint64
+		for t, v := range after.Pushes {
+			pushes += v - before.Pushes[t]
+		}
+		for t, v := range after.BytesSent {
+			sent += v - before.BytesSent[t]
+		}
+		emit("change_server_pushes_mean", float64(pushes)/float64(changes), "count")
+		emit("change_server_resource_bytes_mean", float64(sent)/float64(changes), "bytes")
+		emit("change_server_push_seconds_mean", (after.PushSeconds-before.PushSeconds)/float64(changes)*1000, "ms")
+	}
+	emit("server_heap_end", float64(heapAlloc())/(1<<20), "MiB")
+	ch.quit()
+	cancel()
+	if err := <-serveDone; err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	<-graphDone
+	return nil
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "FATAL: "+format+"\n", args...)
+	os.Exit(1)
+}

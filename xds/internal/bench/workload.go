@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/meshd/meshd/collections"
+)
+
+// workload is the anchors' mesh: n services, m pods, pod j in service j%n.
+type workload struct {
+	n, m  int
+	ips   []string
+	fresh int
+}
+
+func newWorkload(n, m int) *workload {
+	w := &workload{n: n, m: m, ips: make([]string, m)}
+	for j := range m {
+		w.ips[j] = fmt.Sprintf("10.%d.%d.%d", (j>>16)&255, (j>>8)&255, j&255)
+	}
+	return w
+}
+
+func svcName(i int) string { return "svc-" + strconv.Itoa(i) }
+func svcNS(i int) string   { return "ns-" + strconv.Itoa(i%10) }
+
+func (w *workload) cluster(i int) string {
+	return collections.ClusterName(7070, collections.Hostname(svcName(i), svcNS(i), "cluster.local"))
+}
+
+// freshIP returns an address no pod had: 1xx.x.y.z.
+func (w *workload) freshIP() string {
+	w.fresh++
+	f := w.fresh
+	return fmt.Sprintf("%d.%d.%d.%d", 100+(f>>24)%100, (f>>16)&255, (f>>8)&255, f&255)
+}
+
+func (w *workload) services() []*corev1.Service {
+	out := make([]*corev1.Service, w.n)
+	for i := range out {
+		out[i] = &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: svcNS(i), Name: svcName(i)},
+			Spec: corev1.ServiceSpec{
+				Selector:  map[string]string{"app": svcName(i)},
+				ClusterIP: "10.96.0.1",
+				Ports: []corev1.ServicePort{{
+					Name: "grpc", Port: 7070, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt(7070),
+				}},
+			},
+		}
+	}
+	return out
+}
+
+func (w *workload) pods() []*corev1.Pod {
+	out := make([]*corev1.Pod, w.m)
+	for j := range out {
+		out[j] = w.pod(j, w.ips[j])
+	}
+	return out
+}
+
+func (w *workload) pod(j int, ip string) *corev1.Pod {
+	i := j % w.n
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: svcNS(i), Name: "pod-" + strconv.Itoa(j), Labels: map[string]string{"app": svcName(i)}},
+		Status: corev1.PodStatus{
+			Phase:      corev1.PodRunning,
+			PodIP:      ip,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+		},
+	}
+}
