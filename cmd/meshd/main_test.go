@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bin is the meshd binary built once for the package's tests.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "meshd-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "meshd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// freeAddr returns a loopback address with a port that was free a moment
+// ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestBadCommandLines checks that meshd refuses a bad start with a single
+// line on stderr and a non-zero exit.
+func TestBadCommandLines(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown flag", []string{"--nope"}, "unknown flag: --nope"},
+		{"bad address", []string{"--xds-addr", "localhost"}, "--xds-addr"},
+		{"bad duration", []string{"--push-debounce", "fast"}, "--push-debounce"},
+		{"missing dir", []string{"--config-dir", "/does/not/exist", "--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0"}, "--config-dir"},
+		{"bad log format", []string{"--log-format", "yaml"}, "--log-format"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(bin, tc.args...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+				t.Fatalf("exit: %v, want a non-zero exit code", err)
+			}
+			lines := strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "meshd: ") || !strings.Contains(lines[0], tc.want) {
+				t.Errorf("stderr = %q, want one line \"meshd: ...%s...\"", stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	out, err := exec.Command(bin, "--help").Output()
+	if err != nil {
+		t.Fatalf("--help: %v", err)
+	}
+	if !strings.Contains(string(out), "--config-dir") || !strings.Contains(string(out), "--debug-addr") {
+		t.Errorf("--help output:\n%s", out)
+	}
+}
+
+// TestContract runs `meshd --config-dir DIR --xds-addr 127.0.0.1:PORT
+// --debug-addr 127.0.0.1:PORT`, waits until it is ready, and stops it with
+// SIGTERM.
+func TestContract(t *testing.T) {
+	dir := t.TempDir()
+	svc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: default\nspec:\n  selector:\n    app: web\n  ports:\n  - port: 80\n"
+	if err := os.WriteFile(filepath.Join(dir, "web.yaml"), []byte(svc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xdsAddr, debugAddr := freeAddr(t), freeAddr(t)
+	var logs lockedBuffer
+	cmd := exec.Command(bin, "--config-dir", dir, "--xds-addr", xdsAddr, "--debug-addr", debugAddr, "--log-format", "json")
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+
+	base := "http://" + debugAddr
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, body := get(base + "/readyz")
+		if code == http.StatusOK {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("meshd exited before ready: %v\n%s", err, logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz = %d %q after 30s\n%s", code, body, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code, body := get(base + "/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz = %d %q", code, body)
+	}
+	if _, body := get(base + "/metrics"); !strings.Contains(body, `meshd_krt_collection_size{collection="folder/Service",kind="static"} 1`) {
+		t.Errorf("/metrics lacks the folder's Service collection")
+	}
+	if _, body := get(base + "/debug/api/graph"); !strings.Contains(body, "folder/Service") {
+		t.Errorf("debug UI graph lacks folder/Service")
+	}
+	for _, want := range []string{xdsAddr, debugAddr + "/debug/ui", debugAddr + "/metrics"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("start-up log does not say %s", want)
+		}
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("meshd still running 10s after SIGTERM\n%s", logs.String())
+	}
+	if !strings.Contains(logs.String(), "meshd stopped") {
+		t.Errorf("no stop line in the log:\n%s", logs.String())
+	}
+}
+
+func get(url string) (int, string) {
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// lockedBuffer collects a child process's output for the test to read.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
