@@ -164,12 +164,13 @@ func TestHTTPRoutes(t *testing.T) {
 					{Path: &gatewayv1.HTTPPathMatch{Type: regex, Value: ptr("/v[0-9]+/.*")},
 						Headers:     []gatewayv1.HTTPHeaderMatch{{Name: "x-user", Type: ptr(gatewayv1.HeaderMatchRegularExpression), Value: "a.*"}},
 						QueryParams: []gatewayv1.HTTPQueryParamMatch{{Name: "debug", Value: "1"}}},
+					{Path: &gatewayv1.HTTPPathMatch{Type: exact, Value: ptr("/items")}, Method: ptr(gatewayv1.HTTPMethodGet)},
 				},
 				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)},
 			}),
 			status: "ns/web:80 Accepted=true(Accepted) ResolvedRefs=true(ResolvedRefs)",
 			grpc80: []string{
-				"path:/login h::method=POST => v1:80",
+				"path:/login => v1:80", // every gRPC call is a POST; GET never matches
 				"regex:/v[0-9]+/.* h:x-user~a.* q:debug=1 => v1:80",
 				"regex:/api(/.*)? h:x-env=canary => v1:80",
 				dflt80,
@@ -177,6 +178,7 @@ func TestHTTPRoutes(t *testing.T) {
 			grpc90: []string{dflt9090},
 			envoy80: []string{
 				"path:/login h::method=POST => v1:80",
+				"path:/items h::method=GET => v1:80",
 				"regex:/v[0-9]+/.* h:x-user~a.* q:debug=1 => v1:80",
 				"sep:/api h:x-env=canary => v1:80",
 				dflt80,

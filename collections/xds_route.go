@@ -30,6 +30,10 @@ func buildVirtualHost(p PortRoutes, domains []string, f flavor) *routev3.Virtual
 		Domains: domains,
 	}
 	for _, e := range p.Entries {
+		if f == flavorGRPC && e.Match.Method != "" && e.Match.Method != "POST" {
+			// Every gRPC call is a POST: such a match never holds.
+			continue
+		}
 		vh.Routes = append(vh.Routes, buildRoute(e, f))
 	}
 	vh.Routes = append(vh.Routes, &routev3.Route{
@@ -185,7 +189,9 @@ func buildRouteMatch(m RouteMatch, f flavor) *routev3.RouteMatch {
 	for _, h := range m.Headers {
 		rm.Headers = append(rm.Headers, headerMatcher(strings.ToLower(h.Name), h))
 	}
-	if m.Method != "" {
+	// gRPC clients do not expose :method to route matching, and every gRPC
+	// call is a POST, so a POST match is left out for them.
+	if m.Method != "" && f == flavorEnvoy {
 		rm.Headers = append(rm.Headers, headerMatcher(":method", HeaderMatch{Value: m.Method}))
 	}
 	for _, q := range m.QueryParams {
