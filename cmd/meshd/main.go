@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/meshd/meshd/cmd/meshd/internal/app"
+	"github.com/meshd/meshd/cmd/meshd/app"
 )
 
 func main() {

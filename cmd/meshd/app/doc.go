@@ -2,6 +2,9 @@
 // running sources, the mesh model, the xDS server and the debug HTTP server,
 // and stops them all when its context ends.
 //
+// It is importable so that a program can run meshd with collections of its
+// own added to the graph (Config.Extend; see examples/custom-collection).
+//
 // The life of an App:
 //
 //  1. cfg, err := app.ParseFlags(os.Args[1:], os.Stdout) (or fill a Config)

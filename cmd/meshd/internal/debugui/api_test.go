@@ -445,6 +445,19 @@ func TestNoExternalFetches(t *testing.T) {
 	}
 }
 
+type protoHolder struct {
+	Name    string
+	Message *durationpb.Duration
+	Tagged  int `json:"n"`
+	Skipped int `json:"-"`
+	hidden  int
+}
+
+// opaque has no exported field; DebugValue says what it holds.
+type opaque struct{ secret *durationpb.Duration }
+
+func (o opaque) DebugValue() any { return o.secret }
+
 func TestEncodeValue(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -454,11 +467,15 @@ func TestEncodeValue(t *testing.T) {
 		{"struct", fxNamed{Key: "k", Info: "i"}, `{"Key":"k","Info":"i"}`},
 		{"proto message through protojson", durationpb.New(1500 * time.Millisecond), `"1.500s"`},
 		{"nil", nil, `null`},
+		{"struct with a proto field", protoHolder{Name: "d", Message: durationpb.New(time.Second), Tagged: 3}, `{"Name":"d","Message":"1s","n":3}`},
+		{"pointer to struct with a proto field", &protoHolder{Name: "d"}, `{"Name":"d","Message":null,"n":0}`},
+		{"debug valuer", opaque{secret: durationpb.New(2 * time.Second)}, `"2s"`},
 		{"unencodable falls back to text", map[string]any{"f": func() {}}, `"map[f:`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := string(encodeValue(tc.v))
-			if !strings.HasPrefix(got, tc.want) || !json.Valid([]byte(got)) {
+			// protojson may vary its spacing; compare without it.
+			if got = strings.ReplaceAll(got, " ", ""); !strings.HasPrefix(got, tc.want) || !json.Valid([]byte(got)) {
 				t.Errorf("encodeValue = %s, want valid JSON starting with %s", got, tc.want)
 			}
 		})

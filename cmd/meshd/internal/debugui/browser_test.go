@@ -357,6 +357,7 @@ func TestBrowser(t *testing.T) {
 
 // screenshots saves the graph with a node's panel open and the proxies tab.
 func screenshots(t *testing.T, b *browser) {
+	eval[string](b, `document.getElementById('explain-key').value = ''`)
 	dir := filepath.Join("..", "..", "..", "..", "docs", "img")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -373,7 +374,6 @@ func screenshots(t *testing.T, b *browser) {
 		t.Logf("wrote %s", filepath.Join(dir, name))
 	}
 	b.run(
-		chromedp.SetValue(chromedp.CSS("#explain-key"), ""),
 		chromedp.Click(chromedp.CSS(`.tab-button[data-tab="graph"]`)),
 		chromedp.Click(chromedp.CSS(`#fit`)),
 	)

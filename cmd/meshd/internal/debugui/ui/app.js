@@ -4,8 +4,8 @@
 // graph out. Every URL is relative, so the page works under any prefix.
 'use strict';
 
-const NODE_W = 216;
-const NODE_H = 66;
+const NODE_W = 188;
+const NODE_H = 64;
 const PAGE = 50;
 
 const state = {
@@ -101,15 +101,33 @@ function fmtAgo(t) {
   return Math.floor(s / 86400) + 'd ago';
 }
 
+// shortType drops import paths from a Go type name, type arguments
+// included: "collections.Resource[*github.com/x/cluster/v3.Cluster]"
+// becomes "collections.Resource[*v3.Cluster]".
 function shortType(t) {
-  // "github.com/meshd/meshd/model.Service" -> "model.Service"
-  const i = t.lastIndexOf('/');
-  return i >= 0 ? t.slice(i + 1) : t;
+  return t.replace(/(?:[\w.~-]+\/)+/g, '');
+}
+
+// nodeType is the shorter form a node shows: without the package of the
+// outer type either ("Resource[*v3.Cluster]").
+function nodeType(t) {
+  return shortType(t).replace(/^(\*?)\w+\./, '$1');
 }
 
 function shortTypeURL(u) {
   const i = u.lastIndexOf('.');
   return i >= 0 ? u.slice(i + 1) : u;
+}
+
+// fitText shortens an SVG text with an ellipsis until it fits width. It
+// needs the text laid out, so it does nothing while the graph is hidden.
+function fitText(t, width) {
+  const full = t.textContent;
+  let n = full.length;
+  while (n > 4 && t.getComputedTextLength() > width) {
+    n--;
+    t.textContent = full.slice(0, n) + '…';
+  }
 }
 
 function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + '…' : s; }
@@ -178,7 +196,7 @@ function isFailing(c) { return c.failingInputs > 0 || c.conflicts > 0; }
 function layoutAndRender() {
   const s = state.summary;
   const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: 'LR', nodesep: 16, ranksep: 64, edgesep: 8, marginx: 24, marginy: 24, ranker: 'network-simplex' });
+  g.setGraph({ rankdir: 'LR', nodesep: 14, ranksep: 52, edgesep: 8, marginx: 24, marginy: 24, ranker: 'network-simplex' });
   g.setDefaultEdgeLabel(() => ({}));
   const hasIn = new Set(state.edges.map((e) => e.to));
   const hasOut = new Set(state.edges.map((e) => e.from));
@@ -205,7 +223,10 @@ function layoutAndRender() {
     c._x = n.x; c._y = n.y;
     minX = Math.min(minX, n.x - NODE_W / 2); maxX = Math.max(maxX, n.x + NODE_W / 2);
     minY = Math.min(minY, n.y - NODE_H / 2); maxY = Math.max(maxY, n.y + NODE_H / 2);
-    nodes.append(renderNode(c, n.x, n.y));
+    const node = renderNode(c, n.x, n.y);
+    nodes.append(node);
+    fitText(node.querySelector('.name'), NODE_W - 40);
+    fitText(node.querySelector('.meta'), NODE_W - 26);
   }
   for (const e of state.edges) {
     const pts = g.edge('n' + e.from, 'n' + e.to).points;
@@ -248,18 +269,18 @@ function renderNode(c, x, y) {
   g.append(sv('rect', { class: 'box', width: NODE_W, height: NODE_H, rx: 8, ry: 8 }));
   g.append(sv('rect', { class: 'stripe', width: 5, height: NODE_H - 12, x: 5, y: 6, rx: 2.5 }));
   const name = sv('text', { class: 'name', x: 18, y: 21 });
-  name.textContent = clip(c.name, 25);
+  name.textContent = clip(c.name, 30);
   const meta = sv('text', { class: 'meta', x: 18, y: 38 });
-  meta.textContent = clip(`${c.kind} · ${shortType(c.type)}`, 31);
+  meta.textContent = clip(`${c.kind} · ${nodeType(c.type)}`, 40);
   const stats = sv('text', { class: 'stats', x: 18, y: 55 });
   const size = sv('tspan', { class: 'size' });
   const sep = sv('tspan', { class: 'sep' });
-  sep.textContent = '  ·  ';
+  sep.textContent = ' · ';
   const rate = sv('tspan', { class: 'rate' });
   stats.append(size, sep, rate);
-  const badge = sv('g', { class: 'badge', transform: `translate(${NODE_W - 14},14)` });
+  const badge = sv('g', { class: 'badge', transform: `translate(${NODE_W - 3},3)` });
   badge.append(sv('circle', { r: 10 }), sv('text', { class: 'badge-text', 'text-anchor': 'middle', y: 4 }));
-  const sync = sv('circle', { class: 'sync', cx: NODE_W - 14, cy: NODE_H - 14, r: 4 });
+  const sync = sv('circle', { class: 'sync', cx: NODE_W - 12, cy: 16, r: 3.5 });
   const title = sv('title');
   g.append(name, meta, stats, badge, sync, title);
   g.addEventListener('click', (ev) => { ev.stopPropagation(); selectCollection(c.name); });
@@ -334,10 +355,16 @@ function applyView() {
   $('viewport').setAttribute('transform', `translate(${v.x},${v.y}) scale(${v.k})`);
 }
 
+// visibleWidth is the width of the graph not covered by the side panel.
+function visibleWidth() {
+  const w = $('graph').clientWidth;
+  return state.panel ? Math.max(200, w - $('panel').offsetWidth) : w;
+}
+
 function fit() {
   const b = state.bounds;
   const svg = $('graph');
-  const w = svg.clientWidth, h = svg.clientHeight;
+  const w = visibleWidth(), h = svg.clientHeight;
   if (!b || !w || !h) return;
   // Room for the zoom buttons above and the legend below.
   const pad = { top: 48, bottom: 48, left: 20, right: 20 };
@@ -348,6 +375,21 @@ function fit() {
     x: pad.left + (w - pad.left - pad.right - gw * k) / 2 - b.minX * k,
     y: pad.top + (h - pad.top - pad.bottom - gh * k) / 2 - b.minY * k,
   };
+  applyView();
+}
+
+// ensureVisible pans, without zooming, so that the node of the named
+// collection is not hidden under the side panel or outside the view.
+function ensureVisible(name) {
+  const c = state.byName.get(name);
+  if (!c || c._x === undefined) return;
+  const v = state.view;
+  const w = visibleWidth(), h = $('graph').clientHeight;
+  const x = v.x + c._x * v.k, y = v.y + c._y * v.k;
+  const hw = (NODE_W / 2) * v.k + 16, hh = (NODE_H / 2) * v.k + 16;
+  if (x - hw >= 0 && x + hw <= w && y - hh >= 0 && y + hh <= h) return;
+  if (x - hw < 0 || x + hw > w) v.x += w / 2 - x;
+  if (y - hh < 0 || y + hh > h) v.y += h / 2 - y;
   applyView();
 }
 
@@ -393,8 +435,8 @@ function setupPanZoom() {
   $('fit').addEventListener('click', () => { state.userMoved = false; fit(); });
   $('zoom-in').addEventListener('click', () => zoomAt(1.25, svg.clientWidth / 2, svg.clientHeight / 2));
   $('zoom-out').addEventListener('click', () => zoomAt(0.8, svg.clientWidth / 2, svg.clientHeight / 2));
-  // Refit when the window or the side panel changes the graph's room,
-  // unless the user has placed the view themselves.
+  // Refit when the window changes size, unless the user has placed the
+  // view themselves.
   new ResizeObserver(() => { if (!state.userMoved) fit(); }).observe(svg);
 }
 
@@ -424,6 +466,7 @@ function selectCollection(name) {
   state.highlight = new Set();
   openPanel('collection');
   applyHighlight();
+  ensureVisible(name);
   renderCollectionShell(name);
   state.itemsVersion = -1;
   refreshCollectionPanel();
@@ -474,7 +517,8 @@ async function refreshCollectionPanel() {
   if (seq !== detailSeq || state.selected !== name || state.panel !== 'collection') return;
   $('p-kind').textContent = d.kind + (d.synced ? ' · synced' : ' · not synced');
   $('p-kind').className = 'eyebrow kind-' + d.kind;
-  $('p-type').textContent = d.type;
+  $('p-type').textContent = shortType(d.type);
+  $('p-type').title = d.type;
   const stat = (label, value, cls) => el('div', { class: 'stat ' + (cls || '') }, el('b', {}, value), el('span', {}, label));
   $('p-stats').replaceChildren(
     stat('items', fmtNum(d.size)),
@@ -699,7 +743,11 @@ function renderProxies() {
         ? el('span', {}, 'disconnected ', el('b', { title: p.disconnectedAt || '' }, fmtAgo(p.disconnectedAt)))
         : el('span', {}, 'connected ', el('b', { title: p.connectedSince || '' }, fmtAgo(p.connectedSince))),
       el('span', {}, 'last push ', el('b', { title: p.lastPush || '' }, fmtAgo(p.lastPush))),
-      p.pendingPushes ? el('span', {}, 'pending pushes ', el('b', {}, p.pendingPushes)) : null),
+      p.pendingPushes ? el('span', {}, 'pending pushes ', el('b', {}, p.pendingPushes)) : null,
+      p.metadata && Object.keys(p.metadata).length
+        ? el('details', { class: 'meta' }, el('summary', {}, `metadata (${Object.keys(p.metadata).length})`),
+          el('div', { class: 'meta-list' }, Object.entries(p.metadata).sort().map(([k, v]) => el('code', {}, `${k}=${v}`))))
+        : null),
     el('table', { class: 'types' },
       el('thead', {}, el('tr', {}, el('th', {}, 'type'), el('th', {}, 'subscribed'), el('th', {}, 'sent'), el('th', {}, 'ACKed'), el('th', {}, 'last NACK'))),
       el('tbody', {}, (p.types || []).map((t) => {
