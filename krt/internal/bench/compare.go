@@ -22,6 +22,7 @@ type metricSpec struct {
 var compared = []metricSpec{
 	{"initial_build", false, 3},
 	{"initial_build_pods_per_s", true, 0},
+	{"initial_build_cpu", false, 0},
 	{"heap_inuse_delta_per_pod", false, 2},
 	{"heap_alloc_delta_per_pod", false, 0},
 	{"goroutines", false, 0},
@@ -31,12 +32,14 @@ var compared = []metricSpec{
 	{"churn_submit", false, 0},
 	{"churn_total", false, 0},
 	{"churn_throughput", true, 3},
+	{"churn_cpu", false, 0},
 	{"churn_handler_batches", false, 0},
 	{"probe_endpoint_events", false, 0},
 	{"probe_distinct_ips_observed", false, 0},
 	{"meshconfig_change_commit", false, 0},
 	{"meshconfig_change", false, 0},
 	{"meshconfig_workloads_per_s", true, 0},
+	{"meshconfig_change_cpu", false, 0},
 }
 
 // runOutput is the metrics of one run: metric -> (value, unit).

@@ -9,6 +9,11 @@
 # Flags are passed to both commands (use the ones they share). Outputs are
 # kept in $OUT (default /tmp/krt-bench/<n>x<m>); the anchor is built once
 # into $BIN (its first build downloads and compiles Istio: minutes).
+#
+# The anchor has no mesh-config phase; anchor-meshconfig.patch adds one
+# (the same phase as ours: a new trust domain, timed until a Workloads
+# handler has seen every workload updated). It is applied to a copy of the
+# anchor, never to the anchor itself; ANCHOR_MESH=0 runs the anchor as is.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 anchor="${ANCHOR_DIR:-$root/../shared/anchors/istio-krt}"
@@ -27,16 +32,28 @@ done
 out="${OUT:-/tmp/krt-bench/${n}x${m}}"
 mkdir -p "$bin" "$out"
 
-if [ ! -x "$bin/istio-krt-bench" ] || [ "$anchor/main.go" -nt "$bin/istio-krt-bench" ]; then
-	echo "building the Istio anchor in $anchor ..." >&2
-	(cd "$anchor" && go build -o "$bin/istio-krt-bench" .)
+here="$(cd "$(dirname "$0")" && pwd)"
+if [ "${ANCHOR_MESH:-1}" = 1 ]; then
+	src="$bin/anchor-src" abin="$bin/istio-krt-bench-mesh"
+	if [ ! -x "$abin" ] || [ "$anchor/main.go" -nt "$abin" ] || [ "$here/anchor-meshconfig.patch" -nt "$abin" ]; then
+		echo "building the Istio anchor (with the mesh-config phase) from $anchor ..." >&2
+		rm -rf "$src" && mkdir -p "$src"
+		cp "$anchor/go.mod" "$anchor/go.sum" "$anchor/main.go" "$src/"
+		(cd "$src" && patch -s main.go <"$here/anchor-meshconfig.patch" && go build -o "$abin" .)
+	fi
+else
+	abin="$bin/istio-krt-bench"
+	if [ ! -x "$abin" ] || [ "$anchor/main.go" -nt "$abin" ]; then
+		echo "building the Istio anchor in $anchor ..." >&2
+		(cd "$anchor" && go build -o "$abin" .)
+	fi
 fi
 (cd "$root" && go build -o "$bin/krt-bench" ./krt/internal/bench)
 
 ours=() istio=()
 for ((r = 1; r <= rounds; r++)); do
 	echo "round $r/$rounds: Istio krt ..." >&2
-	"$bin/istio-krt-bench" "$@" >"$out/istio-$r.txt" 2>"$out/istio-$r.err"
+	"$abin" "$@" >"$out/istio-$r.txt" 2>"$out/istio-$r.err"
 	echo "round $r/$rounds: ours ..." >&2
 	"$bin/krt-bench" "$@" >"$out/ours-$r.txt" 2>"$out/ours-$r.err"
 	istio+=("$out/istio-$r.txt") ours+=("$out/ours-$r.txt")
