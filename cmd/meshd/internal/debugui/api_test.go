@@ -437,7 +437,7 @@ func TestNoExternalFetches(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := string(b)
-		for _, bad := range []string{`src="http`, `href="http`, `src="//`, `href="//`, `url(http`, `url(//`, `fetch('http`, "fetch(`http", `import `} {
+		for _, bad := range []string{`src="http`, `href="http`, `src="//`, `href="//`, `url(http`, `url(//`, `fetch('http`, "fetch(`http", `from "http`, `from 'http`, `import("http`, `import('http`, `EventSource("http`, `EventSource('http`} {
 			if strings.Contains(s, bad) {
 				t.Errorf("%s contains %q", name, bad)
 			}

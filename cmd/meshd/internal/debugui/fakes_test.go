@@ -54,11 +54,12 @@ func (f *fakeProxies) ConfigDump(nodeID string) (any, error) {
 	return nil, fmt.Errorf("proxy %q: %w", nodeID, ErrNotFound)
 }
 
-// set replaces the registry, as a connect or disconnect would.
+// set replaces the registry, as a connect or disconnect would. It keeps a
+// copy, so the caller may go on changing ps.
 func (f *fakeProxies) set(ps []ProxyStatus) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.proxies = ps
+	f.proxies = append([]ProxyStatus(nil), ps...)
 }
 
 type fakeProblems []Problem
