@@ -17,7 +17,8 @@
 //	Clusters                 outbound|<port>||<host>   EDS over ADS
 //	ClusterLoadAssignments   outbound|<port>||<host>   by locality; not-ready as UNHEALTHY
 //	Listeners                <host>:<port>             gRPC ApiListener (HCM, RDS over ADS)
-//	                         0.0.0.0_<port>            sidecar outbound listener
+//	                         0.0.0.0_<port>            sidecar outbound listener, HTTP ports
+//	                         <clusterIP>_<port>        sidecar outbound listener, TCP ports (tcp_proxy)
 //	RouteConfigurations      <host>:<port>             gRPC: one virtual host
 //	                         <port>                    sidecar: a virtual host per service
 //
@@ -60,9 +61,9 @@
 //
 // # Limits
 //
-// Only HTTP-family ports (http, http2, grpc, grpc-web) get sidecar
-// listeners; TCP ports get clusters, load assignments and gRPC resources
-// only. Route filters other than header modifiers (redirect, rewrite,
+// Only HTTP-family ports (http, http2, grpc, grpc-web) are routed by
+// Gateway API routes in sidecars; other ports are proxied as TCP to their
+// own cluster, and only when the service has a cluster IP. Route filters other than header modifiers (redirect, rewrite,
 // mirror, CORS, external auth, extension refs), cross-namespace backends
 // (which need ReferenceGrants) and Gateway parents are not supported; the
 // first two are reported in RouteStatus.

@@ -67,7 +67,8 @@ type Model struct {
 	// GRPCRouteConfigurations: one per service port, "<host>:<port>".
 	GRPCRouteConfigurations krt.Collection[Resource[*routev3.RouteConfiguration]]
 	// SidecarListeners: one outbound listener per HTTP port number,
-	// "0.0.0.0_<port>".
+	// "0.0.0.0_<port>", and one per non-HTTP service port with a cluster
+	// IP, "<clusterIP>_<port>", proxying TCP to the port's cluster.
 	SidecarListeners krt.Collection[Resource[*listenerv3.Listener]]
 	// SidecarRouteConfigurations: one per HTTP port number, "<port>", with
 	// a virtual host per service on that port.
@@ -180,9 +181,24 @@ func newSidecar(g *krt.Graph, services krt.Collection[ServiceInfo], portRoutes k
 		r := newResource(itoa(p.Port), buildSidecarRouteConfig(p.Port, krt.Fetch(ctx, portRoutes, krt.FilterIndex(byPort, itoa(p.Port)))))
 		return &r
 	}, krt.WithName("SidecarRouteConfigurations"))
-	lis := krt.NewCollection(g, ports, func(_ krt.HandlerContext, p sidecarPort) *Resource[*listenerv3.Listener] {
+	httpLis := krt.NewCollection(g, ports, func(_ krt.HandlerContext, p sidecarPort) *Resource[*listenerv3.Listener] {
 		r := newResource(SidecarListenerName(p.Port), buildSidecarListener(p.Port))
 		return &r
-	}, krt.WithName("SidecarListeners"))
-	return rcs, lis
+	}, krt.WithName("SidecarHTTPListeners"))
+	tcpLis := krt.NewManyCollection(g, services, func(_ krt.HandlerContext, s ServiceInfo) []Resource[*listenerv3.Listener] {
+		if s.ClusterIP == "" {
+			// A headless service's clients connect to pod IPs directly.
+			return nil
+		}
+		var out []Resource[*listenerv3.Listener]
+		for _, p := range s.Ports {
+			if p.Protocol.IsHTTP() {
+				continue
+			}
+			name := s.ClusterIP + "_" + itoa(p.Port)
+			out = append(out, newResource(name, buildSidecarTCPListener(name, s.ClusterIP, p.Port, ClusterName(p.Port, s.Hostname))))
+		}
+		return out
+	}, krt.WithName("SidecarTCPListeners"))
+	return rcs, krt.Join(g, []krt.Collection[Resource[*listenerv3.Listener]]{httpLis, tcpLis}, krt.WithName("SidecarListeners"))
 }

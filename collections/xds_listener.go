@@ -5,6 +5,7 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 )
 
 // Well-known filter names.
@@ -60,6 +61,29 @@ func buildSidecarListener(port int32) *listenerv3.Listener {
 				ConfigType: &listenerv3.Filter_TypedConfig{
 					TypedConfig: mustAny(httpConnectionManager("outbound_"+name, itoa(port))),
 				},
+			}},
+		}},
+	}
+}
+
+// tcpProxyFilterName is the name of Envoy's TCP proxy network filter.
+const tcpProxyFilterName = "envoy.filters.network.tcp_proxy"
+
+// buildSidecarTCPListener returns the outbound listener of sidecar proxies
+// for a non-HTTP service port: connections to the service's cluster IP and
+// port are proxied to the port's cluster.
+func buildSidecarTCPListener(name, clusterIP string, port int32, cluster string) *listenerv3.Listener {
+	return &listenerv3.Listener{
+		Name:             name,
+		Address:          socketAddress(clusterIP, uint32(port)),
+		TrafficDirection: corev3.TrafficDirection_OUTBOUND,
+		FilterChains: []*listenerv3.FilterChain{{
+			Filters: []*listenerv3.Filter{{
+				Name: tcpProxyFilterName,
+				ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(&tcpproxyv3.TcpProxy{
+					StatPrefix:       cluster,
+					ClusterSpecifier: &tcpproxyv3.TcpProxy_Cluster{Cluster: cluster},
+				})},
 			}},
 		}},
 	}

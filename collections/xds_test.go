@@ -10,6 +10,7 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	httpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -92,19 +93,25 @@ func TestListenersAndClusters(t *testing.T) {
 		t.Errorf("gRPC listeners %v, want %v", grpcNames, wantGRPC)
 	}
 
-	// Sidecar: a listener per HTTP port number; TCP ports have none.
+	// Sidecar: a listener per HTTP port number, and a TCP proxy per
+	// non-HTTP service port.
 	var sideNames []string
 	for _, l := range m.SidecarListeners.List() {
 		sideNames = append(sideNames, l.Name)
 		sa := l.Message.Address.GetSocketAddress()
-		port := strings.TrimPrefix(l.Name, "0.0.0.0_")
-		if sa.Address != "0.0.0.0" || itoa(int32(sa.GetPortValue())) != port {
-			t.Errorf("listener %s binds %v", l.Name, sa)
-		}
 		f := l.Message.FilterChains[0].Filters[0]
-		checkHCM(t, unpackHCM(t, f.GetTypedConfig()), port)
+		if ip, port, _ := strings.Cut(l.Name, "_"); ip != sa.Address || itoa(int32(sa.GetPortValue())) != port {
+			t.Errorf("listener %s binds %v", l.Name, sa)
+		} else if ip == "0.0.0.0" {
+			checkHCM(t, unpackHCM(t, f.GetTypedConfig()), port)
+		} else {
+			tp := &tcpproxyv3.TcpProxy{}
+			if err := f.GetTypedConfig().UnmarshalTo(tp); err != nil || tp.GetCluster() != "outbound|5432||db.ns.svc.cluster.local" {
+				t.Errorf("listener %s: TCP proxy %v (%v)", l.Name, tp, err)
+			}
+		}
 	}
-	if want := []string{"0.0.0.0_80", "0.0.0.0_9090"}; !slices.Equal(sideNames, want) {
+	if want := []string{"0.0.0.0_80", "0.0.0.0_9090", "10.96.0.1_5432"}; !slices.Equal(sideNames, want) {
 		t.Errorf("sidecar listeners %v, want %v", sideNames, want)
 	}
 	rc, _ := m.SidecarRouteConfigurations.Get("80")
@@ -145,8 +152,8 @@ func TestListenersAndClusters(t *testing.T) {
 	if m.Clusters.Len() != 4 {
 		t.Errorf("%d clusters, want 4", m.Clusters.Len())
 	}
-	if m.Listeners.Len() != 6 || m.RouteConfigurations.Len() != 6 {
-		t.Errorf("%d listeners and %d route configurations, want 6 each", m.Listeners.Len(), m.RouteConfigurations.Len())
+	if m.Listeners.Len() != 7 || m.RouteConfigurations.Len() != 6 {
+		t.Errorf("%d listeners and %d route configurations, want 7 and 6", m.Listeners.Len(), m.RouteConfigurations.Len())
 	}
 	validateModel(t, m)
 
