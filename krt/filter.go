@@ -114,13 +114,19 @@ func (f *filterSet) equal(o *filterSet) bool {
 
 // matches reports whether the item stored under key passes every filter.
 func (s *store[T]) matches(f *filterSet, key string, v T) bool {
-	if f.hasKeys && !slices.Contains(f.keys, key) {
+	return s.matchesExcept(f, key, v, 0)
+}
+
+// matchesExcept is matches without the check of kind, which the caller's
+// access path already guarantees.
+func (s *store[T]) matchesExcept(f *filterSet, key string, v T, done filterKind) bool {
+	if f.hasKeys && done != filterKeys && !slices.Contains(f.keys, key) {
 		return false
 	}
-	if f.index >= 0 && !slices.Contains(s.indexes[f.index].keys(v), f.indexKey) {
+	if f.index >= 0 && done != filterIndex && !slices.Contains(s.indexes[f.index].keys(v), f.indexKey) {
 		return false
 	}
-	if f.hasNS && (s.acc.namespace == nil || s.acc.namespace(v) != f.ns) {
+	if f.hasNS && done != filterNamespace && (s.acc.namespace == nil || s.acc.namespace(v) != f.ns) {
 		return false
 	}
 	if f.hasLabels && !selectorMatches(f.labels, s.labelsOf(v)) {
@@ -149,6 +155,7 @@ func (s *store[T]) labelsOf(v T) map[string]string {
 // may build an index on first use.
 func (s *store[T]) query(f *filterSet) []T {
 	var keys []string
+	var done filterKind // the filter the access path guarantees
 	appendSet := func(set map[string]struct{}) {
 		for k := range set {
 			keys = append(keys, k)
@@ -156,6 +163,7 @@ func (s *store[T]) query(f *filterSet) []T {
 	}
 	switch {
 	case f.hasKeys:
+		done = filterKeys
 		keys = append(keys, f.keys...)
 		if len(keys) > 1 {
 			sort.Strings(keys)
@@ -163,6 +171,7 @@ func (s *store[T]) query(f *filterSet) []T {
 		}
 	case f.index >= 0:
 		s.checkIndex(f.index, f.indexOwner)
+		done = filterIndex
 		appendSet(s.indexes[f.index].m[f.indexKey])
 	case f.hasLabels && len(f.labels) > 0 && s.acc.labels != nil:
 		s.ensureLabelIndex()
@@ -182,6 +191,7 @@ func (s *store[T]) query(f *filterSet) []T {
 			return nil
 		}
 		s.ensureNamespaceIndex()
+		done = filterNamespace
 		appendSet(s.nsIdx[f.ns])
 	default:
 		keys = make([]string, 0, len(s.items))
@@ -195,7 +205,7 @@ func (s *store[T]) query(f *filterSet) []T {
 	var out []T
 	for _, k := range keys {
 		v, ok := s.items[k]
-		if ok && s.matches(f, k, v) {
+		if ok && s.matchesExcept(f, k, v, done) {
 			out = append(out, v)
 		}
 	}

@@ -20,6 +20,7 @@ type Graph struct {
 	nodes   []node // guarded by lock; index is the node id
 
 	unsynced []node // guarded by lock: nodes not yet synced, in id order
+	txn      Txn    // guarded by lock: the transaction, reused
 
 	// busyNode and busySince say which collection the running transaction
 	// is processing and since when (unix nanoseconds); they are atomics so

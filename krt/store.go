@@ -220,8 +220,14 @@ func (s *store[T]) finish(version uint64) int {
 		return 0
 	}
 	changes := s.changes
-	s.changes = nil
 	s.unprop = s.unprop[:0]
+	// Reuse a small map for the next transaction; drop a large one, whose
+	// buckets would stay allocated and slow every later iteration.
+	if len(changes) <= 64 {
+		defer clear(changes)
+	} else {
+		s.changes = nil
+	}
 	if version == 0 {
 		return 0
 	}

@@ -15,15 +15,37 @@ const maxPasses = 64
 type Txn struct {
 	g       *Graph
 	queue   idHeap
-	queued  map[int]bool
-	passes  map[int]int
+	queued  []bool // by node id
+	passes  []int  // by node id
 	touched []node
-	inTxn   map[int]bool
+	inTxn   []bool // by node id
 	current int // id of the node being processed, -1 outside propagate
 }
 
+// newTxn returns the graph's transaction, reset. Transactions run one at a
+// time under the write lock, so one value is reused for all of them.
 func (g *Graph) newTxn() *Txn {
-	return &Txn{g: g, queued: map[int]bool{}, inTxn: map[int]bool{}, current: -1}
+	tx := &g.txn
+	n := len(g.nodes)
+	tx.g = g
+	tx.queue = tx.queue[:0]
+	tx.queued = resize(tx.queued, n)
+	tx.inTxn = resize(tx.inTxn, n)
+	tx.passes = resize(tx.passes, n)
+	clear(tx.touched)
+	tx.touched = tx.touched[:0]
+	tx.current = -1
+	return tx
+}
+
+// resize returns s with length n, all zero.
+func resize[E any](s []E, n int) []E {
+	if cap(s) < n {
+		return make([]E, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // schedule queues n for processing in this transaction.
@@ -56,9 +78,6 @@ func (tx *Txn) propagate() {
 		id := heap.Pop(&tx.queue).(int)
 		tx.queued[id] = false
 		n := tx.g.nodes[id]
-		if tx.passes == nil {
-			tx.passes = map[int]int{}
-		}
 		tx.passes[id]++
 		if tx.passes[id] > maxPasses {
 			n.recordError("", fmt.Errorf("recomputed %d times in one transaction: %w", maxPasses, ErrCycle), "")
