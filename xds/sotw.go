@@ -33,6 +33,14 @@ func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
 		c.answerLocked(ts, req.VersionInfo, req.ResponseNonce, nackOf(req.VersionInfo, req.ResponseNonce, req.GetErrorDetail()))
 	}
 
+	if !first && unchanged(ts, req.ResourceNames) {
+		// Most requests are ACKs repeating the subscription: skip the
+		// set arithmetic, which costs as much as the names are many.
+		if req.ResponseNonce == "" && fullStateType(req.TypeUrl) {
+			ts.respond = true
+		}
+		return nil
+	}
 	explicit := make([]string, 0, len(req.ResourceNames))
 	wildcard := false
 	for _, n := range req.ResourceNames {
@@ -66,6 +74,25 @@ func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
 		ts.respond = true
 	}
 	return nil
+}
+
+// unchanged reports whether names is the subscription ts already has.
+func unchanged(ts *typeState, names []string) bool {
+	if len(names) == 0 {
+		// An empty list keeps a Listener or Cluster subscription as it is
+		// (the legacy wildcard) and means "nothing" for other types.
+		return len(ts.names) == 0 && (fullStateType(ts.typeURL) || !ts.wildcard)
+	}
+	if ts.wildcard || len(names) != len(ts.names) {
+		// A list without "*" ends a wildcard subscription.
+		return false
+	}
+	for _, n := range names {
+		if _, ok := ts.names[n]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func nackOf(version, nonce string, detail interface {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -37,6 +38,7 @@ func main() {
 	seed := flag.Int64("seed", 1, "seed for choosing which pods change")
 	child := flag.Bool("child", false, "internal: run as the client process")
 	addr := flag.String("addr", "", "internal: server address (child)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the server during the changes to this file")
 	flag.Parse()
 	if *n <= 0 || *m < *n || *p <= 0 {
 		fatalf("need 0 < n <= m and p > 0")
@@ -45,6 +47,7 @@ func main() {
 		runClients(*addr, *p, *n, *quiet)
 		return
 	}
+	profile = *cpuProfile
 	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed); err != nil {
 		fatalf("%v", err)
 	}
@@ -126,6 +129,19 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	var lat, write, scpu, ccpus []time.Duration
 	var totBytes, totMsgs int64
 	before := srv.Stats()
+	if profile != "" {
+		pf, err := os.Create(profile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			pf.Close()
+		}()
+	}
 	for k := 1; k <= changes; k++ {
 		j := rng.Intn(m)
 		ip := w.freshIP()
@@ -177,6 +193,9 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	<-graphDone
 	return nil
 }
+
+// profile is the -cpuprofile file.
+var profile string
 
 func fatalf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "FATAL: "+format+"\n", args...)

@@ -1,0 +1,72 @@
+package xds_test
+
+import (
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+
+	"github.com/meshd/meshd/xds"
+)
+
+// cpuTime returns the CPU time the process has used: server and clients,
+// which share the process here.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkChange measures one load assignment change among many, from the
+// write to every subscribed stream having received it: the cost should
+// follow the streams that want the change, not the number of resources.
+func BenchmarkChange(b *testing.B) {
+	for _, streams := range []int{10, 100} {
+		for _, resources := range []int{100, 1000} {
+			b.Run(fmt.Sprintf("streams=%d/resources=%d", streams, resources), func(b *testing.B) {
+				f := newFixture(b)
+				names := make([]string, resources)
+				for i := range names {
+					names[i] = fmt.Sprintf("c-%d", i)
+					f.eds.Set(cla(names[i], "10.0.0.1:80"))
+				}
+				cc := dial(b, f.addr)
+				clients := make([]*sotwClient, streams)
+				for i := range clients {
+					clients[i] = newSotW(b, cc, fmt.Sprintf("node-%d", i))
+					clients[i].send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: names})
+				}
+				for _, c := range clients {
+					for got := 0; got < resources; {
+						got += len(c.recv().Resources)
+					}
+				}
+				before := f.srv.Stats()
+				start := cpuTime()
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					i++
+					addr := fmt.Sprintf("10.1.%d.%d", (i>>8)&255, i&255)
+					f.eds.Set(cla("c-7", addr+":80"))
+					for _, c := range clients {
+						for {
+							r := c.recv()
+							if got := claOf(b, r.Resources, "c-7"); got != nil &&
+								got.Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address == addr {
+								break
+							}
+						}
+					}
+				}
+				after := f.srv.Stats()
+				b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(after.BytesSent["eds"]-before.BytesSent["eds"])/float64(b.N), "resource-bytes/op")
+			})
+		}
+	}
+}
