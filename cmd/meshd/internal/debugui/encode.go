@@ -20,7 +20,7 @@ type DebugValuer interface {
 }
 
 var (
-	protoMessageType = reflect.TypeFor[proto.Message]()
+	protoMessageType  = reflect.TypeFor[proto.Message]()
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 )
 
