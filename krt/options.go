@@ -57,10 +57,6 @@ func WithUnsynced() Option { return func(o *options) { o.unsynced = true } }
 // ResourceNamer is implemented by items that know their own key.
 type ResourceNamer interface{ ResourceName() string }
 
-type namespacer interface{ GetNamespace() string }
-type labeler interface{ GetLabels() map[string]string }
-type selectorer interface{ GetSelector() map[string]string }
-type equaler[T any] interface{ Equals(T) bool }
 
 // accessors are the per-type functions a store uses to read its items.
 type accessors[T any] struct {
@@ -90,37 +86,70 @@ func resolveAccessors[T any](o options, what string) accessors[T] {
 	a.selector = optFunc[T, func(T) map[string]string](o.selFunc, "WithSelector", what)
 	a.equal = optFunc[T, func(a, b T) bool](o.equalFunc, "WithEquals", what)
 	var zero T
-	var probe any = zero // a typed nil pointer still carries its method set
 	if a.key == nil {
-		if _, ok := probe.(ResourceNamer); ok {
-			a.key = func(t T) string { return any(t).(ResourceNamer).ResourceName() }
-		} else {
+		a.key = method[T, func(T) string]("ResourceName")
+		if a.key == nil {
 			panic(fmt.Sprintf("krt: %s: item type %T has no ResourceName method and no WithKey option", what, zero))
 		}
 	}
 	if a.namespace == nil {
-		if _, ok := probe.(namespacer); ok {
-			a.namespace = func(t T) string { return any(t).(namespacer).GetNamespace() }
-		}
+		a.namespace = method[T, func(T) string]("GetNamespace")
 	}
 	if a.labels == nil {
-		if _, ok := probe.(labeler); ok {
-			a.labels = func(t T) map[string]string { return any(t).(labeler).GetLabels() }
-		}
+		a.labels = method[T, func(T) map[string]string]("GetLabels")
 	}
 	if a.selector == nil {
-		if _, ok := probe.(selectorer); ok {
-			a.selector = func(t T) map[string]string { return any(t).(selectorer).GetSelector() }
-		}
+		a.selector = method[T, func(T) map[string]string]("GetSelector")
 	}
 	if a.equal == nil {
-		if _, ok := probe.(equaler[T]); ok {
-			a.equal = func(x, y T) bool { return any(x).(equaler[T]).Equals(y) }
-		} else {
-			a.equal = func(x, y T) bool { return reflect.DeepEqual(x, y) }
-		}
+		a.equal = method[T, func(T, T) bool]("Equals")
+	}
+	if a.equal == nil {
+		a.equal = func(x, y T) bool { return reflect.DeepEqual(x, y) }
 	}
 	return a
+}
+
+// method returns T's method name as a function of type F taking the
+// receiver first, or nil when T has no such method of that type. A method
+// expression obtained once through reflection is a direct call, unlike a
+// type assertion on any(t), which copies t to the heap on every call.
+func method[T any, F any](name string) F {
+	var zero F
+	t := reflect.TypeFor[T]()
+	m, ok := t.MethodByName(name)
+	if !ok {
+		return zero
+	}
+	if t.Kind() == reflect.Interface {
+		// Interface methods have no method expression; call through the
+		// interface value, which holds no copy to make.
+		return ifaceMethod[T, F](name)
+	}
+	f, _ := m.Func.Interface().(F)
+	return f
+}
+
+// ifaceMethod adapts a method of an interface item type to F. Converting
+// an interface value to any copies nothing, so a type assertion is cheap.
+func ifaceMethod[T any, F any](name string) F {
+	var f any
+	switch name {
+	case "ResourceName":
+		f = func(t T) string { return any(t).(interface{ ResourceName() string }).ResourceName() }
+	case "GetNamespace":
+		f = func(t T) string { return any(t).(interface{ GetNamespace() string }).GetNamespace() }
+	case "GetLabels":
+		f = func(t T) map[string]string { return any(t).(interface{ GetLabels() map[string]string }).GetLabels() }
+	case "GetSelector":
+		f = func(t T) map[string]string {
+			return any(t).(interface{ GetSelector() map[string]string }).GetSelector()
+		}
+	case "Equals":
+		f = func(x, y T) bool { return any(x).(interface{ Equals(T) bool }).Equals(y) }
+	}
+	out, _ := f.(F)
+	return out
 }
 
 func optFunc[T any, F any](v any, option, what string) F {
