@@ -57,7 +57,6 @@ func WithUnsynced() Option { return func(o *options) { o.unsynced = true } }
 // ResourceNamer is implemented by items that know their own key.
 type ResourceNamer interface{ ResourceName() string }
 
-
 // accessors are the per-type functions a store uses to read its items.
 type accessors[T any] struct {
 	key       func(T) string

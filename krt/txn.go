@@ -19,7 +19,7 @@ type Txn struct {
 	passes  []int  // by node id
 	touched []node
 	inTxn   []bool // by node id
-	current int // id of the node being processed, -1 outside propagate
+	current int    // id of the node being processed, -1 outside propagate
 }
 
 // newTxn returns the graph's transaction, reset. Transactions run one at a
