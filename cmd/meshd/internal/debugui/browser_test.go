@@ -257,6 +257,26 @@ func TestBrowser(t *testing.T) {
 		b.waitJS("filtered items", `document.querySelectorAll('#p-items details.item').length === 4 && document.getElementById('p-items-count').textContent === '4'`)
 	})
 
+	t.Run("pages of items", func(t *testing.T) {
+		b := b.on(t)
+		b.run(chromedp.Click(chromedp.CSS(nodeSel("configmaps"))))
+		b.waitJS("the first page", `document.querySelectorAll('#p-items details.item').length === 50 && document.querySelector('#p-pager .range').textContent === '1–50 of 120'`)
+		b.run(chromedp.Click(chromedp.CSS(`#p-next`)))
+		b.waitJS("the second page", `document.querySelector('#p-pager .range').textContent === '51–100 of 120'`)
+		if first := eval[string](b, `document.querySelector('#p-items details.item summary').textContent`); first != "default/settings-050" {
+			t.Errorf("second page starts at %q, want default/settings-050", first)
+		}
+		b.run(chromedp.Click(chromedp.CSS(`#p-next`)))
+		b.waitJS("the last page", `document.querySelectorAll('#p-items details.item').length === 20 && document.getElementById('p-next').disabled`)
+		b.run(chromedp.Click(chromedp.CSS(`#p-prev`)))
+		b.waitJS("back to the second page", `document.querySelector('#p-pager .range').textContent === '51–100 of 120'`)
+		// Back to pods, filtered as before, for the live update.
+		b.run(chromedp.Click(chromedp.CSS(nodeSel("pods"))))
+		b.waitJS("pods' items", `document.querySelectorAll('#p-items details.item').length === 12`)
+		b.run(chromedp.SendKeys(chromedp.CSS("#p-prefix"), "shop/"))
+		b.waitJS("filtered items", `document.querySelectorAll('#p-items details.item').length === 4`)
+	})
+
 	t.Run("live update", func(t *testing.T) {
 		b := b.on(t)
 		if got := eval[string](b, `document.querySelector('#nodes g.node[data-name="pods"] .size').textContent`); got != "12 items" {

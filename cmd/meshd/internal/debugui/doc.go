@@ -28,6 +28,10 @@
 // Collection names and proxy ids are single path segments; escape slashes in
 // them as %2F.
 //
+// Item values are encoded with encoding/json, proto messages (and struct
+// fields holding them) with protojson; an item type whose fields do not show
+// what it holds can implement DebugValuer.
+//
 // # Concurrency
 //
 // New starts no goroutine. An event stream runs in the goroutine net/http

@@ -85,6 +85,13 @@ type fxPolicy struct {
 
 func (p fxPolicy) ResourceName() string { return p.Namespace + "/" + p.Name }
 
+type fxConfigMap struct {
+	Name, Namespace string
+	Data            map[string]string
+}
+
+func (c fxConfigMap) ResourceName() string { return c.Namespace + "/" + c.Name }
+
 type fxMeshConfig struct {
 	Domain       string
 	DefaultRetry int
@@ -140,6 +147,7 @@ type fixture struct {
 	entries    krt.Static[fxServiceEntry]
 	gateways   krt.Static[fxGateway]
 	policies   krt.Static[fxPolicy]
+	configMaps krt.Static[fxConfigMap]
 	mesh       krt.StaticSingleton[fxMeshConfig]
 	endpoints  krt.Collection[fxEndpoints]
 	names      []string // every collection's name, in creation order
@@ -165,8 +173,9 @@ func newFixture() *fixture {
 	f.secrets = krt.NewStatic[fxSecret](g, krt.WithName("secrets"))
 	f.policies = krt.NewStatic[fxPolicy](g, krt.WithName("authz-policies"))
 	policies := f.policies
+	f.configMaps = krt.NewStatic[fxConfigMap](g, krt.WithName("configmaps"))
 	f.mesh = krt.NewStaticSingleton(g, &fxMeshConfig{Domain: "cluster.local", DefaultRetry: 2}, krt.WithName("mesh-config"))
-	for _, c := range []interface{ Name() string }{f.namespaces, nodes, f.pods, f.services, entries, f.routes, gateways, f.secrets, policies, f.mesh} {
+	for _, c := range []interface{ Name() string }{f.namespaces, nodes, f.pods, f.services, entries, f.routes, gateways, f.secrets, policies, f.configMaps, f.mesh} {
 		named(c, f)
 	}
 
@@ -243,11 +252,14 @@ func newFixture() *fixture {
 		ws := krt.Fetch(ctx, workloads, krt.FilterNamespace(p.Namespace), krt.FilterLabels(p.Selector))
 		return &fxNamed{Key: p.ResourceName(), Info: fmt.Sprintf("%d workloads allow %v", len(ws), p.Allow)}
 	}, krt.WithName("authz-rules"))
+	digests := krt.NewCollection(g, f.configMaps, func(ctx krt.HandlerContext, c fxConfigMap) *fxNamed {
+		return &fxNamed{Key: c.ResourceName(), Info: fmt.Sprintf("%d keys", len(c.Data))}
+	}, krt.WithName("config-digests"))
 	meshSettings := krt.NewSingleton(g, func(ctx krt.HandlerContext) *fxNamed {
 		mc, _ := krt.FetchOne(ctx, f.mesh)
 		return &fxNamed{Key: krt.SingletonKey, Info: fmt.Sprintf("domain %s, retries %d", mc.Domain, mc.DefaultRetry)}
 	}, krt.WithName("mesh-settings"))
-	for _, c := range []interface{ Name() string }{workloads, svcInfo, external, allServices, f.endpoints, nodeLoad, nsStats, scopes, routeChecks, vhosts, tls, authz, meshSettings} {
+	for _, c := range []interface{ Name() string }{workloads, svcInfo, external, allServices, f.endpoints, nodeLoad, nsStats, scopes, routeChecks, vhosts, tls, authz, digests, meshSettings} {
 		named(c, f)
 	}
 
@@ -301,7 +313,8 @@ func newFixture() *fixture {
 
 // load writes the initial inputs: two namespaces, three nodes, a dozen pods,
 // five services, routes (one with a negative weight, which panics), two
-// gateways and secrets (one without a certificate, which fails).
+// gateways, secrets (one without a certificate, which fails) and 120 config
+// maps, more than a page.
 func (f *fixture) load() {
 	f.g.Update(func(tx *krt.Txn) {
 		f.namespaces.In(tx).Set(fxNamespace{Name: "default"}, fxNamespace{Name: "shop", Labels: map[string]string{"team": "shop"}})
@@ -340,6 +353,11 @@ func (f *fixture) load() {
 		fxGateway{Name: "ingress", Namespace: "default", Secret: "ingress-cert", Port: 443},
 		fxGateway{Name: "internal", Namespace: "shop", Port: 80},
 	)
+	cms := make([]fxConfigMap, 120)
+	for i := range cms {
+		cms[i] = fxConfigMap{Name: fmt.Sprintf("settings-%03d", i), Namespace: "default", Data: map[string]string{"n": fmt.Sprint(i)}}
+	}
+	f.configMaps.Set(cms...)
 	f.policies.Set(fxPolicy{Name: "allow-web", Namespace: "default", Selector: map[string]string{"app": "api"}, Allow: []string{"default/web"}})
 }
 
