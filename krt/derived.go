@@ -16,6 +16,7 @@ type derived[I, O any] struct {
 
 	inputs    map[string]*inputState
 	dirty     map[string]struct{}
+	spare     map[string]struct{}     // an emptied dirty map, reused
 	owners    map[string]string       // output key -> input that produced it
 	contested map[string]map[string]O // output key -> every claimant, while >1
 	failing   map[string]error        // inputs whose last computation failed
@@ -67,7 +68,10 @@ func newDerived[I, O any](g *Graph, parent *store[I], kind string, one func(Hand
 
 func (d *derived[I, O]) markDirty(tx *Txn, input string) {
 	if d.dirty == nil {
-		d.dirty = map[string]struct{}{}
+		d.dirty, d.spare = d.spare, nil
+		if d.dirty == nil {
+			d.dirty = map[string]struct{}{}
+		}
 	}
 	d.dirty[input] = struct{}{}
 	tx.schedule(d)
@@ -80,6 +84,10 @@ func (d *derived[I, O]) process(tx *Txn) {
 	d.dirty = nil
 	for k := range dirty {
 		d.recompute(tx, k)
+	}
+	if len(dirty) <= 64 { // keep a small map for the next transaction
+		clear(dirty)
+		d.spare = dirty
 	}
 	d.propagateChanges(tx)
 }
@@ -103,15 +111,15 @@ func (d *derived[I, O]) recompute(tx *Txn, k string) {
 	}
 	d.stats.inputs.Add(1)
 	d.stats.recomputes.Add(1)
-	fc := &fetchCtx{down: d, input: k}
-	start := time.Now()
-	outs, err := d.call(fc, in)
-	d.stats.durations.observe(time.Since(start))
 	st := d.inputs[k]
 	if st == nil {
 		st = &inputState{}
 		d.inputs[k] = st
 	}
+	fc := &fetchCtx{down: d, input: k, prev: st.deps}
+	start := time.Now()
+	outs, err := d.call(fc, in)
+	d.stats.durations.observe(time.Since(start))
 	if err != nil {
 		stack := ""
 		if pe, ok := err.(*panicError); ok {

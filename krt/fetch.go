@@ -21,6 +21,7 @@ type HandlerContext interface {
 type fetchCtx struct {
 	down   dependent
 	input  string
+	prev   []*fetchRec // what the last computation read, to reuse
 	deps   []*fetchRec
 	failed error
 }
@@ -45,17 +46,25 @@ func Fetch[T any](ctx HandlerContext, c Collection[T], filters ...Filter) []T {
 	}
 	fc := ctx.fetchContext()
 	s := c.core()
-	rec := &fetchRec{down: fc.down, input: fc.input, up: s.self().(upstream)}
-	rec.fs.index = -1
+	fs := filterSet{index: -1}
 	for _, fl := range filters {
-		rec.fs.add(fl)
+		fs.add(fl)
 	}
-	rec.filter = &rec.fs
-	if rec.fs.index >= 0 {
-		s.checkIndex(rec.fs.index, rec.fs.indexOwner)
+	if fs.index >= 0 {
+		s.checkIndex(fs.index, fs.indexOwner)
+	}
+	up := s.self().(upstream)
+	// In the steady state a computation reads what it read last time:
+	// reuse that record rather than allocating and re-filing a new one.
+	var rec *fetchRec
+	if i := len(fc.deps); i < len(fc.prev) && fc.prev[i].up == up && fc.prev[i].filter.equal(&fs) {
+		rec = fc.prev[i]
+	} else {
+		rec = &fetchRec{down: fc.down, input: fc.input, up: up, fs: fs}
+		rec.filter = &rec.fs
 	}
 	fc.deps = append(fc.deps, rec)
-	return s.query(rec.filter)
+	return s.query(&fs)
 }
 
 // FetchOne returns the item of c that passes every filter and records the

@@ -157,6 +157,7 @@ func (s *store[T]) query(f *filterSet) []T {
 	var keys []string
 	var done filterKind // the filter the access path guarantees
 	appendSet := func(set map[string]struct{}) {
+		keys = slices.Grow(keys, len(set))
 		for k := range set {
 			keys = append(keys, k)
 		}
@@ -202,7 +203,7 @@ func (s *store[T]) query(f *filterSet) []T {
 	if len(keys) > 1 && !f.hasKeys {
 		sort.Strings(keys)
 	}
-	var out []T
+	out := make([]T, 0, len(keys))
 	for _, k := range keys {
 		v, ok := s.items[k]
 		if ok && s.matchesExcept(f, k, v, done) {
