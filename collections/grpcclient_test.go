@@ -146,8 +146,23 @@ func TestGRPCProxylessClient(t *testing.T) {
 		pod("ns", "echo-2", "127.0.0.14", map[string]string{"app": "echo"}, false), // not ready: never picked
 		pod("ns", "canary-0", "127.0.0.13", map[string]string{"app": "canary"}, true),
 	)
-	in.http.Set(httpRoute("ns", "split", serviceParent("front", nil), gatewayv1.HTTPRouteRule{
-		BackendRefs: []gatewayv1.HTTPBackendRef{backend("echo", 7000, 2), backend("canary", 7000, 1)},
+	// front splits between echo and canary; echo sends Health/Check to
+	// canary (an exact method match); canary sends the Health service to
+	// echo (a path prefix, a regular expression for gRPC clients).
+	in.http.Set(
+		httpRoute("ns", "split", serviceParent("front", nil), gatewayv1.HTTPRouteRule{
+			BackendRefs: []gatewayv1.HTTPBackendRef{backend("echo", 7000, 2), backend("canary", 7000, 1)},
+		}),
+		httpRoute("ns", "back", serviceParent("canary", nil), gatewayv1.HTTPRouteRule{
+			Matches: []gatewayv1.HTTPRouteMatch{{Path: &gatewayv1.HTTPPathMatch{
+				Type: ptr(gatewayv1.PathMatchPathPrefix), Value: ptr("/grpc.health.v1.Health")}}},
+			BackendRefs: []gatewayv1.HTTPBackendRef{backend("echo", 7000, 1)},
+		}),
+	)
+	in.grpc.Set(grpcRoute("ns", "check", serviceParent("echo", ptr(int32(7000))), gatewayv1.GRPCRouteRule{
+		Matches: []gatewayv1.GRPCRouteMatch{{Method: &gatewayv1.GRPCMethodMatch{
+			Service: ptr("grpc.health.v1.Health"), Method: ptr("Check")}}},
+		BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: backendRef("canary", 7000, 1)}},
 	}))
 
 	ads := &staticADS{g: g, m: m}
@@ -163,7 +178,15 @@ func TestGRPCProxylessClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, target := range []string{"front.ns.svc.cluster.local:7000", "echo.ns.svc.cluster.local:7000"} {
+	for _, tc := range []struct {
+		target string
+		want   []string
+	}{
+		{"front.ns.svc.cluster.local:7000", []string{"127.0.0.11", "127.0.0.12", "127.0.0.13"}},
+		{"echo.ns.svc.cluster.local:7000", []string{"127.0.0.13"}},
+		{"canary.ns.svc.cluster.local:7000", []string{"127.0.0.11", "127.0.0.12"}},
+	} {
+		target := tc.target
 		t.Run(target, func(t *testing.T) {
 			conn, err := grpc.NewClient("xds:///"+target, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithResolvers(resolver))
 			if err != nil {
@@ -182,10 +205,7 @@ func TestGRPCProxylessClient(t *testing.T) {
 				host, _, _ := net.SplitHostPort(p.Addr.String())
 				hits[host]++
 			}
-			want := []string{"127.0.0.11", "127.0.0.12"}
-			if strings.HasPrefix(target, "front") {
-				want = append(want, "127.0.0.13")
-			}
+			want := tc.want
 			got := slices.Sorted(func(yield func(string) bool) {
 				for h := range hits {
 					if !yield(h) {
