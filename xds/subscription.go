@@ -44,8 +44,10 @@ type typeState struct {
 
 // Nack is a recorded NACK.
 type Nack struct {
-	// Version and Nonce identify the rejected response; Version is the
-	// version_info the client sent (its last accepted version, in SotW).
+	// Version and Nonce identify the rejected response. In SotW, Version
+	// is the version_info the client sent: its last accepted version. In
+	// Delta, whose requests carry no version, it is the system version of
+	// the rejected response.
 	Version string `json:"version"`
 	Nonce   string `json:"nonce"`
 	// Code and Message are the client's error_detail.

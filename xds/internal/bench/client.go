@@ -66,7 +66,7 @@ type client struct {
 
 // runClients is the child: it reads commands on stdin and answers on
 // stdout.
-func runClients(addr string, p, n int, quiet time.Duration) {
+func runClients(addr string, p, n int, quiet time.Duration, delta bool) {
 	f := &fleet{n: n}
 	in := bufio.NewScanner(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
@@ -87,7 +87,11 @@ func runClients(addr string, p, n int, quiet time.Duration) {
 			cpuMark = cpuSelf()
 			for i := range p {
 				go func() {
-					if err := f.connect(ctx, addr, i); err != nil {
+					connect := f.connect
+					if delta {
+						connect = f.connectDelta
+					}
+					if err := connect(ctx, addr, i); err != nil {
 						fatalf("client %d: %v", i, err)
 					}
 				}()
@@ -223,13 +227,18 @@ func (c *client) handle(resp *discovery.DiscoveryResponse) error {
 		names = c.clusters
 	}
 	c.out <- &discovery.DiscoveryRequest{TypeUrl: resp.TypeUrl, VersionInfo: resp.VersionInfo, ResponseNonce: resp.Nonce, ResourceNames: names}
+	c.markComplete()
+	return nil
+}
+
+// markComplete counts the client once it holds every type.
+func (c *client) markComplete() {
 	if !c.complete && c.listener && len(c.eds) >= c.f.n && len(c.routes) > 0 {
 		c.complete = true
 		c.f.mu.Lock()
 		c.f.complete++
 		c.f.mu.Unlock()
 	}
-	return nil
 }
 
 // decode reads one changed resource.

@@ -38,16 +38,17 @@ func main() {
 	seed := flag.Int64("seed", 1, "seed for choosing which pods change")
 	child := flag.Bool("child", false, "internal: run as the client process")
 	addr := flag.String("addr", "", "internal: server address (child)")
+	delta := flag.Bool("delta", false, "the clients use Delta ADS streams instead of SotW")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the server during the changes to this file")
 	flag.Parse()
 	if *n <= 0 || *m < *n || *p <= 0 {
 		fatalf("need 0 < n <= m and p > 0")
 	}
 	if *child {
-		runClients(*addr, *p, *n, *quiet)
+		runClients(*addr, *p, *n, *quiet, *delta)
 		return
 	}
-	profile = *cpuProfile
+	profile, useDelta = *cpuProfile, *delta
 	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed); err != nil {
 		fatalf("%v", err)
 	}
@@ -60,6 +61,7 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	emit("param_changes", changes, "count")
 	emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
 	emit("param_debounce", ms(debounce), "ms")
+	emit("param_delta", useDelta, "flag")
 
 	// (a) The model and the server's serialized resources.
 	base := heapAlloc()
@@ -106,7 +108,7 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	}
 
 	ch := startChild([]string{"-addr", lis.Addr().String(), "-p", strconv.Itoa(p), "-n", strconv.Itoa(n),
-		"-m", strconv.Itoa(m), "-quiet", quiet.String()}, timeout)
+		"-m", strconv.Itoa(m), "-quiet", quiet.String(), "-delta=" + strconv.FormatBool(useDelta)}, timeout)
 	ch.wait("STARTED")
 
 	// (b) Every client connects and receives every type.
@@ -194,8 +196,11 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	return nil
 }
 
-// profile is the -cpuprofile file.
-var profile string
+// profile is the -cpuprofile file; useDelta is -delta.
+var (
+	profile  string
+	useDelta bool
+)
 
 func fatalf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "FATAL: "+format+"\n", args...)
