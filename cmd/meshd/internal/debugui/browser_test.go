@@ -54,22 +54,18 @@ type pageLog struct {
 func (b *browser) on(t *testing.T) *browser { return &browser{t: t, ctx: b.ctx, log: b.log} }
 
 func newBrowser(t *testing.T, exe string) *browser {
-	opts := []chromedp.ExecAllocatorOption{
+	// chromedp's defaults (headless, no extensions, no background work),
+	// then what this sandbox-less, offline machine needs.
+	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
 		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
 		chromedp.Flag("no-sandbox", true),
 		chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("hide-scrollbars", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1600, 960),
-	}
+		chromedp.WindowSize(1600, 1000),
+	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(allocCtx)
 	// A guard against a hung browser, not a timing assertion.
