@@ -24,14 +24,16 @@
 //
 // # Serving the resources
 //
-// An xDS server serves, per type URL, one collection and a function giving
+// The xDS server serves, per type URL, one collection and a function giving
 // each item's name and message; Resource.Proto is that function:
 //
 //	m := collections.Build(g, in)
-//	serve(resource.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto)
-//	serve(resource.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto)
-//	serve(resource.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto)
-//	serve(resource.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto)
+//	srv := xds.New(g, []xds.Source{
+//		xds.NewSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
+//		xds.NewSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
+//		xds.NewSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto),
+//		xds.NewSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
+//	})
 //
 // A gRPC client dialing xds:///<svc>.<ns>.svc.<domain>:<port> needs
 // nothing else: it asks for the listener of that name, which names the

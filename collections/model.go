@@ -83,7 +83,8 @@ type options struct {
 }
 
 // WithSidecarResources sets whether Build derives the sidecar listeners and
-// route configurations. Default: true.
+// route configurations. Default: true. When false, the Sidecar fields of
+// the Model are nil.
 func WithSidecarResources(on bool) Option { return func(o *options) { o.sidecar = on } }
 
 // Build derives the model from in, adding its collections to g. It
