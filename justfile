@@ -1,0 +1,45 @@
+# meshd tasks. `just` is optional: every recipe is one or two plain commands.
+# Install it with `npm i -g rust-just` (or your package manager).
+
+# List the recipes.
+default:
+    @just --list
+
+# Serve the bundled demo mesh; pass flags through, e.g. `just run --config-dir examples/demo`.
+run *FLAGS:
+    go run ./cmd/meshd {{FLAGS}}
+
+# Run the whole test suite (what CI runs).
+test:
+    go test ./...
+
+# Run the suite under the race detector.
+race:
+    go test -race ./...
+
+# Run the Go benchmarks (engine, model, folder source, xDS); no tests.
+bench:
+    go test -run '^$' -bench . -benchmem ./krt/... ./collections/... ./sources/... ./xds/...
+
+# The engine side by side with the Istio krt workload (see docs/benchmarks.md).
+bench-krt *FLAGS:
+    go run ./krt/internal/bench {{FLAGS}}
+
+# The xDS server under many streams (see docs/benchmarks.md).
+bench-xds *FLAGS:
+    go run ./xds/internal/bench {{FLAGS}}
+
+# Vet, and list files gofmt would change (fails if any).
+lint:
+    go vet ./...
+    test -z "$(gofmt -l .)" || (gofmt -l . && exit 1)
+
+# Drive the debug UI in headless Chromium (installs it with apt if absent).
+ui-test:
+    bash .ci/install-chromium.sh
+    go test -count=1 -run TestBrowser -v ./cmd/meshd/internal/debugui/
+
+# Rewrite the README's debug UI screenshots (docs/img/).
+screenshot:
+    bash .ci/install-chromium.sh
+    MESHD_UPDATE_SCREENSHOT=1 go test -count=1 -run TestBrowser ./cmd/meshd/internal/debugui/
