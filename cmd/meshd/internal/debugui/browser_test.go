@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"go.uber.org/goleak"
+
+	"github.com/meshd/meshd/krt"
 )
 
 // screenshotEnv, set to 1, makes TestBrowser rewrite the README's
@@ -285,6 +287,19 @@ func TestBrowser(t *testing.T) {
 		b.waitJS("the new event in the panel", `document.getElementById('p-events').innerText.includes('shop/cart-99')`)
 		if eval[int](b, `window.__noReload`) != 1 {
 			t.Error("the page reloaded")
+		}
+
+		// A collection created while the page is open is laid out anew.
+		krt.NewCollection(f.g, f.pods, func(ctx krt.HandlerContext, p fxPod) *fxNamed {
+			return &fxNamed{Key: p.ResourceName(), Info: p.IP}
+		}, krt.WithName("late-collection"))
+		b.waitJS("the new node", fmt.Sprintf(`document.querySelectorAll('#nodes g.node').length === %d`, len(f.names)+1))
+		b.waitJS("its edge", `!!document.querySelector('#edges path[data-from="pods"][data-to="late-collection"]')`)
+		if got := eval[string](b, `document.querySelector('#nodes g.node[data-name="late-collection"] .size').textContent`); got != "13 items" {
+			t.Errorf("the new node says %q, want 13 items", got)
+		}
+		if !eval[bool](b, `document.querySelector('#nodes g.node[data-name="pods"]').classList.contains('selected')`) {
+			t.Error("the selection was lost in the new layout")
 		}
 	})
 

@@ -20,6 +20,7 @@ const state = {
   itemsVersion: -1,  // the graph version the shown items were loaded at
   explain: null,     // {key, collection} of the explanation shown
   highlight: new Set(),
+  pos: new Map(),    // name -> laid-out centre of its node
   view: { x: 0, y: 0, k: 1 },
   userMoved: false,
   bounds: null,
@@ -120,13 +121,24 @@ function shortTypeURL(u) {
 }
 
 // fitText shortens an SVG text with an ellipsis until it fits width. It
-// needs the text laid out, so it does nothing while the graph is hidden.
+// needs the text laid out, and reports false while the graph is hidden.
 function fitText(t, width) {
+  if (t.getComputedTextLength() === 0) return false;
   const full = t.textContent;
   let n = full.length;
   while (n > 4 && t.getComputedTextLength() > width) {
     n--;
     t.textContent = full.slice(0, n) + '…';
+  }
+  return true;
+}
+
+// fitNodeTexts fits the labels of the nodes not fitted yet: those drawn
+// while another tab was showing are fitted when the graph shows again.
+function fitNodeTexts() {
+  for (const g of $('nodes').children) {
+    if (g._fitted) continue;
+    g._fitted = fitText(g.querySelector('.name'), NODE_W - 40) && fitText(g.querySelector('.meta'), NODE_W - 26);
   }
 }
 
@@ -140,7 +152,10 @@ function showTab(name) {
   for (const b of document.querySelectorAll('.tab-button')) b.classList.toggle('active', b.dataset.tab === name);
   for (const p of document.querySelectorAll('.tab-pane')) p.classList.toggle('active', p.id === 'tab-' + name);
   document.body.dataset.tab = name;
-  if (name === 'graph' && !state.userMoved) fit();
+  if (name === 'graph') {
+    fitNodeTexts();
+    if (!state.userMoved) fit();
+  }
 }
 
 // ---- the graph ------------------------------------------------------------
@@ -200,6 +215,7 @@ function layoutAndRender() {
   g.setDefaultEdgeLabel(() => ({}));
   const hasIn = new Set(state.edges.map((e) => e.to));
   const hasOut = new Set(state.edges.map((e) => e.from));
+  state.pos = new Map();
   for (const c of s.collections) g.setNode('n' + c.id, { width: NODE_W, height: NODE_H });
   for (const e of state.edges) g.setEdge('n' + e.from, 'n' + e.to, { weight: e.kinds.includes('primary') || e.kinds.includes('join') ? 3 : 1, minlen: 1 });
   // Pull sources (collections that read nothing) into the first column and
@@ -220,14 +236,12 @@ function layoutAndRender() {
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
   for (const c of s.collections) {
     const n = g.node('n' + c.id);
-    c._x = n.x; c._y = n.y;
+    state.pos.set(c.name, { x: n.x, y: n.y });
     minX = Math.min(minX, n.x - NODE_W / 2); maxX = Math.max(maxX, n.x + NODE_W / 2);
     minY = Math.min(minY, n.y - NODE_H / 2); maxY = Math.max(maxY, n.y + NODE_H / 2);
-    const node = renderNode(c, n.x, n.y);
-    nodes.append(node);
-    fitText(node.querySelector('.name'), NODE_W - 40);
-    fitText(node.querySelector('.meta'), NODE_W - 26);
+    nodes.append(renderNode(c, n.x, n.y));
   }
+  fitNodeTexts();
   for (const e of state.edges) {
     const pts = g.edge('n' + e.from, 'n' + e.to).points;
     const from = state.byId.get(e.from).name;
@@ -381,11 +395,11 @@ function fit() {
 // ensureVisible pans, without zooming, so that the node of the named
 // collection is not hidden under the side panel or outside the view.
 function ensureVisible(name) {
-  const c = state.byName.get(name);
-  if (!c || c._x === undefined) return;
+  const c = state.pos.get(name);
+  if (!c) return;
   const v = state.view;
   const w = visibleWidth(), h = $('graph').clientHeight;
-  const x = v.x + c._x * v.k, y = v.y + c._y * v.k;
+  const x = v.x + c.x * v.k, y = v.y + c.y * v.k;
   const hw = (NODE_W / 2) * v.k + 16, hh = (NODE_H / 2) * v.k + 16;
   if (x - hw >= 0 && x + hw <= w && y - hh >= 0 && y + hh <= h) return;
   if (x - hw < 0 || x + hw > w) v.x += w / 2 - x;
