@@ -10,7 +10,8 @@
 # kept in $OUT (default /tmp/krt-bench/<n>x<m>); the anchor is built once
 # into $BIN (its first build downloads and compiles Istio: minutes).
 #
-# The anchor has no mesh-config phase; anchor-meshconfig.patch adds one
+# The anchor has no mesh-config phase and no CPU-time figures;
+# anchor-extras.patch adds both
 # (the same phase as ours: a new trust domain, timed until a Workloads
 # handler has seen every workload updated). It is applied to a copy of the
 # anchor, never to the anchor itself; ANCHOR_MESH=0 runs the anchor as is.
@@ -35,11 +36,11 @@ mkdir -p "$bin" "$out"
 here="$(cd "$(dirname "$0")" && pwd)"
 if [ "${ANCHOR_MESH:-1}" = 1 ]; then
 	src="$bin/anchor-src" abin="$bin/istio-krt-bench-mesh"
-	if [ ! -x "$abin" ] || [ "$anchor/main.go" -nt "$abin" ] || [ "$here/anchor-meshconfig.patch" -nt "$abin" ]; then
+	if [ ! -x "$abin" ] || [ "$anchor/main.go" -nt "$abin" ] || [ "$here/anchor-extras.patch" -nt "$abin" ]; then
 		echo "building the Istio anchor (with the mesh-config phase) from $anchor ..." >&2
 		rm -rf "$src" && mkdir -p "$src"
 		cp "$anchor/go.mod" "$anchor/go.sum" "$anchor/main.go" "$src/"
-		(cd "$src" && patch -s main.go <"$here/anchor-meshconfig.patch" && go build -o "$abin" .)
+		(cd "$src" && patch -s main.go <"$here/anchor-extras.patch" && go build -o "$abin" .)
 	fi
 else
 	abin="$bin/istio-krt-bench"
