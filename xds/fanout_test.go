@@ -1,11 +1,14 @@
 package xds_test
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/grpc"
 
@@ -137,5 +140,61 @@ func TestDebounceCoalesces(t *testing.T) {
 	}
 	if pushes >= writes {
 		t.Fatalf("%d pushes for %d writes: nothing coalesced", pushes, writes)
+	}
+}
+
+// TestStuckClient keeps one stream from reading while large load
+// assignments change many times: another stream still receives every
+// change, and the stuck stream's pending set holds one entry per name, not
+// one per change.
+func TestStuckClient(t *testing.T) {
+	f := newFixture(t)
+	big := func(v int) *endpointv3.ClusterLoadAssignment {
+		addrs := make([]string, 2000)
+		for i := range addrs {
+			addrs[i] = fmt.Sprintf("10.%d.%d.%d:80", v%256, i/256, i%256)
+		}
+		return cla("big", addrs...)
+	}
+	f.eds.Set(big(0))
+
+	// The stuck stream subscribes and never reads.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stuck, err := discovery.NewAggregatedDiscoveryServiceClient(dial(t, f.addr)).StreamAggregatedResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stuck.Send(&discovery.DiscoveryRequest{Node: &corev3.Node{Id: "stuck"}, TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}}); err != nil {
+		t.Fatal(err)
+	}
+	live := newSotW(t, dial(t, f.addr), "live")
+	live.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
+	live.ack(live.recv(), "big")
+	waitFor(t, "the stuck stream's subscription", func() bool {
+		return proxyByNode(t, f.srv, "stuck").Types[xds.EndpointType].Pushes > 0
+	})
+
+	// Each change is about 40 KB: a few fill the stuck stream's flow
+	// control windows and its sends block.
+	const changes = 40
+	for v := 1; v <= changes; v++ {
+		f.eds.Set(big(v))
+		want := fmt.Sprintf("10.%d.0.0", v)
+		for {
+			r := live.recv()
+			live.ack(r, "big")
+			if claOf(t, r.Resources, "big").Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address == want {
+				break
+			}
+		}
+	}
+	p := proxyByNode(t, f.srv, "stuck")
+	ts := p.Types[xds.EndpointType]
+	if ts.Pending > 1 || ts.Pushes >= changes {
+		t.Fatalf("stuck stream: %d pending, %d pushes for %d changes", ts.Pending, ts.Pushes, changes)
+	}
+	if !p.Stale {
+		t.Fatalf("stuck stream not flagged stale: %+v", p)
 	}
 }
