@@ -1,0 +1,320 @@
+package kube
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayfake "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/fake"
+
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
+)
+
+func meta(ns, name string, labels map[string]string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels}
+}
+
+func pod(ns, name, app string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: meta(ns, name, map[string]string{"app": app})}
+}
+
+func service(ns, name, app string) *corev1.Service {
+	return &corev1.Service{ObjectMeta: meta(ns, name, nil), Spec: corev1.ServiceSpec{Selector: map[string]string{"app": app}}}
+}
+
+// run runs src until the test ends and waits for every collection to sync.
+func run(t *testing.T, src *Source, cols ...interface{ Synced() <-chan struct{} }) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- src.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	in := src.Inputs()
+	cols = append(cols, in.Services, in.Pods, in.Namespaces, in.EndpointSlices, in.Nodes, in.ConfigMaps, in.HTTPRoutes, in.GRPCRoutes)
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	if err := krt.WaitSynced(wctx, cols...); err != nil {
+		t.Fatalf("collections did not sync: %v", err)
+	}
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func keys[T sources.Object](c krt.Collection[T]) string {
+	var ks []string
+	for _, it := range c.List() {
+		ks = append(ks, sources.Key(it))
+	}
+	return strings.Join(ks, ",")
+}
+
+// gatewayResources makes fake discovery serve the Gateway API routes.
+func gatewayResources() *metav1.APIResourceList {
+	return &metav1.APIResourceList{
+		GroupVersion: gatewayv1.SchemeGroupVersion.String(),
+		APIResources: []metav1.APIResource{{Name: "httproutes", Namespaced: true, Kind: "HTTPRoute"}, {Name: "grpcroutes", Namespaced: true, Kind: "GRPCRoute"}},
+	}
+}
+
+func TestFakeInitialListAndEvents(t *testing.T) {
+	kube := fake.NewClientset(
+		service("shop", "web", "web"), pod("shop", "web-1", "web"), pod("shop", "db-1", "db"),
+		&corev1.Namespace{ObjectMeta: meta("", "shop", nil)},
+		&corev1.Node{ObjectMeta: meta("", "node-1", map[string]string{corev1.LabelTopologyZone: "z1"})},
+		&corev1.ConfigMap{ObjectMeta: meta("meshd", "mesh", nil), Data: map[string]string{"mesh": "{}"}},
+		&discoveryv1.EndpointSlice{ObjectMeta: meta("shop", "web-abc", nil), AddressType: discoveryv1.AddressTypeIPv4},
+	)
+	kube.Resources = []*metav1.APIResourceList{gatewayResources()}
+	gw := gatewayfake.NewClientset(
+		&gatewayv1.HTTPRoute{ObjectMeta: meta("shop", "r1", nil)},
+		&gatewayv1.GRPCRoute{ObjectMeta: meta("shop", "g1", nil)},
+	)
+	g := krt.NewGraph()
+	src := New(g, Clients{Kube: kube, Gateway: gw})
+	in := src.Inputs()
+	if in.Pods.HasSynced() {
+		t.Fatal("synced before Run")
+	}
+	versionBefore := g.Version()
+	run(t, src)
+	// Eight informers, each listing in one transaction.
+	if v := g.Version() - versionBefore; v > 8 {
+		t.Errorf("initial listing took %d transactions, want at most 8", v)
+	}
+	want := map[string]string{
+		"services": keys(in.Services), "pods": keys(in.Pods), "namespaces": keys(in.Namespaces), "nodes": keys(in.Nodes),
+		"configmaps": keys(in.ConfigMaps), "endpointslices": keys(in.EndpointSlices), "httproutes": keys(in.HTTPRoutes), "grpcroutes": keys(in.GRPCRoutes),
+	}
+	for kind, got := range map[string]string{
+		"services": "shop/web", "pods": "shop/db-1,shop/web-1", "namespaces": "shop", "nodes": "node-1",
+		"configmaps": "meshd/mesh", "endpointslices": "shop/web-abc", "httproutes": "shop/r1", "grpcroutes": "shop/g1",
+	} {
+		if want[kind] != got {
+			t.Errorf("%s: %q, want %q", kind, want[kind], got)
+		}
+	}
+
+	// Create, update and delete of each kind arrive.
+	ctx := t.Context()
+	core := kube.CoreV1()
+	steps := []struct {
+		name string
+		do   func() error
+		done func() bool
+	}{
+		{"create pod", func() error { _, err := core.Pods("shop").Create(ctx, pod("shop", "web-2", "web"), metav1.CreateOptions{}); return err },
+			func() bool { return keys(in.Pods) == "shop/db-1,shop/web-1,shop/web-2" }},
+		{"update pod", func() error { _, err := core.Pods("shop").Update(ctx, pod("shop", "web-2", "web2"), metav1.UpdateOptions{}); return err },
+			func() bool { p, ok := in.Pods.Get("shop/web-2"); return ok && p.Labels["app"] == "web2" }},
+		{"delete pod", func() error { return core.Pods("shop").Delete(ctx, "db-1", metav1.DeleteOptions{}) },
+			func() bool { return keys(in.Pods) == "shop/web-1,shop/web-2" }},
+		{"create service", func() error { _, err := core.Services("shop").Create(ctx, service("shop", "api", "api"), metav1.CreateOptions{}); return err },
+			func() bool { return keys(in.Services) == "shop/api,shop/web" }},
+		{"update service", func() error { _, err := core.Services("shop").Update(ctx, service("shop", "api", "api2"), metav1.UpdateOptions{}); return err },
+			func() bool { s, _ := in.Services.Get("shop/api"); return s != nil && s.Spec.Selector["app"] == "api2" }},
+		{"delete service", func() error { return core.Services("shop").Delete(ctx, "web", metav1.DeleteOptions{}) },
+			func() bool { return keys(in.Services) == "shop/api" }},
+		{"create namespace", func() error { _, err := core.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: meta("", "other", nil)}, metav1.CreateOptions{}); return err },
+			func() bool { return keys(in.Namespaces) == "other,shop" }},
+		{"delete namespace", func() error { return core.Namespaces().Delete(ctx, "other", metav1.DeleteOptions{}) },
+			func() bool { return keys(in.Namespaces) == "shop" }},
+		{"update node", func() error {
+			_, err := core.Nodes().Update(ctx, &corev1.Node{ObjectMeta: meta("", "node-1", map[string]string{corev1.LabelTopologyZone: "z2"})}, metav1.UpdateOptions{})
+			return err
+		}, func() bool { n, _ := in.Nodes.Get("node-1"); return n != nil && n.Labels[corev1.LabelTopologyZone] == "z2" }},
+		{"update configmap", func() error {
+			_, err := core.ConfigMaps("meshd").Update(ctx, &corev1.ConfigMap{ObjectMeta: meta("meshd", "mesh", nil), Data: map[string]string{"mesh": "trustDomain: x"}}, metav1.UpdateOptions{})
+			return err
+		}, func() bool { c, _ := in.ConfigMaps.Get("meshd/mesh"); return c != nil && c.Data["mesh"] == "trustDomain: x" }},
+		{"create endpointslice", func() error {
+			_, err := kube.DiscoveryV1().EndpointSlices("shop").Create(ctx, &discoveryv1.EndpointSlice{ObjectMeta: meta("shop", "api-x", nil), AddressType: discoveryv1.AddressTypeIPv4}, metav1.CreateOptions{})
+			return err
+		}, func() bool { return keys(in.EndpointSlices) == "shop/api-x,shop/web-abc" }},
+		{"delete endpointslice", func() error { return kube.DiscoveryV1().EndpointSlices("shop").Delete(ctx, "web-abc", metav1.DeleteOptions{}) },
+			func() bool { return keys(in.EndpointSlices) == "shop/api-x" }},
+		{"create httproute", func() error {
+			_, err := gw.GatewayV1().HTTPRoutes("shop").Create(ctx, &gatewayv1.HTTPRoute{ObjectMeta: meta("shop", "r2", nil)}, metav1.CreateOptions{})
+			return err
+		}, func() bool { return keys(in.HTTPRoutes) == "shop/r1,shop/r2" }},
+		{"delete grpcroute", func() error { return gw.GatewayV1().GRPCRoutes("shop").Delete(ctx, "g1", metav1.DeleteOptions{}) },
+			func() bool { return keys(in.GRPCRoutes) == "" }},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		eventually(t, s.name, s.done)
+	}
+	stats := src.Stats()
+	i := slices.IndexFunc(stats, func(s CollectionStats) bool { return s.Name == "kube/pods" })
+	if st := stats[i]; st.Adds != 3 || st.Updates != 1 || st.Deletes != 1 || !st.Synced || st.Items != 2 {
+		t.Errorf("pod stats %+v", st)
+	}
+}
+
+func TestFakeTombstone(t *testing.T) {
+	kube := fake.NewClientset(pod("shop", "a", "x"), pod("shop", "b", "x"))
+	src := New(krt.NewGraph(), Clients{Kube: kube})
+	run(t, src)
+	pods := src.Inputs().Pods
+	var f *feed[*corev1.Pod]
+	for _, r := range src.feeds {
+		if pf, ok := r.(*feed[*corev1.Pod]); ok {
+			f = pf
+		}
+	}
+	// A delete the watch missed reaches the handler as a tombstone; with
+	// or without the final object, the key is what counts.
+	f.delete(cache.DeletedFinalStateUnknown{Key: "shop/a", Obj: pod("shop", "a", "x")})
+	f.delete(cache.DeletedFinalStateUnknown{Key: "shop/b"})
+	// A second delivery (a relist racing a watch) is harmless.
+	f.delete(cache.DeletedFinalStateUnknown{Key: "shop/b"})
+	if got := keys(pods); got != "" {
+		t.Errorf("pods after tombstones: %q", got)
+	}
+	f.upsert(pod("shop", "c", "x"), &f.adds)
+	f.upsert(pod("shop", "c", "x"), &f.adds)
+	if got := keys(pods); got != "shop/c" {
+		t.Errorf("pods after a repeated add: %q", got)
+	}
+	f.upsert("not a pod", &f.adds)
+	if st := f.stats(); st.BadObjects != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestFakeWatchOptionsAndMissingCRDs(t *testing.T) {
+	kube := fake.NewClientset(pod("a", "p1", "x"), pod("b", "p2", "x"), service("a", "s1", "x"), service("b", "s2", "x"))
+	// Discovery serves no Gateway API: the routes are skipped.
+	gw := gatewayfake.NewClientset(&gatewayv1.HTTPRoute{ObjectMeta: meta("a", "r", nil)})
+	src := New(krt.NewGraph(), Clients{Kube: kube, Gateway: gw},
+		WithDefaultWatch(Watch{Namespace: "a"}),
+		WithWatch("services", Watch{Namespace: "b"}),
+	)
+	run(t, src)
+	in := src.Inputs()
+	if got := keys(in.Pods); got != "a/p1" {
+		t.Errorf("pods %q, want only namespace a", got)
+	}
+	if got := keys(in.Services); got != "b/s2" {
+		t.Errorf("services %q, want only namespace b", got)
+	}
+	if in.HTTPRoutes.Len() != 0 || !in.HTTPRoutes.HasSynced() {
+		t.Errorf("routes %v", in.HTTPRoutes.List())
+	}
+	for _, st := range src.Stats() {
+		if skipped := strings.HasSuffix(st.Name, "routes"); st.Skipped != skipped {
+			t.Errorf("%s: skipped %v", st.Name, st.Skipped)
+		}
+	}
+	// Without a Gateway client, the routes are empty and synced too.
+	src2 := New(krt.NewGraph(), Clients{Kube: fake.NewClientset()})
+	run(t, src2)
+	if !src2.Inputs().GRPCRoutes.HasSynced() {
+		t.Error("routes without a client not synced")
+	}
+}
+
+// Widget is a user CRD type.
+type Widget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              WidgetSpec `json:"spec"`
+}
+
+// WidgetSpec is the spec of a Widget.
+type WidgetSpec struct {
+	Size int64 `json:"size"`
+}
+
+// DeepCopyObject implements runtime.Object.
+func (w *Widget) DeepCopyObject() runtime.Object {
+	c := *w
+	w.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	return &c
+}
+
+var widgetGVR = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
+
+func widget(ns, name string, size any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"namespace": ns, "name": name, "managedFields": []any{map[string]any{"manager": "kubectl"}}},
+		"spec":     map[string]any{"size": size},
+	}}
+}
+
+func TestFakeDynamic(t *testing.T) {
+	kube := fake.NewClientset()
+	kube.Resources = []*metav1.APIResourceList{{GroupVersion: "example.com/v1", APIResources: []metav1.APIResource{{Name: "widgets", Namespaced: true, Kind: "Widget"}}}}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{widgetGVR: "WidgetList", {Group: "example.com", Version: "v1", Resource: "gadgets"}: "GadgetList"},
+		widget("shop", "w1", int64(3)), widget("shop", "bad", "three"))
+	src := New(krt.NewGraph(), Clients{Kube: kube, Dynamic: dyn})
+	typed := AddDynamic[*Widget](src, widgetGVR, Watch{})
+	raw := AddDynamic[*unstructured.Unstructured](src, widgetGVR, Watch{}, krt.WithName("raw-widgets"))
+	// Not served by discovery: skipped.
+	gadgets := AddDynamic[*unstructured.Unstructured](src, schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}, Watch{})
+	run(t, src, typed, raw, gadgets)
+
+	w, ok := typed.Get("shop/w1")
+	if !ok || w.Spec.Size != 3 || w.ManagedFields != nil {
+		t.Fatalf("typed widget %+v", w)
+	}
+	if got := keys(raw); got != "shop/bad,shop/w1" {
+		t.Errorf("unstructured widgets %q", got)
+	}
+	if got := keys(typed); got != "shop/w1" {
+		t.Errorf("typed widgets %q, want the unconvertible one left out", got)
+	}
+	if _, err := dyn.Resource(widgetGVR).Namespace("shop").Create(t.Context(), widget("shop", "w2", int64(5)), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "new widget", func() bool { w, ok := typed.Get("shop/w2"); return ok && w.Spec.Size == 5 })
+	if err := dyn.Resource(widgetGVR).Namespace("shop").Delete(t.Context(), "w1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "deleted widget", func() bool { return keys(typed) == "shop/w2" && keys(raw) == "shop/bad,shop/w2" })
+	var typedStats CollectionStats
+	for _, st := range src.Stats() {
+		if st.Name == "kube/widgets.example.com" && !st.Skipped && st.Resource == widgetGVR.String() && typedStats.Name == "" {
+			typedStats = st
+		}
+		if strings.Contains(st.Name, "gadgets") && !st.Skipped {
+			t.Errorf("gadgets not skipped: %+v", st)
+		}
+	}
+	if typedStats.BadObjects == 0 {
+		t.Errorf("unconvertible widget not counted: %+v", src.Stats())
+	}
+	if gadgets.Len() != 0 {
+		t.Errorf("gadgets %v", gadgets.List())
+	}
+}

@@ -1,0 +1,267 @@
+// Package kubetest runs a real etcd and kube-apiserver on loopback for
+// integration tests. The binaries are built by .ci/kube-testenv.sh; when
+// they are absent, Start returns ErrNoBinaries and tests skip.
+//
+// A test package starts one Env in TestMain, shares it, and stops it at the
+// end; tests use unique namespace names, since no controller-manager runs
+// to finish deleting namespaces.
+package kubetest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// ErrNoBinaries is returned by Start when etcd or kube-apiserver is not
+// installed.
+var ErrNoBinaries = errors.New("kube-apiserver and etcd not found; build them with .ci/kube-testenv.sh build")
+
+// BinDir returns where the binaries are looked for: $MESHD_KUBE_BIN, else
+// $MESHD_KUBE_CACHE/bin, else the user cache directory's meshd-kube/bin,
+// as .ci/kube-testenv.sh builds them.
+func BinDir() string {
+	if d := os.Getenv("MESHD_KUBE_BIN"); d != "" {
+		return d
+	}
+	if d := os.Getenv("MESHD_KUBE_CACHE"); d != "" {
+		return filepath.Join(d, "bin")
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "meshd-kube", "bin")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "meshd-kube", "bin")
+}
+
+// Env is a running etcd and kube-apiserver.
+type Env struct {
+	// Config reaches the API server as a cluster admin.
+	Config *rest.Config
+	// Kubeconfig is the path of a kubeconfig file for the same.
+	Kubeconfig string
+
+	dir       string
+	etcd, api *exec.Cmd
+}
+
+// Start launches etcd and kube-apiserver on free loopback ports, with
+// their data and logs in a new temporary directory, and waits until the
+// API server is ready. Stop ends both and removes the directory.
+func Start(ctx context.Context) (*Env, error) {
+	bin := BinDir()
+	for _, b := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(bin, b)); err != nil {
+			return nil, fmt.Errorf("%w (looked in %s)", ErrNoBinaries, bin)
+		}
+	}
+	dir, err := os.MkdirTemp("", "meshd-kubetest-")
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{dir: dir}
+	if err := e.start(ctx, bin); err != nil {
+		e.Stop()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Env) start(ctx context.Context, bin string) error {
+	ports, err := freePorts(3)
+	if err != nil {
+		return err
+	}
+	clientURL := "http://127.0.0.1:" + strconv.Itoa(ports[0])
+	peerURL := "http://127.0.0.1:" + strconv.Itoa(ports[1])
+	if e.etcd, err = e.launch(filepath.Join(bin, "etcd"), "etcd.log",
+		"--name", "default", "--data-dir", filepath.Join(e.dir, "etcd"),
+		"--listen-client-urls", clientURL, "--advertise-client-urls", clientURL,
+		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
+		"--initial-cluster", "default="+peerURL,
+		"--unsafe-no-fsync", "--log-level", "warn"); err != nil {
+		return err
+	}
+
+	token, err := e.writeCredentials()
+	if err != nil {
+		return err
+	}
+	host := "https://127.0.0.1:" + strconv.Itoa(ports[2])
+	if e.api, err = e.launch(filepath.Join(bin, "kube-apiserver"), "apiserver.log",
+		"--etcd-servers", clientURL,
+		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(ports[2]),
+		// Advertising loopback is refused unless the endpoint reconciler,
+		// which would publish it in the kubernetes Service, is off.
+		"--advertise-address", "127.0.0.1", "--endpoint-reconciler-type", "none",
+		"--cert-dir", filepath.Join(e.dir, "certs"),
+		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file", filepath.Join(e.dir, "sa.pub"),
+		"--service-account-signing-key-file", filepath.Join(e.dir, "sa.key"),
+		"--token-auth-file", filepath.Join(e.dir, "tokens.csv"),
+		"--authorization-mode", "AlwaysAllow",
+		"--service-cluster-ip-range", "10.0.0.0/24",
+		// No controller-manager creates default service accounts.
+		"--disable-admission-plugins", "ServiceAccount"); err != nil {
+		return err
+	}
+
+	e.Config = &rest.Config{
+		Host: host, BearerToken: token,
+		TLSClientConfig: rest.TLSClientConfig{Insecure: true},
+		QPS:             1000, Burst: 1000,
+	}
+	e.Kubeconfig = filepath.Join(e.dir, "kubeconfig")
+	kubeconfig := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster: {server: %q, insecure-skip-tls-verify: true}
+users:
+- name: admin
+  user: {token: %q}
+contexts:
+- name: test
+  context: {cluster: test, user: admin}
+current-context: test
+`, host, token)
+	if err := os.WriteFile(e.Kubeconfig, []byte(kubeconfig), 0o600); err != nil {
+		return err
+	}
+	return e.waitReady(ctx, host, token)
+}
+
+// launch starts a binary with its output in a log file of the directory.
+func (e *Env) launch(path, logName string, args ...string) (*exec.Cmd, error) {
+	log, err := os.Create(filepath.Join(e.dir, logName))
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close() // the child has its own descriptor
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	// Its own process group, so a Ctrl-C of the test does not race Stop.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", filepath.Base(path), err)
+	}
+	return cmd, nil
+}
+
+// writeCredentials writes the service-account key pair and a static token
+// file granting a fresh token cluster-admin, and returns the token.
+func (e *Env) writeCredentials() (string, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return "", err
+	}
+	files := map[string][]byte{
+		"sa.key": pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}),
+		"sa.pub": pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}),
+	}
+	raw := make([]byte, 16)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	token := hex.EncodeToString(raw)
+	files["tokens.csv"] = []byte(token + ",admin,admin-uid,system:masters\n")
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(e.dir, name), data, 0o600); err != nil {
+			return "", err
+		}
+	}
+	return token, nil
+}
+
+// waitReady polls /readyz until it answers 200, a process exits, or a
+// minute passes.
+func (e *Env) waitReady(ctx context.Context, host, token string) error {
+	client := &http.Client{
+		Timeout:   2 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
+	}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, host+"/readyz", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		for _, c := range []*exec.Cmd{e.etcd, e.api} {
+			if err := c.Process.Signal(syscall.Signal(0)); err != nil {
+				return fmt.Errorf("%s exited; see %s", filepath.Base(c.Path), e.dir)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kube-apiserver not ready: %w; logs in %s", ctx.Err(), e.dir)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Stop ends the API server, then etcd, and removes their directory. It is
+// safe on a partly started Env.
+func (e *Env) Stop() {
+	for _, c := range []*exec.Cmd{e.api, e.etcd} {
+		if c == nil || c.Process == nil {
+			continue
+		}
+		_ = c.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = c.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = c.Process.Kill()
+			<-done
+		}
+	}
+	_ = os.RemoveAll(e.dir)
+}
+
+// freePorts returns n distinct free loopback ports. They are only free when
+// checked; a clash with another process is unlikely, not impossible.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}

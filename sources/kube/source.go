@@ -1,0 +1,243 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
+	gatewayinformers "sigs.k8s.io/gateway-api/pkg/client/informers/externalversions"
+
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
+)
+
+// Clients are the API clients a Source uses.
+type Clients struct {
+	Kube kubernetes.Interface
+	// Gateway watches Gateway API routes. Optional: without it, HTTPRoutes
+	// and GRPCRoutes stay empty.
+	Gateway gatewayclient.Interface
+	// Dynamic serves AddDynamic. Optional unless AddDynamic is used.
+	Dynamic dynamic.Interface
+}
+
+// ClientsForConfig builds every client from one REST config.
+func ClientsForConfig(cfg *rest.Config) (Clients, error) {
+	var c Clients
+	var err error
+	if c.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return Clients{}, fmt.Errorf("kubernetes client: %w", err)
+	}
+	if c.Gateway, err = gatewayclient.NewForConfig(cfg); err != nil {
+		return Clients{}, fmt.Errorf("gateway api client: %w", err)
+	}
+	if c.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+		return Clients{}, fmt.Errorf("dynamic client: %w", err)
+	}
+	return c, nil
+}
+
+// Source feeds informers into krt collections. Create it with New.
+type Source struct {
+	g       *krt.Graph
+	clients Clients
+	opts    options
+	inputs  sources.Inputs
+
+	mu      sync.Mutex // guards following
+	feeds   []runner
+	started bool
+}
+
+// Option configures a Source.
+type Option func(*options)
+
+type options struct {
+	logger   *slog.Logger
+	name     string
+	defaults Watch
+	watches  map[string]Watch
+}
+
+// WithLogger sets the logger watch errors and skipped resources are
+// reported to. Default: discard.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithName sets the prefix of the collections' names. Default: "kube".
+func WithName(name string) Option { return func(o *options) { o.name = name } }
+
+// WithDefaultWatch sets the Watch of every built-in collection that has no
+// WithWatch of its own. Default: the zero Watch (everything).
+func WithDefaultWatch(w Watch) Option { return func(o *options) { o.defaults = w } }
+
+// WithWatch sets the Watch of one built-in collection, named by its
+// resource: "services", "pods", "namespaces", "endpointslices", "nodes",
+// "configmaps", "httproutes" or "grpcroutes".
+func WithWatch(resource string, w Watch) Option {
+	return func(o *options) { o.watches[resource] = w }
+}
+
+// New returns a source with a collection for each kind of sources.Inputs.
+// It builds the informers but starts nothing; Run does.
+func New(g *krt.Graph, clients Clients, opts ...Option) *Source {
+	o := options{logger: slog.New(slog.DiscardHandler), name: "kube", watches: map[string]Watch{}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	s := &Source{g: g, clients: clients, opts: o}
+	s.inputs = sources.Inputs{
+		Services: core[*corev1.Service](s, corev1.SchemeGroupVersion.WithResource("services"),
+			func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Services().Informer() }),
+		Pods: core[*corev1.Pod](s, corev1.SchemeGroupVersion.WithResource("pods"),
+			func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Pods().Informer() }),
+		Namespaces: core[*corev1.Namespace](s, corev1.SchemeGroupVersion.WithResource("namespaces"),
+			func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Namespaces().Informer() }),
+		EndpointSlices: core[*discoveryv1.EndpointSlice](s, discoveryv1.SchemeGroupVersion.WithResource("endpointslices"),
+			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+				return f.Discovery().V1().EndpointSlices().Informer()
+			}),
+		Nodes: core[*corev1.Node](s, corev1.SchemeGroupVersion.WithResource("nodes"),
+			func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Nodes().Informer() }),
+		ConfigMaps: core[*corev1.ConfigMap](s, corev1.SchemeGroupVersion.WithResource("configmaps"),
+			func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().ConfigMaps().Informer() }),
+		HTTPRoutes: gateway[*gatewayv1.HTTPRoute](s, gatewayv1.SchemeGroupVersion.WithResource("httproutes"),
+			func(f gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer {
+				return f.Gateway().V1().HTTPRoutes().Informer()
+			}),
+		GRPCRoutes: gateway[*gatewayv1.GRPCRoute](s, gatewayv1.SchemeGroupVersion.WithResource("grpcroutes"),
+			func(f gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer {
+				return f.Gateway().V1().GRPCRoutes().Informer()
+			}),
+	}
+	return s
+}
+
+// watchFor returns the Watch of a built-in resource.
+func (s *Source) watchFor(resource string) Watch {
+	if w, ok := s.opts.watches[resource]; ok {
+		return w
+	}
+	return s.opts.defaults
+}
+
+// core makes the collection of a core kind, with an informer factory of its
+// own so its Watch applies to it alone.
+func core[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer func(informers.SharedInformerFactory) cache.SharedIndexInformer) krt.Collection[T] {
+	w := s.watchFor(gvr.Resource)
+	factory := informers.NewSharedInformerFactoryWithOptions(s.clients.Kube, 0,
+		informers.WithNamespace(w.Namespace), informers.WithTweakListOptions(w.tweak), informers.WithTransform(w.transform()))
+	return newFeed[T](s, s.opts.name+"/"+gvr.Resource, gvr, false, informer(factory), factory.Start, factory.Shutdown).static
+}
+
+// gateway makes the collection of a Gateway API kind; it stays empty when
+// there is no Gateway client or the CRD is not installed.
+func gateway[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer func(gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer) krt.Collection[T] {
+	name := s.opts.name + "/" + gvr.Resource
+	if s.clients.Gateway == nil {
+		st := krt.NewStatic[T](s.g, sources.CollectionOptions[T](name)...)
+		return st
+	}
+	w := s.watchFor(gvr.Resource)
+	factory := gatewayinformers.NewSharedInformerFactoryWithOptions(s.clients.Gateway, 0,
+		gatewayinformers.WithNamespace(w.Namespace), gatewayinformers.WithTweakListOptions(w.tweak),
+		gatewayinformers.WithTransform(w.transform()))
+	return newFeed[T](s, name, gvr, true, informer(factory), factory.Start, factory.Shutdown).static
+}
+
+// add registers a feed for Run.
+func (s *Source) add(r runner) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		panic("kube: collection added after Run")
+	}
+	s.feeds = append(s.feeds, r)
+}
+
+// Inputs returns the built-in collections.
+func (s *Source) Inputs() sources.Inputs { return s.inputs }
+
+// Stats returns each informer's counters, in the order the collections were
+// made.
+func (s *Source) Stats() []CollectionStats {
+	s.mu.Lock()
+	feeds := append([]runner(nil), s.feeds...)
+	s.mu.Unlock()
+	out := make([]CollectionStats, len(feeds))
+	for i, f := range feeds {
+		out[i] = f.stats()
+	}
+	return out
+}
+
+// Run starts the informers, loads each collection's initial listing and
+// keeps the collections up to date until ctx ends. Resources that may be
+// absent (Gateway API routes, AddDynamic) are looked up first; one that the
+// server does not serve is skipped with a warning and its collection stays
+// empty and synced. Run returns nil once every informer has stopped. It may
+// be called once.
+func (s *Source) Run(ctx context.Context) error {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		return fmt.Errorf("kube: Run called twice")
+	}
+	s.started = true
+	feeds := s.feeds
+	s.mu.Unlock()
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var running []runner
+	for _, f := range feeds {
+		if f.discovered() && !s.served(f.gvr()) {
+			f.skip()
+			continue
+		}
+		f.start(stop)
+		running = append(running, f)
+		wg.Go(func() { f.waitAndFlush(stop) })
+	}
+	<-ctx.Done()
+	// Informers stop when stop closes; Shutdown waits for them.
+	close(stop)
+	for _, f := range running {
+		f.shutdown()
+	}
+	wg.Wait()
+	return nil
+}
+
+// served reports whether the API server serves gvr. When discovery fails
+// for another reason than the group version being absent, the resource is
+// assumed served: its informer retries and reports errors on its own.
+func (s *Source) served(gvr schema.GroupVersionResource) bool {
+	list, err := s.clients.Kube.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			s.opts.logger.Warn("resource not served (CRD not installed?); its collection stays empty", "resource", gvr.String())
+			return false
+		}
+		s.opts.logger.Warn("discovery failed; watching anyway", "resource", gvr.String(), "err", err)
+		return true
+	}
+	for _, r := range list.APIResources {
+		if r.Name == gvr.Resource {
+			return true
+		}
+	}
+	s.opts.logger.Warn("resource not served (CRD not installed?); its collection stays empty", "resource", gvr.String())
+	return false
+}
