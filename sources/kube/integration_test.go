@@ -151,7 +151,9 @@ func TestKubeEachKind(t *testing.T) {
 				AddressType: discoveryv1.AddressTypeIPv4, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.1.2.3"}}}}, metav1.CreateOptions{})
 			return err
 		}, func() bool { _, ok := in.EndpointSlices.Get(ns + "/web-x"); return ok }},
-		{"delete endpointslice", func() error { return c.Kube.DiscoveryV1().EndpointSlices(ns).Delete(ctx, "web-x", metav1.DeleteOptions{}) },
+		{"delete endpointslice", func() error {
+			return c.Kube.DiscoveryV1().EndpointSlices(ns).Delete(ctx, "web-x", metav1.DeleteOptions{})
+		},
 			func() bool { return in.EndpointSlices.Len() == 0 }},
 		{"create configmaps, one unselected", func() error {
 			if _, err := core.ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: meta(ns, "other", nil)}, metav1.CreateOptions{}); err != nil {
@@ -180,7 +182,9 @@ func TestKubeEachKind(t *testing.T) {
 		}, func() bool { _, ok := in.GRPCRoutes.Get(ns + "/g1"); return ok }},
 		{"delete httproute", func() error { return httpRoutes.Delete(ctx, "r1", metav1.DeleteOptions{}) },
 			func() bool { return in.HTTPRoutes.Len() == 0 }},
-		{"delete pod", func() error { return core.Pods(ns).Delete(ctx, "web-1", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}) },
+		{"delete pod", func() error {
+			return core.Pods(ns).Delete(ctx, "web-1", metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+		},
 			func() bool { return in.Pods.Len() == 0 }},
 		{"delete service", func() error { return core.Services(ns).Delete(ctx, "web", metav1.DeleteOptions{}) },
 			func() bool { return in.Services.Len() == 0 }},

@@ -99,19 +99,29 @@ func New(g *krt.Graph, clients Clients, opts ...Option) *Source {
 	s := &Source{g: g, clients: clients, opts: o}
 	s.inputs = sources.Inputs{
 		Services: core[*corev1.Service](s, corev1.SchemeGroupVersion.WithResource("services"),
-			func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Services().Informer() }),
+			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+				return f.Core().V1().Services().Informer()
+			}),
 		Pods: core[*corev1.Pod](s, corev1.SchemeGroupVersion.WithResource("pods"),
-			func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Pods().Informer() }),
+			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+				return f.Core().V1().Pods().Informer()
+			}),
 		Namespaces: core[*corev1.Namespace](s, corev1.SchemeGroupVersion.WithResource("namespaces"),
-			func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Namespaces().Informer() }),
+			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+				return f.Core().V1().Namespaces().Informer()
+			}),
 		EndpointSlices: core[*discoveryv1.EndpointSlice](s, discoveryv1.SchemeGroupVersion.WithResource("endpointslices"),
 			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
 				return f.Discovery().V1().EndpointSlices().Informer()
 			}),
 		Nodes: core[*corev1.Node](s, corev1.SchemeGroupVersion.WithResource("nodes"),
-			func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Nodes().Informer() }),
+			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+				return f.Core().V1().Nodes().Informer()
+			}),
 		ConfigMaps: core[*corev1.ConfigMap](s, corev1.SchemeGroupVersion.WithResource("configmaps"),
-			func(f informers.SharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().ConfigMaps().Informer() }),
+			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+				return f.Core().V1().ConfigMaps().Informer()
+			}),
 		HTTPRoutes: gateway[*gatewayv1.HTTPRoute](s, gatewayv1.SchemeGroupVersion.WithResource("httproutes"),
 			func(f gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer {
 				return f.Gateway().V1().HTTPRoutes().Informer()
