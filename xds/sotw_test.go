@@ -2,6 +2,7 @@ package xds_test
 
 import (
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,7 +149,8 @@ func TestSotWProtocol(t *testing.T) {
 // TestSotWListenerRoute checks a wildcard LDS with named RDS, and that the
 // legacy empty request is a wildcard only for Listeners and Clusters.
 func TestSotWListenerRoute(t *testing.T) {
-	f := newFixture(t)
+	obs := &countingObserver{}
+	f := newFixture(t, xds.WithObserver(obs))
 	f.lds.Set(apiListener("svc:80", "svc:80"))
 	f.rds.Set(weightedRoute("svc:80", "svc:80", []string{"a"}, []uint32{1}), weightedRoute("other:80", "other:80", []string{"b"}, []uint32{1}))
 	c := newSotW(t, dial(t, f.addr), "node-1")
@@ -191,7 +193,25 @@ func TestSotWListenerRoute(t *testing.T) {
 	if len(dump.Types[xds.ListenerType]) != 1 || len(dump.Types[xds.RouteType]) != 1 {
 		t.Fatalf("config dump = %v", dump.Types)
 	}
+	// The observer hears of a push once its send returns, which may be
+	// after the client has read it.
+	waitFor(t, "the observer to count 4 pushes", func() bool { return obs.pushes.Load() == 4 })
+	if obs.connects.Load() != 1 || obs.pushes.Load() != 4 || obs.acks.Load() < 3 {
+		t.Fatalf("observer saw %d connects, %d pushes, %d acks; want 1, 4, at least 3",
+			obs.connects.Load(), obs.pushes.Load(), obs.acks.Load())
+	}
 }
+
+// countingObserver counts what an Observer is told.
+type countingObserver struct {
+	pushes, acks, nacks, connects, disconnects atomic.Int64
+}
+
+func (o *countingObserver) Push(string, int, int, time.Duration) { o.pushes.Add(1) }
+func (o *countingObserver) Ack(string)                           { o.acks.Add(1) }
+func (o *countingObserver) Nack(string)                          { o.nacks.Add(1) }
+func (o *countingObserver) Connect(xds.StreamKind)               { o.connects.Add(1) }
+func (o *countingObserver) Disconnect(xds.StreamKind)            { o.disconnects.Add(1) }
 
 // waitFor waits until cond holds, failing the test after recvTimeout.
 func waitFor(t testing.TB, what string, cond func() bool) {

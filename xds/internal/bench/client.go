@@ -140,7 +140,7 @@ func (f *fleet) connect(ctx context.Context, addr string, i int) error {
 	if err != nil {
 		return err
 	}
-	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx, grpc.WaitForReady(true))
 	if err != nil {
 		return err
 	}

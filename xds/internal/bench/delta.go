@@ -25,7 +25,7 @@ func (f *fleet) connectDelta(ctx context.Context, addr string, i int) error {
 	if err != nil {
 		return err
 	}
-	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).DeltaAggregatedResources(ctx)
+	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).DeltaAggregatedResources(ctx, grpc.WaitForReady(true))
 	if err != nil {
 		return err
 	}
