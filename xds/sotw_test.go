@@ -196,8 +196,10 @@ func TestSotWListenerRoute(t *testing.T) {
 	// The observer hears of a push once its send returns, which may be
 	// after the client has read it.
 	waitFor(t, "the observer to count 4 pushes", func() bool { return obs.pushes.Load() == 4 })
-	if obs.connects.Load() != 1 || obs.pushes.Load() != 4 || obs.acks.Load() < 3 {
-		t.Fatalf("observer saw %d connects, %d pushes, %d acks; want 1, 4, at least 3",
+	// The ACK of the second LDS response may arrive after the third was
+	// sent, and then counts as stale.
+	if obs.connects.Load() != 1 || obs.pushes.Load() != 4 || obs.acks.Load() < 2 {
+		t.Fatalf("observer saw %d connects, %d pushes, %d acks; want 1, 4, at least 2",
 			obs.connects.Load(), obs.pushes.Load(), obs.acks.Load())
 	}
 }
