@@ -20,7 +20,9 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
@@ -165,6 +167,9 @@ func (c *client) run() {
 	for {
 		resp, err := c.stream.Recv()
 		if err != nil {
+			if status.Code(err) != codes.Canceled {
+				fmt.Fprintf(os.Stderr, "client: stream ended: %v\n", err)
+			}
 			return
 		}
 		c.f.bytes.Add(int64(proto.Size(resp)))

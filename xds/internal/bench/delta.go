@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -10,7 +12,9 @@ import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/meshd/meshd/xds"
@@ -45,6 +49,9 @@ func (f *fleet) connectDelta(ctx context.Context, addr string, i int) error {
 	for {
 		resp, err := stream.Recv()
 		if err != nil {
+			if status.Code(err) != codes.Canceled {
+				fmt.Fprintf(os.Stderr, "client: stream ended: %v\n", err)
+			}
 			return nil
 		}
 		f.bytes.Add(int64(proto.Size(resp)))

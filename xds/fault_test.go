@@ -1,0 +1,367 @@
+package xds_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/xds"
+)
+
+// bigCLA is a load assignment of about 40 KB whose first address encodes v.
+func bigCLA(name string, v int) *endpointv3.ClusterLoadAssignment {
+	addrs := make([]string, 2000)
+	for i := range addrs {
+		addrs[i] = fmt.Sprintf("10.%d.%d.%d:80", v%256, i/256, i%256)
+	}
+	return cla(name, addrs...)
+}
+
+func firstAddr(t testing.TB, r *discovery.DiscoveryResponse, name string) string {
+	t.Helper()
+	return claOf(t, r.Resources, name).Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address
+}
+
+// TestFaultDisconnectMidPush has clients vanish while the server pushes
+// large responses to them: the server ends their streams, keeps serving
+// the others, and the registry shows who left.
+func TestFaultDisconnectMidPush(t *testing.T) {
+	f := newFixture(t)
+	f.eds.Set(bigCLA("big", 0))
+	cc := dial(t, f.addr)
+	const clients, rounds = 12, 6
+	type client struct {
+		stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesClient
+		cancel context.CancelFunc
+	}
+	var cs []client
+	for i := range clients {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Send(&discovery.DiscoveryRequest{Node: &corev3.Node{Id: fmt.Sprintf("leaver-%d", i)}, TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}}); err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, client{s, cancel})
+	}
+	live := newSotW(t, cc, "live")
+	live.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
+	live.ack(live.recv(), "big")
+
+	// Each round changes the resource and, while the server pushes it,
+	// cancels two of the other streams without reading.
+	for v := 1; v <= rounds; v++ {
+		f.eds.Set(bigCLA("big", v))
+		cs[2*(v-1)].cancel()
+		cs[2*(v-1)+1].cancel()
+		want := fmt.Sprintf("10.%d.0.0", v)
+		for {
+			r := live.recv()
+			live.ack(r, "big")
+			if firstAddr(t, r, "big") == want {
+				break
+			}
+		}
+	}
+	waitFor(t, "only the live stream connected", func() bool { return f.srv.Stats().ConnectedProxies == 1 })
+	gone := 0
+	for _, p := range f.srv.Proxies() {
+		if !p.Connected {
+			gone++
+			if p.DisconnectedAt.IsZero() {
+				t.Errorf("disconnected proxy %s without time", p.NodeID)
+			}
+		}
+	}
+	if gone != clients {
+		t.Fatalf("registry holds %d disconnected proxies, want %d", gone, clients)
+	}
+	// A new client gets the current state.
+	late := newSotW(t, cc, "late")
+	late.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
+	if got, want := firstAddr(t, late.recv(), "big"), fmt.Sprintf("10.%d.0.0", rounds); got != want {
+		t.Fatalf("late client got %s, want %s", got, want)
+	}
+}
+
+// TestFaultSlowConsumers has several clients that never read while another
+// follows every change: the live client gets each change, and each stuck
+// stream holds at most one pending entry per subscribed name, not a queue of
+// responses.
+func TestFaultSlowConsumers(t *testing.T) {
+	f := newFixture(t)
+	f.eds.Set(bigCLA("big", 0))
+	cc := dial(t, f.addr)
+	const stuck = 5
+	for i := range stuck {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s, err := discovery.NewAggregatedDiscoveryServiceClient(cc).DeltaAggregatedResources(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Send(&discovery.DeltaDiscoveryRequest{Node: &corev3.Node{Id: fmt.Sprintf("stuck-%d", i)}, TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"big"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range stuck {
+		waitFor(t, "stuck stream subscribed", func() bool {
+			return proxyByNode(t, f.srv, fmt.Sprintf("stuck-%d", i)).Types[xds.EndpointType].Pushes > 0
+		})
+	}
+	live := newDelta(t, dial(t, f.addr), "live")
+	live.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"big"}})
+	live.ack(live.recv())
+	changes := 30
+	if raceEnabled {
+		changes = 10
+	}
+	for v := 1; v <= changes; v++ {
+		f.eds.Set(bigCLA("big", v))
+		r := live.recv()
+		live.ack(r)
+		var c endpointv3.ClusterLoadAssignment
+		if err := r.Resources[0].Resource.UnmarshalTo(&c); err != nil {
+			t.Fatal(err)
+		}
+		// Debounce 0 and a live reader: every change arrives on its own.
+		if got, want := c.Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address, fmt.Sprintf("10.%d.0.0", v); got != want {
+			t.Fatalf("live client got %s, want %s", got, want)
+		}
+	}
+	for i := range stuck {
+		p := proxyByNode(t, f.srv, fmt.Sprintf("stuck-%d", i))
+		ts := p.Types[xds.EndpointType]
+		if ts.Pending > 1 || p.Pending > 1 || ts.Pushes > uint64(changes) {
+			t.Errorf("stuck-%d: %d pending, %d pushes for %d changes", i, ts.Pending, ts.Pushes, changes)
+		}
+		if !p.Stale {
+			t.Errorf("stuck-%d not flagged stale", i)
+		}
+	}
+}
+
+// TestFaultNackEverything has a client reject every response: the server
+// does not resend the rejected versions, keeps the last ACKed version, and
+// shows the rejection in the registry and the stats.
+func TestFaultNackEverything(t *testing.T) {
+	f := newFixture(t)
+	f.cds.Set(edsCluster("c0"))
+	f.eds.Set(cla("c0", "10.0.0.1:80"))
+	c := newSotW(t, dial(t, f.addr), "nacker")
+	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	first := c.recv()
+	c.ack(first)
+	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c0"}})
+	c.ack(c.recv(), "c0")
+
+	const nacks = 5
+	for i := 1; i <= nacks; i++ {
+		f.cds.Set(edsCluster(fmt.Sprintf("c%d", i)))
+		r := c.recv()
+		if r.TypeUrl != xds.ClusterType {
+			t.Fatalf("change %d: got %s, want clusters", i, r.TypeUrl)
+		}
+		c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: first.VersionInfo, ResponseNonce: r.Nonce,
+			ErrorDetail: &rpcstatus.Status{Code: 3, Message: fmt.Sprintf("rejected %d", i)}})
+		// A resend after the NACK would arrive before the answer to a
+		// change of another type: the stream is ordered.
+		f.eds.Set(cla("c0", fmt.Sprintf("10.0.1.%d:80", i)))
+		if r := c.recv(); r.TypeUrl != xds.EndpointType {
+			t.Fatalf("after NACK %d: got %s (nonce %s), want the endpoint change", i, r.TypeUrl, r.Nonce)
+		} else {
+			c.ack(r, "c0")
+		}
+	}
+	var p xds.ProxyStatus
+	waitFor(t, "the last NACK recorded", func() bool {
+		p = proxyByNode(t, f.srv, "nacker")
+		return p.Types[xds.ClusterType].Nacks == nacks
+	})
+	ts := p.Types[xds.ClusterType]
+	if ts.AckedVersion != first.VersionInfo || ts.Pushes != nacks+1 {
+		t.Errorf("acked %q (want %q), %d pushes (want %d)", ts.AckedVersion, first.VersionInfo, ts.Pushes, nacks+1)
+	}
+	if ts.LastNack == nil || ts.LastNack.Message != fmt.Sprintf("rejected %d", nacks) || len(ts.LastNack.Rejected) == 0 {
+		t.Errorf("last NACK %+v", ts.LastNack)
+	}
+	if !p.Rejecting {
+		t.Errorf("proxy not flagged rejecting")
+	}
+	if n := f.srv.Stats().Nacks["cds"]; n < nacks {
+		t.Errorf("stats count %d cds NACKs, want %d", n, nacks)
+	}
+}
+
+// TestFaultReconnectStorm opens and drops streams as fast as a few
+// workers can: every stream is answered, none stays connected, and the
+// registry keeps only its retention's worth of disconnected proxies.
+func TestFaultReconnectStorm(t *testing.T) {
+	const retained = 50
+	f := newFixture(t, xds.WithRetention(time.Minute, retained))
+	f.cds.Set(edsCluster("c0"), edsCluster("c1"))
+	n := 1000
+	if testing.Short() || raceEnabled {
+		n = 200
+	}
+	const workers = 16
+	ccs := []discovery.AggregatedDiscoveryServiceClient{}
+	for range 4 {
+		ccs = append(ccs, discovery.NewAggregatedDiscoveryServiceClient(dial(t, f.addr)))
+	}
+	start := f.srv.Stats().Streams
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				if err := oneStream(ccs[i%len(ccs)], i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	waitFor(t, "every stream closed", func() bool { return f.srv.Stats().ConnectedProxies == 0 })
+	if got := f.srv.Stats().Streams - start; got != uint64(n) {
+		t.Errorf("%d streams counted, want %d", got, n)
+	}
+	if got := len(f.srv.Proxies()); got > retained {
+		t.Errorf("registry holds %d proxies, retention is %d", got, retained)
+	}
+}
+
+// oneStream opens a stream, waits for the clusters and drops it.
+func oneStream(c discovery.AggregatedDiscoveryServiceClient, i int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), recvTimeout)
+	defer cancel()
+	s, err := c.StreamAggregatedResources(ctx)
+	if err != nil {
+		return fmt.Errorf("stream %d: %w", i, err)
+	}
+	if err := s.Send(&discovery.DiscoveryRequest{Node: &corev3.Node{Id: fmt.Sprintf("storm-%d", i)}, TypeUrl: xds.ClusterType}); err != nil {
+		return fmt.Errorf("stream %d send: %w", i, err)
+	}
+	r, err := s.Recv()
+	if err != nil {
+		return fmt.Errorf("stream %d recv: %w", i, err)
+	}
+	if len(r.Resources) != 2 {
+		return fmt.Errorf("stream %d: %d clusters, want 2", i, len(r.Resources))
+	}
+	return nil
+}
+
+// controlPlane is a graph and server serving one cluster's endpoints and
+// the route and listener to it, until stop is called.
+type controlPlane struct {
+	srv  *xds.Server
+	stop func()
+}
+
+func startControlPlane(t testing.TB, lis net.Listener, target, cluster string, backends ...string) *controlPlane {
+	t.Helper()
+	g := krt.NewGraph()
+	lds := staticProtos[*listenerv3.Listener](g, "listeners")
+	rds := staticProtos[*routev3.RouteConfiguration](g, "routes")
+	cds := staticProtos[*clusterv3.Cluster](g, "clusters")
+	eds := krt.NewStatic[*endpointv3.ClusterLoadAssignment](g, krt.WithName("endpoints"),
+		krt.WithKey(func(m *endpointv3.ClusterLoadAssignment) string { return m.GetClusterName() }),
+		krt.WithEquals(func(a, b *endpointv3.ClusterLoadAssignment) bool { return proto.Equal(a, b) }))
+	srv := xds.New(g, []xds.Source{
+		xds.NewSource(xds.ListenerType, lds, func(l *listenerv3.Listener) (string, proto.Message) { return l.GetName(), l }),
+		xds.NewSource(xds.RouteType, rds, func(r *routev3.RouteConfiguration) (string, proto.Message) { return r.GetName(), r }),
+		xds.NewSource(xds.ClusterType, cds, func(c *clusterv3.Cluster) (string, proto.Message) { return c.GetName(), c }),
+		xds.NewSource(xds.EndpointType, eds, func(c *endpointv3.ClusterLoadAssignment) (string, proto.Message) {
+			return c.GetClusterName(), c
+		}),
+	}, xds.WithDebounce(0), xds.WithShutdownGrace(50*time.Millisecond))
+	lds.Set(apiListener(target, target))
+	rds.Set(weightedRoute(target, target, []string{cluster}, []uint32{1}))
+	cds.Set(edsCluster(cluster))
+	eds.Set(cla(cluster, backends...))
+	ctx, cancel := context.WithCancel(context.Background())
+	graphDone, serveDone := make(chan error, 1), make(chan error, 1)
+	go func() { graphDone <- g.Run(ctx) }()
+	go func() { serveDone <- srv.Serve(ctx, lis) }()
+	var once sync.Once
+	cp := &controlPlane{srv: srv, stop: func() {
+		once.Do(func() {
+			cancel()
+			if err := <-serveDone; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+			if err := <-graphDone; !errors.Is(err, context.Canceled) {
+				t.Errorf("graph Run: %v", err)
+			}
+		})
+	}}
+	t.Cleanup(cp.stop)
+	return cp
+}
+
+// TestFaultControlPlaneRestart stops the control plane under a connected
+// grpc-go proxyless client: the client keeps routing with its last config
+// while the server is away, reconnects when a new server listens on the
+// same port, and takes that server's config.
+func TestFaultControlPlaneRestart(t *testing.T) {
+	const target = "echo.default.svc.cluster.local:7070"
+	const cluster = "outbound|7070||echo.default.svc.cluster.local"
+	a, b := startBackend(t, "127.0.0.21"), startBackend(t, "127.0.0.22")
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	first := startControlPlane(t, lis, target, cluster, a.addr)
+	cc := xdsClient(t, addr, "restart-client", target)
+	reachAll(t, cc, a.addr)
+	waitFor(t, "client in the registry", func() bool { return first.srv.Stats().ConnectedProxies > 0 })
+
+	// The control plane goes away: RPCs keep flowing on the last config.
+	first.stop()
+	for range 20 {
+		if got := call(t, cc); got != a.addr {
+			t.Fatalf("while the server is down an RPC reached %s, want %s", got, a.addr)
+		}
+	}
+
+	// A new control plane on the same port, with the cluster moved to b.
+	var lis2 net.Listener
+	waitFor(t, "the port free again", func() bool {
+		lis2, err = net.Listen("tcp", addr)
+		return err == nil
+	})
+	second := startControlPlane(t, lis2, target, cluster, b.addr)
+	converge(t, cc, 10, "traffic on the new server's config", func(got string) bool { return got == b.addr })
+	p := proxyByNode(t, second.srv, "restart-client")
+	for _, typ := range []string{xds.ListenerType, xds.ClusterType, xds.EndpointType} {
+		if ts := p.Types[typ]; ts.Acks == 0 || ts.Nacks != 0 {
+			t.Errorf("after the restart %s: %+v", typ, ts)
+		}
+	}
+}
