@@ -208,7 +208,7 @@ func (s *store[T]) explain(key string) (Explanation, bool) {
 
 func (d *derived[I, O]) explain(key string) (Explanation, bool) {
 	e, ok := d.store.explain(key)
-	input, owned := d.owners[key]
+	input, owned := d.ownerOf(key)
 	if !owned {
 		return e, ok
 	}
@@ -218,7 +218,7 @@ func (d *derived[I, O]) explain(key string) (Explanation, bool) {
 	}
 	if st := d.inputs[input]; st != nil {
 		for _, r := range st.deps {
-			e.Reads = append(e.Reads, Read{Collection: r.up.nodeName(), Filter: r.up.filterString(r.filter)})
+			e.Reads = append(e.Reads, Read{Collection: r.up.nodeName(), Filter: r.up.filterString(&r.filter)})
 		}
 	}
 	for in := range d.contested[key] {

@@ -4,12 +4,10 @@ package krt
 // with filter. It is filed in up's reverse index under the buckets that
 // the filter's most selective part names.
 type fetchRec struct {
-	down    dependent
-	input   string
-	up      upstream
-	filter  *filterSet
-	buckets []bucketKey
-	fs      filterSet // storage for filter, saving an allocation
+	down   dependent
+	input  string
+	up     upstream
+	filter filterSet
 }
 
 type bucketKind uint8
@@ -39,30 +37,28 @@ type dependents struct {
 	total    int
 }
 
-// bucketsFor lists the buckets a read with filter f is filed under.
-func bucketsFor(f *filterSet) []bucketKey {
+// forBuckets calls fn with each bucket a read with filter f is filed under.
+// It allocates nothing, so records need not keep their buckets.
+func forBuckets(f *filterSet, fn func(bucketKey)) {
 	switch {
 	case f.hasKeys:
-		b := make([]bucketKey, len(f.keys))
-		for i, k := range f.keys {
-			b[i] = bucketKey{kind: bucketByKey, a: k}
+		for _, k := range f.keys {
+			fn(bucketKey{kind: bucketByKey, a: k})
 		}
-		return b
 	case f.index >= 0:
-		return []bucketKey{{kind: bucketIndex, idx: f.index, a: f.indexKey}}
+		fn(bucketKey{kind: bucketIndex, idx: int(f.index), a: f.indexKey})
 	case f.hasLabels && len(f.labels) > 0:
 		p, _ := minPair(f.labels)
-		return []bucketKey{{kind: bucketLabel, a: p.k, b: p.v}}
+		fn(bucketKey{kind: bucketLabel, a: p.k, b: p.v})
 	case f.hasSelects:
-		b := make([]bucketKey, 0, len(f.selects))
-		for k, v := range f.selects {
-			b = append(b, bucketKey{kind: bucketSelects, a: k, b: v})
+		for k, v := range f.selects { // empty labels: selected by nothing
+			fn(bucketKey{kind: bucketSelects, a: k, b: v})
 		}
-		return b // empty labels: selected by nothing, so nothing to watch
 	case f.hasNS:
-		return []bucketKey{{kind: bucketNamespace, a: f.ns}}
+		fn(bucketKey{kind: bucketNamespace, a: f.ns})
+	default:
+		fn(bucketKey{kind: bucketAll})
 	}
-	return []bucketKey{{kind: bucketAll}}
 }
 
 func (s *store[T]) addDep(rec *fetchRec) {
@@ -71,10 +67,7 @@ func (s *store[T]) addDep(rec *fetchRec) {
 		d.buckets = map[bucketKey]map[*fetchRec]struct{}{}
 		d.perIndex = map[int]int{}
 	}
-	if rec.buckets == nil {
-		rec.buckets = bucketsFor(rec.filter)
-	}
-	for _, b := range rec.buckets {
+	forBuckets(&rec.filter, func(b bucketKey) {
 		set := d.buckets[b]
 		if set == nil {
 			set = map[*fetchRec]struct{}{}
@@ -86,15 +79,15 @@ func (s *store[T]) addDep(rec *fetchRec) {
 			d.perIndex[b.idx]++
 		}
 		d.total++
-	}
+	})
 }
 
 func (s *store[T]) removeDep(rec *fetchRec) {
 	d := &s.deps
-	for _, b := range rec.buckets {
+	forBuckets(&rec.filter, func(b bucketKey) {
 		set := d.buckets[b]
 		if _, ok := set[rec]; !ok {
-			continue
+			return
 		}
 		delete(set, rec)
 		if len(set) == 0 {
@@ -105,7 +98,7 @@ func (s *store[T]) removeDep(rec *fetchRec) {
 			d.perIndex[b.idx]--
 		}
 		d.total--
-	}
+	})
 }
 
 // trigger marks dirty every recorded read that the change of key from old
@@ -118,7 +111,7 @@ func (s *store[T]) trigger(tx *Txn, key string, old T, hadOld bool, nv T, hasNew
 	}
 	visit := func(b bucketKey) {
 		for rec := range d.buckets[b] {
-			if (hadOld && s.matches(rec.filter, key, old)) || (hasNew && s.matches(rec.filter, key, nv)) {
+			if (hadOld && s.matches(&rec.filter, key, old)) || (hasNew && s.matches(&rec.filter, key, nv)) {
 				rec.down.markDirty(tx, rec.input)
 			}
 		}

@@ -53,6 +53,14 @@ func newDerived[I, O any](g *Graph, parent *store[I], kind string, one func(Hand
 		upSynced: map[upstream]int{},
 	}
 	d.init(g, kind, o, kind)
+	if parent != nil && len(parent.items) > 0 {
+		// The initial computation fills these with one entry per input:
+		// size them once instead of rehashing log2(n) times.
+		n := len(parent.items)
+		d.items = make(map[string]O, n)
+		d.inputs = make(map[string]*inputState, n)
+		d.dirty = make(map[string]struct{}, n)
+	}
 	g.construct(d, func(tx *Txn) {
 		if parent != nil {
 			parent.downs = append(parent.downs, func(tx *Txn, key string) { d.markDirty(tx, key) })
@@ -188,12 +196,12 @@ func (d *derived[I, O]) call(fc *fetchCtx, in I) (outs []O, err error) {
 // already holds key, the smaller input key wins and the conflict is
 // recorded.
 func (d *derived[I, O]) claim(tx *Txn, key, input string, v O) {
-	owner, held := d.owners[key]
+	owner, held := d.ownerOf(key)
 	if !held || owner == input {
 		if c := d.contested[key]; c != nil {
 			c[input] = v
 		}
-		d.owners[key] = input
+		d.setOwner(key, input)
 		d.put(tx, key, v)
 		return
 	}
@@ -209,7 +217,7 @@ func (d *derived[I, O]) claim(tx *Txn, key, input string, v O) {
 	d.recordError(input, fmt.Errorf("output %q is also produced by input %q; %q wins: %w",
 		key, owner, min(owner, input), ErrKeyConflict), "")
 	if input < owner {
-		d.owners[key] = input
+		d.setOwner(key, input)
 		d.put(tx, key, v)
 	}
 }
@@ -219,14 +227,14 @@ func (d *derived[I, O]) claim(tx *Txn, key, input string, v O) {
 func (d *derived[I, O]) release(tx *Txn, key, input string) {
 	if c := d.contested[key]; c != nil {
 		delete(c, input)
-		if d.owners[key] == input {
+		if o, _ := d.ownerOf(key); o == input {
 			next := ""
 			for in := range c {
 				if next == "" || in < next {
 					next = in
 				}
 			}
-			d.owners[key] = next
+			d.setOwner(key, next)
 			d.put(tx, key, c[next])
 		}
 		if len(c) == 1 {
@@ -234,10 +242,31 @@ func (d *derived[I, O]) release(tx *Txn, key, input string) {
 		}
 		return
 	}
-	if d.owners[key] == input {
+	if o, _ := d.ownerOf(key); o == input {
 		delete(d.owners, key)
 		d.remove(tx, key)
 	}
+}
+
+// ownerOf returns the input that produced output key. An output keyed like
+// its input, the common case, has no entry in owners: present in items and
+// absent from owners means produced by the input of the same key.
+func (d *derived[I, O]) ownerOf(key string) (string, bool) {
+	if o, ok := d.owners[key]; ok {
+		return o, true
+	}
+	if _, ok := d.items[key]; ok {
+		return key, true
+	}
+	return "", false
+}
+
+func (d *derived[I, O]) setOwner(key, input string) {
+	if key == input {
+		delete(d.owners, key)
+		return
+	}
+	d.owners[key] = input
 }
 
 // setDeps replaces the reads recorded for st, leaving the reverse indexes
@@ -271,7 +300,7 @@ func sameDeps(a, b []*fetchRec) bool {
 		if a[i] == b[i] {
 			continue
 		}
-		if a[i].up != b[i].up || !a[i].filter.equal(b[i].filter) {
+		if a[i].up != b[i].up || !a[i].filter.equal(&b[i].filter) {
 			return false
 		}
 	}
@@ -284,7 +313,7 @@ func unionDeps(a, b []*fetchRec) []*fetchRec {
 next:
 	for _, r := range b {
 		for _, x := range a {
-			if x.up == r.up && x.filter.equal(r.filter) {
+			if x.up == r.up && x.filter.equal(&r.filter) {
 				continue next
 			}
 		}

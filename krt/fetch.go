@@ -48,10 +48,10 @@ func Fetch[T any](ctx HandlerContext, c Collection[T], filters ...Filter) []T {
 	s := c.core()
 	fs := filterSet{index: -1}
 	for _, fl := range filters {
+		if fl.kind == filterIndex {
+			s.checkIndex(fl.index, fl.owner)
+		}
 		fs.add(fl)
-	}
-	if fs.index >= 0 {
-		s.checkIndex(fs.index, fs.indexOwner)
 	}
 	up := s.self().(upstream)
 	// In the steady state a computation reads what it read last time:
@@ -60,8 +60,7 @@ func Fetch[T any](ctx HandlerContext, c Collection[T], filters ...Filter) []T {
 	if i := len(fc.deps); i < len(fc.prev) && fc.prev[i].up == up && fc.prev[i].filter.equal(&fs) {
 		rec = fc.prev[i]
 	} else {
-		rec = &fetchRec{down: fc.down, input: fc.input, up: up, fs: fs}
-		rec.filter = &rec.fs
+		rec = &fetchRec{down: fc.down, input: fc.input, up: up, filter: fs}
 	}
 	fc.deps = append(fc.deps, rec)
 	return s.query(&fs)

@@ -40,17 +40,17 @@ const (
 
 type filterSet struct {
 	keys       []string
-	hasKeys    bool
-	index      int // -1: none
-	indexOwner any
 	indexKey   string
 	ns         string
-	hasNS      bool
 	labels     map[string]string // items whose labels match this selector
-	hasLabels  bool
 	selects    map[string]string // items whose selector selects these labels
+	pred       func(any) bool    // every FilterFunc predicate, combined
+	index      int32             // -1: none
+	npreds     uint8
+	hasKeys    bool
+	hasNS      bool
+	hasLabels  bool
 	hasSelects bool
-	preds      []func(any) bool
 }
 
 // FilterKey keeps the item with the given key.
@@ -89,7 +89,7 @@ func (f *filterSet) add(fl Filter) {
 	case filterKeys:
 		f.keys, f.hasKeys = fl.keys, true
 	case filterIndex:
-		f.index, f.indexOwner, f.indexKey = fl.index, fl.owner, fl.key
+		f.index, f.indexKey = int32(fl.index), fl.key
 	case filterNamespace:
 		f.ns, f.hasNS = fl.key, true
 	case filterLabels:
@@ -97,16 +97,21 @@ func (f *filterSet) add(fl Filter) {
 	case filterSelects:
 		f.selects, f.hasSelects = fl.m, true
 	case filterFunc:
-		f.preds = append(f.preds, fl.pred)
+		if prev, next := f.pred, fl.pred; prev != nil {
+			f.pred = func(v any) bool { return prev(v) && next(v) }
+		} else {
+			f.pred = next
+		}
+		f.npreds++
 	}
 }
 
 // equal reports whether two filter sets record the same dependency; sets
 // with predicates never compare equal, as functions cannot be compared.
 func (f *filterSet) equal(o *filterSet) bool {
-	return len(f.preds) == 0 && len(o.preds) == 0 &&
+	return f.pred == nil && o.pred == nil &&
 		f.hasKeys == o.hasKeys && slices.Equal(f.keys, o.keys) &&
-		f.index == o.index && f.indexOwner == o.indexOwner && f.indexKey == o.indexKey &&
+		f.index == o.index && f.indexKey == o.indexKey &&
 		f.hasNS == o.hasNS && f.ns == o.ns &&
 		f.hasLabels == o.hasLabels && maps.Equal(f.labels, o.labels) &&
 		f.hasSelects == o.hasSelects && maps.Equal(f.selects, o.selects)
@@ -135,10 +140,8 @@ func (s *store[T]) matchesExcept(f *filterSet, key string, v T, done filterKind)
 	if f.hasSelects && (s.acc.selector == nil || !selects(s.acc.selector(v), f.selects)) {
 		return false
 	}
-	for _, p := range f.preds {
-		if !p(v) {
-			return false
-		}
+	if f.pred != nil && !f.pred(v) {
+		return false
 	}
 	return true
 }
@@ -171,7 +174,6 @@ func (s *store[T]) query(f *filterSet) []T {
 			keys = slices.Compact(keys)
 		}
 	case f.index >= 0:
-		s.checkIndex(f.index, f.indexOwner)
 		done = filterIndex
 		appendSet(s.indexes[f.index].m[f.indexKey])
 	case f.hasLabels && len(f.labels) > 0 && s.acc.labels != nil:
@@ -219,7 +221,7 @@ func (s *store[T]) filterString(f *filterSet) string {
 	if f.hasKeys {
 		parts = append(parts, "key="+strings.Join(f.keys, ","))
 	}
-	if f.index >= 0 && f.index < len(s.indexes) {
+	if f.index >= 0 && int(f.index) < len(s.indexes) {
 		parts = append(parts, fmt.Sprintf("index %s=%s", s.indexes[f.index].name, f.indexKey))
 	}
 	if f.hasNS {
@@ -231,8 +233,8 @@ func (s *store[T]) filterString(f *filterSet) string {
 	if f.hasSelects {
 		parts = append(parts, "selector selects "+formatLabels(f.selects))
 	}
-	if len(f.preds) > 0 {
-		parts = append(parts, fmt.Sprintf("%d predicate(s)", len(f.preds)))
+	if f.npreds > 0 {
+		parts = append(parts, fmt.Sprintf("%d predicate(s)", f.npreds))
 	}
 	if len(parts) == 0 {
 		return "all"

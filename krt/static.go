@@ -87,6 +87,9 @@ func (w Writer[T]) Get(key string) (T, bool) {
 
 // Set adds or replaces items.
 func (w Writer[T]) Set(items ...T) {
+	if len(w.s.items) == 0 && len(items) > 64 {
+		w.s.items = make(map[string]T, len(items)) // a bulk load: size once
+	}
 	for _, v := range items {
 		w.set(w.s.acc.key(v), v)
 	}

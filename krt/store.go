@@ -221,6 +221,9 @@ func (s *store[T]) finish(version uint64) int {
 	}
 	changes := s.changes
 	s.unprop = s.unprop[:0]
+	if cap(s.unprop) > 1024 {
+		s.unprop = nil // a bulk load's scratch space is not worth keeping
+	}
 	// Reuse a small map for the next transaction; drop a large one, whose
 	// buckets would stay allocated and slow every later iteration.
 	if len(changes) <= 64 {

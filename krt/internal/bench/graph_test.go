@@ -1,0 +1,63 @@
+package main
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestGraphMatchesScratch checks the workload graph against the
+// from-scratch computation after a build, a pod change, a pod move between
+// services and a mesh-config change, for every service lookup.
+func TestGraphMatchesScratch(t *testing.T) {
+	for _, mode := range []string{"ns", "selector", "none"} {
+		t.Run(mode, func(t *testing.T) {
+			const n, m = 7, 40
+			gr := newInputs(genServices(n), genPods(n, m))
+			if err := gr.derive(mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := verify(gr, n, m, "cluster.local"); err != nil {
+				t.Fatalf("after build: %v", err)
+			}
+			p, ok := gr.pods.Get(podKey(3, n))
+			if !ok {
+				t.Fatalf("pod %s missing", podKey(3, n))
+			}
+			p.IP = freshIP()
+			gr.pods.Set(p)
+			if err := verify(gr, n, m, "cluster.local"); err != nil {
+				t.Fatalf("after an IP change: %v", err)
+			}
+			ep, _ := gr.endpoints.Get(serviceKey(3))
+			if !contains(ep.IPs, p.IP) {
+				t.Fatalf("endpoints %s lack the new ip %s: %v", serviceKey(3), p.IP, ep.IPs)
+			}
+			gr.mesh.Store(MeshConfig{TrustDomain: "example.org"})
+			if err := verify(gr, n, m, "example.org"); err != nil {
+				t.Fatalf("after a mesh-config change: %v", err)
+			}
+			if err := verify(gr, n, m, "cluster.local"); err == nil {
+				t.Fatal("verify accepted a stale trust domain")
+			}
+		})
+	}
+}
+
+func TestServiceLookupUnknown(t *testing.T) {
+	gr := newInputs(nil, nil)
+	if err := gr.derive("bogus"); err == nil {
+		t.Fatal("derive accepted an unknown -svc-lookup")
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
