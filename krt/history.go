@@ -13,7 +13,7 @@ type history struct {
 	mu     sync.Mutex
 	size   int
 	errors []ErrorRecord // ring, oldest first once full
-	events []EventRecord
+	recent []EventRecord // ring of recent events
 	nextE  int
 	nextV  int
 }
@@ -42,10 +42,19 @@ func (h *history) error(r ErrorRecord) {
 	h.errors, h.nextE = pushRing(h.errors, h.nextE, h.size, r)
 }
 
-func (h *history) event(version uint64, t EventType, key string) {
+// events records a transaction's events, taking the lock and the time
+// once for all of them.
+func (h *history) events(version uint64, evs []EventRecord) {
+	if len(evs) == 0 {
+		return
+	}
+	now := time.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.events, h.nextV = pushRing(h.events, h.nextV, h.size, EventRecord{Time: time.Now(), Version: version, Type: t.String(), Key: key})
+	for _, e := range evs {
+		e.Time, e.Version = now, version
+		h.recent, h.nextV = pushRing(h.recent, h.nextV, h.size, e)
+	}
 }
 
 func pushRing[R any](ring []R, next, size int, r R) ([]R, int) {
@@ -68,7 +77,7 @@ func ringOrdered[R any](ring []R, next int) []R {
 func (h *history) snapshot() ([]ErrorRecord, []EventRecord) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return ringOrdered(h.errors, h.nextE), ringOrdered(h.events, h.nextV)
+	return ringOrdered(h.errors, h.nextE), ringOrdered(h.recent, h.nextV)
 }
 
 // durationHistogram counts recompute durations in exponential buckets

@@ -235,6 +235,7 @@ func (s *store[T]) finish(version uint64) int {
 		return 0
 	}
 	n := 0
+	var recent []EventRecord
 	var events []Event[T]
 	want := len(s.handlers) > 0
 	if want {
@@ -254,7 +255,10 @@ func (s *store[T]) finish(version uint64) int {
 			continue
 		}
 		n++
-		s.hist.event(version, typ, key)
+		// Only the last history-size events can be kept: collect no more.
+		if len(recent) < s.hist.size {
+			recent = append(recent, EventRecord{Type: typ.String(), Key: key})
+		}
 		if want {
 			ev := Event[T]{Type: typ, Key: key}
 			if pc.hadOld {
@@ -268,6 +272,7 @@ func (s *store[T]) finish(version uint64) int {
 		}
 	}
 	s.stats.events.Add(uint64(n))
+	s.hist.events(version, recent)
 	if want && len(events) > 0 {
 		slices.SortFunc(events, func(a, b Event[T]) int {
 			if a.Key < b.Key {
