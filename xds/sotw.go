@@ -24,13 +24,13 @@ func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
 	}
 	first := c.types[req.TypeUrl] == nil
 	ts := c.typeStateLocked(req.TypeUrl)
+	if req.ResponseNonce != "" {
+		c.answerLocked(ts, req.VersionInfo, req.ResponseNonce, nackOf(req.VersionInfo, req.ResponseNonce, req.GetErrorDetail()))
+	}
 	if ts.answered && req.ResponseNonce != "" && req.ResponseNonce != ts.nonce {
 		// An answer to an older response: a newer one is on its way and
 		// the client's answer to it will carry its current subscription.
 		return nil
-	}
-	if req.ResponseNonce != "" {
-		c.answerLocked(ts, req.VersionInfo, req.ResponseNonce, nackOf(req.VersionInfo, req.ResponseNonce, req.GetErrorDetail()))
 	}
 
 	if !first && unchanged(ts, req.ResourceNames) {

@@ -177,11 +177,22 @@ func (ts *typeState) held() []*resource {
 }
 
 // answer records the client's answer to the response with nonce: an ACK,
-// or a NACK when detail is set. An answer to an older response than the
-// last is stale and ignored; answer reports whether it was taken.
+// or a NACK when nack is set. An ACK of an older response than the last is
+// stale and ignored. A NACK of an older response is counted and recorded,
+// since the client did reject it, but changes nothing else: a newer
+// response is on its way, which the client will answer in turn. answer
+// reports whether the answer was counted.
 func (ts *typeState) answer(version, nonce string, nack *Nack, now time.Time) bool {
-	if nonce == "" || nonce != ts.nonce {
+	if nonce == "" {
 		return false
+	}
+	if nonce != ts.nonce {
+		if nack == nil {
+			return false
+		}
+		ts.nacks++
+		ts.lastNack = nack
+		return true
 	}
 	if nack == nil {
 		ts.ackedVersion, ts.ackedNonce, ts.ackedAt = version, nonce, now
