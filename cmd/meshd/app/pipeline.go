@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -97,7 +96,11 @@ func (a *App) buildSources() (sources.Inputs, error) {
 		a.log.Info("loaded manifests", "source", name, "objects", src.Stats().Objects, "files", src.Stats().Files)
 	}
 	if a.cfg.Kubeconfig != "" || a.cfg.InCluster {
-		return sources.Inputs{}, errors.New("--kubeconfig and --in-cluster: the Kubernetes source is not wired into meshd yet")
+		in, err := a.buildKube()
+		if err != nil {
+			return sources.Inputs{}, err
+		}
+		all = append(all, in)
 	}
 	in := all[0]
 	for _, other := range all[1:] {

@@ -1,0 +1,59 @@
+package app
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/sources"
+	"github.com/meshd/meshd/sources/kube"
+)
+
+// buildKube creates the Kubernetes source for --kubeconfig or
+// --in-cluster. Only the configuration is read here: the cluster is first
+// contacted by Run, and until its informers have listed, /readyz says it
+// waits for "source kubernetes".
+func (a *App) buildKube() (sources.Inputs, error) {
+	var rc *rest.Config
+	var err error
+	flag := "--kubeconfig " + a.cfg.Kubeconfig
+	if a.cfg.InCluster {
+		flag = "--in-cluster"
+		rc, err = rest.InClusterConfig()
+	} else {
+		rc, err = clientcmd.BuildConfigFromFlags("", a.cfg.Kubeconfig)
+	}
+	if err != nil {
+		return sources.Inputs{}, fmt.Errorf("%s: %w", flag, err)
+	}
+	clients, err := kube.ClientsForConfig(rc)
+	if err != nil {
+		return sources.Inputs{}, fmt.Errorf("%s: %w", flag, err)
+	}
+	src := kube.New(a.model.Graph, clients, kube.WithLogger(a.log.With("source", "kubernetes")))
+	in := src.Inputs()
+	a.ready.add("source kubernetes ("+rc.Host+")", synced(in)...)
+	a.components = append(a.components, component{"kubernetes source", src.Run})
+	a.problems = append(a.problems, kubeProblems(src))
+	return in, nil
+}
+
+// kubeProblems reports the collections whose informers have not listed yet
+// although their watches failed: the cluster is unreachable or refuses.
+func kubeProblems(src *kube.Source) func() []debugui.Problem {
+	return func() []debugui.Problem {
+		var out []debugui.Problem
+		for _, st := range src.Stats() {
+			if !st.Synced && st.WatchErrors > 0 {
+				out = append(out, debugui.Problem{
+					Source: "kubernetes",
+					Object: st.Resource,
+					Error:  fmt.Sprintf("not listed yet after %d failed lists or watches (see the log for why)", st.WatchErrors),
+				})
+			}
+		}
+		return out
+	}
+}
