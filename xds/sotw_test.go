@@ -237,3 +237,49 @@ func proxyByNode(t testing.TB, s *xds.Server, node string) xds.ProxyStatus {
 	t.Fatalf("proxy %s not in registry", node)
 	return xds.ProxyStatus{}
 }
+
+// TestSotWNackRevertsToLastAck sends two changes of a cluster before the
+// client answers: the client NACKs both, and the server goes back to the
+// version last ACKed, not to the one in between.
+func TestSotWNackRevertsToLastAck(t *testing.T) {
+	f := newFixture(t)
+	timeout := func(s int64) *clusterv3.Cluster {
+		c := edsCluster("a")
+		c.ConnectTimeout = durationpb.New(time.Duration(s) * time.Second)
+		return c
+	}
+	f.cds.Set(timeout(1))
+	c := newSotW(t, dial(t, f.addr), "node-1")
+	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	acked := c.recv()
+	c.ack(acked)
+	waitFor(t, "the ACK", func() bool { return proxyByNode(t, f.srv, "node-1").Types[xds.ClusterType].Acks == 1 })
+
+	f.cds.Set(timeout(2))
+	r2 := c.recv()
+	f.cds.Set(timeout(3))
+	r3 := c.recv()
+	for _, r := range []*discovery.DiscoveryResponse{r2, r3} {
+		c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: acked.VersionInfo, ResponseNonce: r.Nonce,
+			ErrorDetail: &status.Status{Code: 3, Message: "rejected " + r.Nonce}})
+	}
+	waitFor(t, "both NACKs", func() bool { return proxyByNode(t, f.srv, "node-1").Types[xds.ClusterType].Nacks == 2 })
+	ts := proxyByNode(t, f.srv, "node-1").Types[xds.ClusterType]
+	if ts.LastNack.Message != "rejected "+r3.Nonce || !slices.Equal(ts.Rejected, []string{"a"}) {
+		t.Fatalf("registry: %+v", ts)
+	}
+
+	// The next full response carries a at the ACKed version.
+	f.cds.Set(edsCluster("b"))
+	r := c.recv()
+	if got := names(t, r); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("CDS = %v", got)
+	}
+	var a clusterv3.Cluster
+	if err := r.Resources[0].UnmarshalTo(&a); err != nil {
+		t.Fatal(err)
+	}
+	if a.ConnectTimeout.AsDuration() != time.Second {
+		t.Fatalf("a resent with timeout %v, want the ACKed 1s", a.ConnectTimeout.AsDuration())
+	}
+}

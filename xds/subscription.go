@@ -19,8 +19,9 @@ type typeState struct {
 	// sent. A NACK puts back the values from before the rejected response,
 	// so after it sent holds what the client accepted.
 	sent map[string]*resource
-	// prev holds the values of sent before the last response, for the
-	// names it changed (nil: the client did not hold the name).
+	// prev holds, for the names changed since the last ACK, the values of
+	// sent at that ACK (nil: the client did not hold the name): what a
+	// NACK of the latest response puts back.
 	prev map[string]*resource
 	// rejected holds, per name, the version of a NACKed resource; it is
 	// not sent again until it changes.
@@ -121,9 +122,8 @@ func contains(s []string, v string) bool {
 
 // diff brings sent up to date for names against the current resources cur
 // and returns what changed: resources to send and names removed. It
-// remembers the replaced values in prev, for a NACK.
+// remembers the values the client accepted last in prev, for a NACK.
 func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource) (changed []*resource, removed []string) {
-	ts.prev = nil
 	for name := range names {
 		r := cur[name]
 		held, has := ts.sent[name]
@@ -138,6 +138,7 @@ func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource) (
 			delete(ts.rejected, name)
 			if has {
 				delete(ts.sent, name)
+				delete(ts.prev, name)
 				removed = append(removed, name)
 			}
 			continue
@@ -154,7 +155,9 @@ func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource) (
 		if ts.prev == nil {
 			ts.prev = map[string]*resource{}
 		}
-		ts.prev[name] = held
+		if _, ok := ts.prev[name]; !ok {
+			ts.prev[name] = held
+		}
 		ts.sent[name] = r
 		changed = append(changed, r)
 	}
@@ -202,7 +205,7 @@ func (ts *typeState) answer(version, nonce string, nack *Nack, now time.Time) bo
 	}
 	ts.nacks++
 	for name, p := range ts.prev {
-		if r := ts.sent[name]; r != nil {
+		if r := ts.sent[name]; r != nil && (p == nil || p.version != r.version) {
 			ts.rejected[name] = r.version
 			nack.Rejected = append(nack.Rejected, name)
 		}
