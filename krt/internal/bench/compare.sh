@@ -53,12 +53,25 @@ fi
 
 ours=() istio=()
 for ((r = 1; r <= rounds; r++)); do
+	# A failed run (a timeout, a verification failure) is reported and left
+	# out of the medians rather than ending the comparison.
 	echo "round $r/$rounds: Istio krt ..." >&2
-	"$abin" "$@" >"$out/istio-$r.txt" 2>"$out/istio-$r.err"
+	if "$abin" "$@" >"$out/istio-$r.txt" 2>"$out/istio-$r.err"; then
+		istio+=("$out/istio-$r.txt")
+	else
+		echo "  Istio run failed: $(tail -1 "$out/istio-$r.err")" >&2
+	fi
 	echo "round $r/$rounds: ours ..." >&2
-	"$bin/krt-bench" "$@" >"$out/ours-$r.txt" 2>"$out/ours-$r.err"
-	istio+=("$out/istio-$r.txt") ours+=("$out/ours-$r.txt")
+	if "$bin/krt-bench" "$@" >"$out/ours-$r.txt" 2>"$out/ours-$r.err"; then
+		ours+=("$out/ours-$r.txt")
+	else
+		echo "  our run failed: $(tail -1 "$out/ours-$r.err")" >&2
+	fi
 done
+if [ ${#ours[@]} -eq 0 ] || [ ${#istio[@]} -eq 0 ]; then
+	echo "no successful run on one side; outputs: $out" >&2
+	exit 1
+fi
 join() { local IFS=,; echo "$*"; }
 "$bin/krt-bench" -compare -ours "$(join "${ours[@]}")" -istio "$(join "${istio[@]}")"
 echo "outputs: $out" >&2
