@@ -123,7 +123,12 @@ func TestFaultSlowConsumers(t *testing.T) {
 	}
 	for i := range stuck {
 		waitFor(t, "stuck stream subscribed", func() bool {
-			return proxyByNode(t, f.srv, fmt.Sprintf("stuck-%d", i)).Types[xds.EndpointType].Pushes > 0
+			for _, p := range f.srv.Proxies() {
+				if p.NodeID == fmt.Sprintf("stuck-%d", i) {
+					return p.Types[xds.EndpointType].Pushes > 0
+				}
+			}
+			return false
 		})
 	}
 	live := newDelta(t, dial(t, f.addr), "live")
@@ -181,8 +186,10 @@ func TestFaultNackEverything(t *testing.T) {
 		}
 		c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: first.VersionInfo, ResponseNonce: r.Nonce,
 			ErrorDetail: &rpcstatus.Status{Code: 3, Message: fmt.Sprintf("rejected %d", i)}})
-		// A resend after the NACK would arrive before the answer to a
-		// change of another type: the stream is ordered.
+		// Once the server has taken the NACK, a resend caused by it would
+		// arrive before the answer to a later change of another type: the
+		// stream is ordered.
+		waitFor(t, "the NACK taken", func() bool { return proxyByNode(t, f.srv, "nacker").Types[xds.ClusterType].Nacks == uint64(i) })
 		f.eds.Set(cla("c0", fmt.Sprintf("10.0.1.%d:80", i)))
 		if r := c.recv(); r.TypeUrl != xds.EndpointType {
 			t.Fatalf("after NACK %d: got %s (nonce %s), want the endpoint change", i, r.TypeUrl, r.Nonce)
@@ -190,11 +197,7 @@ func TestFaultNackEverything(t *testing.T) {
 			c.ack(r, "c0")
 		}
 	}
-	var p xds.ProxyStatus
-	waitFor(t, "the last NACK recorded", func() bool {
-		p = proxyByNode(t, f.srv, "nacker")
-		return p.Types[xds.ClusterType].Nacks == nacks
-	})
+	p := proxyByNode(t, f.srv, "nacker")
 	ts := p.Types[xds.ClusterType]
 	if ts.AckedVersion != first.VersionInfo || ts.Pushes != nacks+1 {
 		t.Errorf("acked %q (want %q), %d pushes (want %d)", ts.AckedVersion, first.VersionInfo, ts.Pushes, nacks+1)
