@@ -161,6 +161,9 @@ func (a *App) buildXDS() error {
 	opts := []xds.Option{
 		xds.WithLogger(a.log.With("component", "xds")),
 		xds.WithDebounce(debounce),
+		// Streams end at once on shutdown; this bounds how long their
+		// connections may take to close, so SIGTERM exits in seconds.
+		xds.WithShutdownGrace(a.cfg.ShutdownTimeout),
 	}
 	if mc.PushDebounceMax > 0 {
 		opts = append(opts, xds.WithMaxDelay(max(time.Duration(mc.PushDebounceMax), debounce)))
