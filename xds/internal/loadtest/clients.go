@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/meshd/meshd/xds"
+)
+
+// streamsPerConn is how many ADS streams share one client connection:
+// proxies each have their own, but a thousand loopback TCP connections
+// would measure the kernel more than the server.
+const streamsPerConn = 50
+
+// changes maps each IP a pod moved to to the time it was set.
+type changes struct{ m sync.Map }
+
+func (c *changes) set(ip string, t time.Time) { c.m.Store(ip, t) }
+
+func (c *changes) when(ip string) (time.Time, bool) {
+	v, ok := c.m.Load(ip)
+	if !ok {
+		return time.Time{}, false
+	}
+	return v.(time.Time), true
+}
+
+// fleet is the clients and what they measured.
+type fleet struct {
+	conns   []*grpc.ClientConn
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	changes *changes
+
+	// ready counts the clients holding every load assignment they asked
+	// for; responses counts every response received.
+	ready     atomic.Int64
+	responses atomic.Int64
+
+	mu        sync.Mutex // guards following
+	latencies []time.Duration
+	errs      []error
+}
+
+// connect starts n clients against addr; client i wants the clusters of
+// services i*per ... i*per+per-1 (modulo the services).
+func connect(addr string, n, per int, m *mesh, ch *changes) (*fleet, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fleet{cancel: cancel, changes: ch}
+	for i := 0; i < n; i += streamsPerConn {
+		cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			f.leave()
+			return nil, fmt.Errorf("dial %s: %w", addr, err)
+		}
+		f.conns = append(f.conns, cc)
+	}
+	for i := range n {
+		want := make([]string, 0, per)
+		for k := range per {
+			want = append(want, m.cluster((i*per+k)%m.services))
+		}
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			if err := f.run(ctx, f.conns[i/streamsPerConn], fmt.Sprintf("load-%d", i), want); err != nil {
+				f.mu.Lock()
+				f.errs = append(f.errs, err)
+				f.mu.Unlock()
+			}
+		}()
+	}
+	return f, nil
+}
+
+// run is one client: it subscribes, ACKs every response, and records the
+// latency of every IP new to a load assignment it holds.
+func (f *fleet) run(ctx context.Context, cc *grpc.ClientConn, node string, want []string) error {
+	s, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: open: %w", node, err)
+	}
+	if err := s.Send(&discovery.DiscoveryRequest{Node: &corev3.Node{Id: node}, TypeUrl: xds.ClusterType}); err != nil {
+		return fmt.Errorf("%s: send: %w", node, err)
+	}
+	if err := s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: want}); err != nil {
+		return fmt.Errorf("%s: send: %w", node, err)
+	}
+	held := map[string]map[string]bool{} // cluster -> IPs
+	ready := false
+	for {
+		r, err := s.Recv()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, io.EOF) || status.Code(err) == codes.Canceled {
+				return nil
+			}
+			return fmt.Errorf("%s: recv: %w", node, err)
+		}
+		f.responses.Add(1)
+		now := time.Now()
+		var names []string
+		if r.TypeUrl == xds.EndpointType {
+			names = want
+			for _, a := range r.Resources {
+				var c endpointv3.ClusterLoadAssignment
+				if err := a.UnmarshalTo(&c); err != nil {
+					return fmt.Errorf("%s: decode: %w", node, err)
+				}
+				f.observe(now, held, &c)
+			}
+			if !ready && len(held) == len(want) {
+				ready = true
+				f.ready.Add(1)
+			}
+		}
+		if err := s.Send(&discovery.DiscoveryRequest{TypeUrl: r.TypeUrl, VersionInfo: r.VersionInfo, ResponseNonce: r.Nonce, ResourceNames: names}); err != nil {
+			if ctx.Err() != nil || errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("%s: ack: %w", node, err)
+		}
+	}
+}
+
+// observe records the load assignment c and the latency of each IP in it
+// that the client did not hold and that a change set.
+func (f *fleet) observe(now time.Time, held map[string]map[string]bool, c *endpointv3.ClusterLoadAssignment) {
+	prev, had := held[c.ClusterName]
+	cur := map[string]bool{}
+	var lat []time.Duration
+	for _, l := range c.Endpoints {
+		for _, e := range l.LbEndpoints {
+			ip := e.GetEndpoint().GetAddress().GetSocketAddress().GetAddress()
+			cur[ip] = true
+			if had && !prev[ip] {
+				if t, ok := f.changes.when(ip); ok {
+					lat = append(lat, now.Sub(t))
+				}
+			}
+		}
+	}
+	held[c.ClusterName] = cur
+	if len(lat) > 0 {
+		f.mu.Lock()
+		f.latencies = append(f.latencies, lat...)
+		f.mu.Unlock()
+	}
+}
+
+// measured returns and clears the latencies recorded so far.
+func (f *fleet) measured() []time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.latencies
+	f.latencies = nil
+	return out
+}
+
+func (f *fleet) err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Join(f.errs...)
+}
+
+// leave ends every stream and closes the connections, and returns once
+// every client goroutine has ended.
+func (f *fleet) leave() {
+	f.cancel()
+	f.wg.Wait()
+	for _, cc := range f.conns {
+		cc.Close()
+	}
+}

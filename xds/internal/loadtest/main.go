@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand"
+	"net"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+
+	"github.com/meshd/meshd/collections"
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
+	"github.com/meshd/meshd/sources/meshconfig"
+	"github.com/meshd/meshd/xds"
+)
+
+// config is the load to apply.
+type config struct {
+	streams, services, pods, perClient int
+	duration, debounce, maxDelay       time.Duration
+	rate                               float64
+	seed                               int64
+	// timeout bounds every wait: for the clients to be ready, for them to
+	// leave.
+	timeout time.Duration
+}
+
+// report is what a run measured, in print order.
+type report struct {
+	lines []line
+	// goroutinesBase and goroutinesLeft are the goroutines before the
+	// clients connected and after they left; deliveries the latencies
+	// recorded.
+	goroutinesBase, goroutinesLeft int
+	deliveries                     int
+	changes                        int
+	pushes                         uint64
+}
+
+type line struct {
+	metric string
+	value  float64
+	unit   string
+}
+
+func (r *report) add(metric string, value float64, unit string) {
+	r.lines = append(r.lines, line{metric, value, unit})
+}
+
+func (r *report) print(w io.Writer) {
+	for _, l := range r.lines {
+		fmt.Fprintf(w, "%s %s %s\n", l.metric, strconv.FormatFloat(l.value, 'f', -1, 64), l.unit)
+	}
+}
+
+func main() {
+	var c config
+	flag.IntVar(&c.streams, "streams", 1000, "concurrent ADS streams")
+	flag.IntVar(&c.services, "services", 1000, "services in the model")
+	flag.IntVar(&c.pods, "pods", 5000, "pods in the model, spread over the services")
+	flag.IntVar(&c.perClient, "per-client", 10, "load assignments each client subscribes to")
+	flag.DurationVar(&c.duration, "duration", 2*time.Minute, "how long pods change")
+	flag.Float64Var(&c.rate, "rate", 100, "pod changes per second")
+	flag.DurationVar(&c.debounce, "debounce", 100*time.Millisecond, "the server's push debounce")
+	flag.DurationVar(&c.maxDelay, "max-delay", 10*time.Second, "the server's cap on how long a steady stream of changes delays a push")
+	flag.Int64Var(&c.seed, "seed", 1, "seed for choosing the pods that change")
+	flag.DurationVar(&c.timeout, "timeout", 2*time.Minute, "bound on each wait")
+	flag.Parse()
+	r, err := run(context.Background(), c)
+	if r != nil {
+		r.print(os.Stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) (*report, error) {
+	if c.streams <= 0 || c.services <= 0 || c.pods < c.services || c.perClient <= 0 || c.rate <= 0 {
+		return nil, errors.New("need streams, services, per-client and rate > 0 and pods >= services")
+	}
+	r := &report{}
+	r.add("param_streams", float64(c.streams), "count")
+	r.add("param_services", float64(c.services), "count")
+	r.add("param_pods", float64(c.pods), "count")
+	r.add("param_rate", c.rate, "changes/s")
+	r.add("param_debounce", ms(c.debounce), "ms")
+	r.add("param_max_delay", ms(c.maxDelay), "ms")
+	r.add("param_gomaxprocs", float64(runtime.GOMAXPROCS(0)), "count")
+
+	g := krt.NewGraph()
+	in := sources.NewStaticInputs(g, "load")
+	in.MarkSynced()
+	model := collections.Build(g, collections.Inputs{
+		Services: in.Services, Pods: in.Pods, Namespaces: in.Namespaces, EndpointSlices: in.EndpointSlices,
+		Nodes: in.Nodes, HTTPRoutes: in.HTTPRoutes, GRPCRoutes: in.GRPCRoutes,
+		MeshConfig: krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil),
+	}, collections.WithSidecarResources(false))
+	srv := xds.New(g, []xds.Source{
+		xds.NewSource(xds.ClusterType, model.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
+		xds.NewSource(xds.EndpointType, model.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
+		xds.NewSource(xds.ListenerType, model.Listeners, collections.Resource[*listenerv3.Listener].Proto),
+		xds.NewSource(xds.RouteType, model.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
+	}, xds.WithDebounce(c.debounce), xds.WithMaxDelay(c.maxDelay), xds.WithShutdownGrace(time.Second))
+	m := &mesh{services: c.services, pods: c.pods}
+	g.Update(func(tx *krt.Txn) {
+		for i := range c.services {
+			in.Services.In(tx).Set(m.service(i))
+		}
+		for j := range c.pods {
+			in.Pods.In(tx).Set(m.pod(j, m.ip()))
+		}
+	})
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	graphDone, serveDone := make(chan error, 1), make(chan error, 1)
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return r, fmt.Errorf("listen: %w", err)
+	}
+	go func() { graphDone <- g.Run(ctx) }()
+	go func() { serveDone <- srv.Serve(ctx, lis) }()
+	stop := func() error {
+		cancel()
+		err := <-serveDone
+		if gerr := <-graphDone; gerr != nil && !errors.Is(gerr, context.Canceled) {
+			err = errors.Join(err, gerr)
+		}
+		return err
+	}
+	select {
+	case <-srv.Ready():
+	case <-time.After(c.timeout):
+		return r, errors.Join(errors.New("server not ready"), stop())
+	}
+
+	base := sample()
+	r.goroutinesBase = base.goroutines
+	base.report(r, "baseline")
+
+	ch := &changes{}
+	t0 := time.Now()
+	f, err := connect(lis.Addr().String(), c.streams, c.perClient, m, ch)
+	if err != nil {
+		return r, errors.Join(err, stop())
+	}
+	for f.ready.Load() < int64(c.streams) {
+		if err := f.err(); err != nil || time.Since(t0) > c.timeout {
+			f.leave()
+			return r, errors.Join(fmt.Errorf("%d of %d clients ready after %v", f.ready.Load(), c.streams, time.Since(t0)), err, stop())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.add("connect_all", ms(time.Since(t0)), "ms")
+	sample().report(r, "connected")
+
+	// The load: pods move to fresh IPs at the set rate.
+	rng := rand.New(rand.NewSource(c.seed))
+	before := srv.Stats()
+	f.measured()
+	start := time.Now()
+	tick := time.NewTicker(time.Duration(float64(time.Second) / c.rate))
+	for time.Since(start) < c.duration {
+		<-tick.C
+		j := rng.Intn(c.pods)
+		ip := m.ip()
+		ch.set(ip, time.Now())
+		in.Pods.Set(m.pod(j, ip))
+		r.changes++
+	}
+	tick.Stop()
+	elapsed := time.Since(start)
+	// Let the last debounce round reach the clients.
+	time.Sleep(c.debounce + 500*time.Millisecond)
+	after := srv.Stats()
+	lat := f.measured()
+	slices.Sort(lat)
+	r.deliveries = len(lat)
+	for t, v := range after.Pushes {
+		r.pushes += v - before.Pushes[t]
+	}
+	var sent uint64
+	for t, v := range after.ResourcesSent {
+		sent += v - before.ResourcesSent[t]
+	}
+	r.add("changes", float64(r.changes), "count")
+	r.add("changes_per_s", float64(r.changes)/elapsed.Seconds(), "1/s")
+	r.add("pushes_per_s", float64(r.pushes)/elapsed.Seconds(), "1/s")
+	r.add("resources_sent_per_s", float64(sent)/elapsed.Seconds(), "1/s")
+	r.add("responses_received", float64(f.responses.Load()), "count")
+	r.add("deliveries", float64(len(lat)), "count")
+	if len(lat) > 0 {
+		r.add("latency_p50", ms(percentile(lat, 0.50)), "ms")
+		r.add("latency_p99", ms(percentile(lat, 0.99)), "ms")
+		r.add("latency_max", ms(lat[len(lat)-1]), "ms")
+	}
+	r.add("nacks", float64(sum(after.Nacks)), "count")
+	sample().report(r, "end")
+	ferr := f.err()
+
+	// The clients leave: streams, connections and their goroutines go.
+	f.leave()
+	t0 = time.Now()
+	for srv.Stats().ConnectedProxies > 0 || runtime.NumGoroutine() > base.goroutines {
+		if time.Since(t0) > c.timeout {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	left := sample()
+	r.goroutinesLeft = left.goroutines
+	left.report(r, "after_leave")
+	r.add("leaked_goroutines", float64(left.goroutines-base.goroutines), "count")
+	err = errors.Join(ferr, stop())
+	if left.goroutines > base.goroutines {
+		err = errors.Join(err, fmt.Errorf("%d goroutines after the clients left, %d before they came", left.goroutines, base.goroutines))
+	}
+	return r, err
+}
+
+// snapshot is the process's footprint at one moment.
+type snapshot struct {
+	goroutines int
+	heap, rss  uint64
+}
+
+// sample collects garbage, returns freed memory to the OS, and measures.
+func sample() snapshot {
+	runtime.GC()
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return snapshot{goroutines: runtime.NumGoroutine(), heap: ms.HeapAlloc, rss: rss()}
+}
+
+func (s snapshot) report(r *report, phase string) {
+	r.add("goroutines_"+phase, float64(s.goroutines), "count")
+	r.add("heap_"+phase, mib(s.heap), "MiB")
+	r.add("rss_"+phase, mib(s.rss), "MiB")
+}
+
+// rss returns the resident set size from /proc, or 0 where there is none.
+func rss() uint64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	i := int(p * float64(len(sorted)-1))
+	return sorted[i]
+}
+
+func sum(m map[string]uint64) uint64 {
+	var n uint64
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+func mib(b uint64) float64       { return float64(b*100>>20) / 100 }
