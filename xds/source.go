@@ -137,3 +137,8 @@ func newResource(typeURL, name string, msg proto.Message) (*resource, error) {
 
 // size is the number of serialized bytes of the resource.
 func (r *resource) size() int { return len(r.any.Value) }
+
+// DebugValue is what the debug UI shows for an item of the resource
+// collections: the resource itself (rendered as protojson), not the
+// serialized wrapper.
+func (e entry) DebugValue() any { return e.res.msg }
