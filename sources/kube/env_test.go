@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -21,6 +22,7 @@ var (
 type withTestEnv struct{ m *testing.M }
 
 func (w withTestEnv) Run() int {
+	flag.Parse() // for testing.Short
 	if !testing.Short() {
 		testEnv, testEnvErr = kubetest.Start(context.Background())
 		if testEnvErr != nil && !errors.Is(testEnvErr, kubetest.ErrNoBinaries) {
