@@ -11,7 +11,9 @@
 //     manifests and watches it for edits.
 //
 // Because both fill the same Inputs, everything downstream is identical for
-// both; JoinInputs combines them when a folder adds to a cluster.
+// both; JoinInputs combines them when a folder adds to a cluster, and
+// StaticInputs gives tests (and other writers) the same collections to fill
+// by hand.
 // sources/meshconfig turns the mesh-wide configuration into a singleton
 // collection.
 //
