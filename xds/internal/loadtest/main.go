@@ -33,8 +33,12 @@ import (
 type config struct {
 	streams, services, pods, perClient int
 	duration, debounce, maxDelay       time.Duration
-	rate                               float64
-	seed                               int64
+	// retention and retained are the registry's retention of
+	// disconnected proxies (xds.WithRetention).
+	retention time.Duration
+	retained  int
+	rate      float64
+	seed      int64
 	// timeout bounds every wait: for the clients to be ready, for them to
 	// leave.
 	timeout time.Duration
@@ -78,6 +82,8 @@ func main() {
 	flag.Float64Var(&c.rate, "rate", 100, "pod changes per second")
 	flag.DurationVar(&c.debounce, "debounce", 100*time.Millisecond, "the server's push debounce")
 	flag.DurationVar(&c.maxDelay, "max-delay", 10*time.Second, "the server's cap on how long a steady stream of changes delays a push")
+	flag.DurationVar(&c.retention, "retention", 5*time.Minute, "how long the registry keeps a disconnected proxy")
+	flag.IntVar(&c.retained, "retained", 1000, "how many disconnected proxies the registry keeps at most")
 	flag.Int64Var(&c.seed, "seed", 1, "seed for choosing the pods that change")
 	flag.DurationVar(&c.timeout, "timeout", 2*time.Minute, "bound on each wait")
 	flag.Parse()
@@ -102,6 +108,7 @@ func run(ctx context.Context, c config) (*report, error) {
 	r.add("param_rate", c.rate, "changes/s")
 	r.add("param_debounce", ms(c.debounce), "ms")
 	r.add("param_max_delay", ms(c.maxDelay), "ms")
+	r.add("param_retained", float64(c.retained), "count")
 	r.add("param_gomaxprocs", float64(runtime.GOMAXPROCS(0)), "count")
 
 	g := krt.NewGraph()
@@ -117,7 +124,8 @@ func run(ctx context.Context, c config) (*report, error) {
 		xds.NewSource(xds.EndpointType, model.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
 		xds.NewSource(xds.ListenerType, model.Listeners, collections.Resource[*listenerv3.Listener].Proto),
 		xds.NewSource(xds.RouteType, model.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
-	}, xds.WithDebounce(c.debounce), xds.WithMaxDelay(c.maxDelay), xds.WithShutdownGrace(time.Second))
+	}, xds.WithDebounce(c.debounce), xds.WithMaxDelay(c.maxDelay),
+		xds.WithRetention(c.retention, c.retained), xds.WithShutdownGrace(time.Second))
 	m := &mesh{services: c.services, pods: c.pods}
 	g.Update(func(tx *krt.Txn) {
 		for i := range c.services {
