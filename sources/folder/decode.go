@@ -109,7 +109,7 @@ func (d *decoder) decodeDocument(p *parsed, path string, doc document, isJSON bo
 	if !isJSON {
 		var err error
 		if js, err = yaml.YAMLToJSON(doc.data); err != nil {
-			fail(yamlErrorLine(err, doc.line), SeverityError, "", "invalid YAML: %v", err)
+			fail(yamlErrorLine(err, doc), SeverityError, "", "invalid YAML: %v", err)
 			return
 		}
 	}
@@ -266,14 +266,17 @@ func objectName(js []byte) string {
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
 // yamlErrorLine maps the document-relative line in a YAML error to a line
-// of the file, or returns the document's first line.
-func yamlErrorLine(err error, docLine int) int {
+// of the file, or returns the document's first line. The parser may blame
+// the line after the last one (an error found at end of input), so the
+// result is clamped to the document's last line.
+func yamlErrorLine(err error, doc document) int {
 	m := yamlLine.FindStringSubmatch(err.Error())
 	if m == nil {
-		return docLine
+		return doc.line
 	}
 	n, _ := strconv.Atoi(m[1])
-	return docLine + n - 1
+	lines := bytes.Count(bytes.TrimRight(doc.data, "\n"), []byte("\n")) + 1
+	return doc.line + max(min(n, lines), 1) - 1
 }
 
 func hashBytes(b []byte) uint64 {
