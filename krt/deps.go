@@ -42,7 +42,7 @@ type dependents struct {
 func forBuckets(f *filterSet, fn func(bucketKey)) {
 	switch {
 	case f.hasKeys:
-		for _, k := range f.keys {
+		for _, k := range f.keyList() {
 			fn(bucketKey{kind: bucketByKey, a: k})
 		}
 	case f.index >= 0:

@@ -20,11 +20,10 @@ import (
 type Filter struct {
 	kind  filterKind
 	key   string
-	keys  []string
 	m     map[string]string
 	index int
 	owner any
-	pred  func(any) bool
+	rare  *filterRare // keys and predicates
 }
 
 type filterKind uint8
@@ -38,15 +37,22 @@ const (
 	filterFunc
 )
 
+// filterRare holds the parts of a filter that most fetches lack, so that
+// every fetch record does not pay for them.
+type filterRare struct {
+	keys   []string
+	pred   func(any) bool // every FilterFunc predicate, combined
+	npreds int
+	one    [1]string // storage for a single key
+}
+
 type filterSet struct {
-	keys       []string
+	rare       *filterRare
 	indexKey   string
 	ns         string
 	labels     map[string]string // items whose labels match this selector
 	selects    map[string]string // items whose selector selects these labels
-	pred       func(any) bool    // every FilterFunc predicate, combined
 	index      int32             // -1: none
-	npreds     uint8
 	hasKeys    bool
 	hasNS      bool
 	hasLabels  bool
@@ -54,10 +60,17 @@ type filterSet struct {
 }
 
 // FilterKey keeps the item with the given key.
-func FilterKey(key string) Filter { return Filter{kind: filterKeys, keys: []string{key}} }
+func FilterKey(key string) Filter {
+	r := &filterRare{}
+	r.one[0] = key
+	r.keys = r.one[:]
+	return Filter{kind: filterKeys, rare: r}
+}
 
 // FilterKeys keeps the items with any of the given keys.
-func FilterKeys(keys ...string) Filter { return Filter{kind: filterKeys, keys: slices.Clone(keys)} }
+func FilterKeys(keys ...string) Filter {
+	return Filter{kind: filterKeys, rare: &filterRare{keys: slices.Clone(keys)}}
+}
 
 // FilterIndex keeps the items that idx files under key.
 func FilterIndex[T any](idx Index[T], key string) Filter {
@@ -81,13 +94,14 @@ func FilterSelects(labels map[string]string) Filter { return Filter{kind: filter
 // FilterFunc keeps the items for which keep returns true. It cannot be
 // indexed: prefer the other filters where they apply.
 func FilterFunc[T any](keep func(T) bool) Filter {
-	return Filter{kind: filterFunc, pred: func(v any) bool { return keep(v.(T)) }}
+	return Filter{kind: filterFunc, rare: &filterRare{pred: func(v any) bool { return keep(v.(T)) }, npreds: 1}}
 }
 
 func (f *filterSet) add(fl Filter) {
 	switch fl.kind {
 	case filterKeys:
-		f.keys, f.hasKeys = fl.keys, true
+		f.hasKeys = true
+		f.mergeRare(fl.rare, true)
 	case filterIndex:
 		f.index, f.indexKey = int32(fl.index), fl.key
 	case filterNamespace:
@@ -97,20 +111,50 @@ func (f *filterSet) add(fl Filter) {
 	case filterSelects:
 		f.selects, f.hasSelects = fl.m, true
 	case filterFunc:
-		if prev, next := f.pred, fl.pred; prev != nil {
-			f.pred = func(v any) bool { return prev(v) && next(v) }
-		} else {
-			f.pred = next
-		}
-		f.npreds++
+		f.mergeRare(fl.rare, false)
 	}
+}
+
+// mergeRare adds a key or predicate filter's rare part. The common case,
+// one such filter per fetch, shares the filter's own; a combination makes a
+// new one, leaving the filters untouched.
+func (f *filterSet) mergeRare(r *filterRare, isKeys bool) {
+	if f.rare == nil {
+		f.rare = r
+		return
+	}
+	m := *f.rare
+	m.one = [1]string{}
+	if isKeys {
+		m.keys = r.keys
+	} else if prev, next := m.pred, r.pred; prev != nil {
+		m.pred = func(v any) bool { return prev(v) && next(v) }
+		m.npreds++
+	} else {
+		m.pred, m.npreds = next, 1
+	}
+	f.rare = &m
+}
+
+func (f *filterSet) keyList() []string {
+	if f.rare == nil {
+		return nil
+	}
+	return f.rare.keys
+}
+
+func (f *filterSet) predicate() func(any) bool {
+	if f.rare == nil {
+		return nil
+	}
+	return f.rare.pred
 }
 
 // equal reports whether two filter sets record the same dependency; sets
 // with predicates never compare equal, as functions cannot be compared.
 func (f *filterSet) equal(o *filterSet) bool {
-	return f.pred == nil && o.pred == nil &&
-		f.hasKeys == o.hasKeys && slices.Equal(f.keys, o.keys) &&
+	return f.predicate() == nil && o.predicate() == nil &&
+		f.hasKeys == o.hasKeys && slices.Equal(f.keyList(), o.keyList()) &&
 		f.index == o.index && f.indexKey == o.indexKey &&
 		f.hasNS == o.hasNS && f.ns == o.ns &&
 		f.hasLabels == o.hasLabels && maps.Equal(f.labels, o.labels) &&
@@ -125,7 +169,7 @@ func (s *store[T]) matches(f *filterSet, key string, v T) bool {
 // matchesExcept is matches without the check of kind, which the caller's
 // access path already guarantees.
 func (s *store[T]) matchesExcept(f *filterSet, key string, v T, done filterKind) bool {
-	if f.hasKeys && done != filterKeys && !slices.Contains(f.keys, key) {
+	if f.hasKeys && done != filterKeys && !slices.Contains(f.keyList(), key) {
 		return false
 	}
 	if f.index >= 0 && done != filterIndex && !slices.Contains(s.indexes[f.index].keys(v), f.indexKey) {
@@ -140,7 +184,7 @@ func (s *store[T]) matchesExcept(f *filterSet, key string, v T, done filterKind)
 	if f.hasSelects && (s.acc.selector == nil || !selects(s.acc.selector(v), f.selects)) {
 		return false
 	}
-	if f.pred != nil && !f.pred(v) {
+	if p := f.predicate(); p != nil && !p(v) {
 		return false
 	}
 	return true
@@ -168,7 +212,7 @@ func (s *store[T]) query(f *filterSet) []T {
 	switch {
 	case f.hasKeys:
 		done = filterKeys
-		keys = append(keys, f.keys...)
+		keys = append(keys, f.keyList()...)
 		if len(keys) > 1 {
 			sort.Strings(keys)
 			keys = slices.Compact(keys)
@@ -219,7 +263,7 @@ func (s *store[T]) query(f *filterSet) []T {
 func (s *store[T]) filterString(f *filterSet) string {
 	var parts []string
 	if f.hasKeys {
-		parts = append(parts, "key="+strings.Join(f.keys, ","))
+		parts = append(parts, "key="+strings.Join(f.keyList(), ","))
 	}
 	if f.index >= 0 && int(f.index) < len(s.indexes) {
 		parts = append(parts, fmt.Sprintf("index %s=%s", s.indexes[f.index].name, f.indexKey))
@@ -233,8 +277,8 @@ func (s *store[T]) filterString(f *filterSet) string {
 	if f.hasSelects {
 		parts = append(parts, "selector selects "+formatLabels(f.selects))
 	}
-	if f.npreds > 0 {
-		parts = append(parts, fmt.Sprintf("%d predicate(s)", f.npreds))
+	if f.rare != nil && f.rare.npreds > 0 {
+		parts = append(parts, fmt.Sprintf("%d predicate(s)", f.rare.npreds))
 	}
 	if len(parts) == 0 {
 		return "all"
