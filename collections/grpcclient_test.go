@@ -39,8 +39,13 @@ type staticADS struct {
 func (s *staticADS) resources(typeURL string, names []string) []*anypb.Any {
 	var all []proto.Message
 	var keys []string
+	// An empty name list is a wildcard for listeners and clusters only; for
+	// routes and endpoints it means "none" (grpc-go sends one while it has
+	// no route watch yet, and would reject the Envoy-only sidecar routes).
+	wildcard := len(names) == 0 && (typeURL == "type.googleapis.com/envoy.config.listener.v3.Listener" ||
+		typeURL == "type.googleapis.com/envoy.config.cluster.v3.Cluster")
 	add := func(name string, msg proto.Message) {
-		if len(names) == 0 || slices.Contains(names, name) {
+		if wildcard || slices.Contains(names, name) {
 			all, keys = append(all, msg), append(keys, name)
 		}
 	}
