@@ -39,6 +39,8 @@ type ServiceEndpoints struct {
 	Port      int32
 	Protocol  Protocol
 	Endpoints []Endpoint // ordered by locality, then address; no address twice
+	// ExportTo is the service's (ServiceInfo.ExportTo).
+	ExportTo []string
 }
 
 // ResourceName returns the cluster name.
@@ -47,7 +49,8 @@ func (e ServiceEndpoints) ResourceName() string { return e.Cluster }
 // Equals reports whether e and o are the same.
 func (e ServiceEndpoints) Equals(o ServiceEndpoints) bool {
 	return e.Cluster == o.Cluster && e.Service == o.Service && e.Hostname == o.Hostname &&
-		e.Port == o.Port && e.Protocol == o.Protocol && slices.Equal(e.Endpoints, o.Endpoints)
+		e.Port == o.Port && e.Protocol == o.Protocol && slices.Equal(e.Endpoints, o.Endpoints) &&
+		slices.Equal(e.ExportTo, o.ExportTo)
 }
 
 // ClusterName returns the name of the cluster of a service port:
@@ -81,6 +84,7 @@ func newEndpoints(g *krt.Graph, services krt.Collection[ServiceInfo], workloads 
 				Port:      p.Port,
 				Protocol:  p.Protocol,
 				Endpoints: dedupEndpoints(perPort[i]),
+				ExportTo:  svc.ExportTo,
 			})
 		}
 		return out

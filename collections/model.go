@@ -119,11 +119,11 @@ func Build(g *krt.Graph, in Inputs, opts ...Option) *Model {
 	m.Clusters = newClusters(g, m.Services, m.MeshConfig)
 	m.ClusterLoadAssignments = newCLAs(g, m.Endpoints)
 	m.GRPCRouteConfigurations = krt.NewCollection(g, m.PortRoutes, func(_ krt.HandlerContext, p PortRoutes) *Resource[*routev3.RouteConfiguration] {
-		r := newResource(p.ListenerName(), buildGRPCRouteConfig(p))
+		r := newResource(p.ListenerName(), buildGRPCRouteConfig(p)).exported(p.ExportTo)
 		return &r
 	}, krt.WithName("GRPCRouteConfigurations"))
 	m.GRPCListeners = krt.NewCollection(g, m.PortRoutes, func(_ krt.HandlerContext, p PortRoutes) *Resource[*listenerv3.Listener] {
-		r := newResource(p.ListenerName(), buildGRPCListener(p.ListenerName()))
+		r := newResource(p.ListenerName(), buildGRPCListener(p.ListenerName())).exported(p.ExportTo)
 		return &r
 	}, krt.WithName("GRPCListeners"))
 	routeConfigs := []krt.Collection[Resource[*routev3.RouteConfiguration]]{m.GRPCRouteConfigurations}
@@ -197,7 +197,7 @@ func newSidecar(g *krt.Graph, services krt.Collection[ServiceInfo], portRoutes k
 				continue
 			}
 			name := s.ClusterIP + "_" + itoa(p.Port)
-			out = append(out, newResource(name, buildSidecarTCPListener(name, s.ClusterIP, p.Port, ClusterName(p.Port, s.Hostname))))
+			out = append(out, newResource(name, buildSidecarTCPListener(name, s.ClusterIP, p.Port, ClusterName(p.Port, s.Hostname))).exported(s.ExportTo))
 		}
 		return out
 	}, krt.WithName("SidecarTCPListeners"))

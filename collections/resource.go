@@ -1,6 +1,8 @@
 package collections
 
 import (
+	"slices"
+
 	"google.golang.org/protobuf/proto"
 )
 
@@ -11,17 +13,27 @@ import (
 //
 // The Message of a Resource in a collection must not be modified: it is
 // shared with every reader.
+//
+// VisibleTo lists the namespaces whose proxies may see the resource, nil
+// meaning every namespace: the service's exportTo (AnnotationExportTo) for
+// the resources of one service (clusters, load assignments, gRPC listeners
+// and route configurations). The sidecar listeners and route
+// configurations aggregate the services of a port and stay visible to
+// every namespace, so a sidecar still learns the routes of services not
+// exported to it, though not their clusters or endpoints.
 type Resource[M proto.Message] struct {
-	Name    string
-	Message M
+	Name      string
+	Message   M
+	VisibleTo []string
 }
 
 // ResourceName returns the resource name, the item's key.
 func (r Resource[M]) ResourceName() string { return r.Name }
 
-// Equals reports whether r and o have the same name and equal messages.
+// Equals reports whether r and o have the same name, visibility and equal
+// messages.
 func (r Resource[M]) Equals(o Resource[M]) bool {
-	return r.Name == o.Name && proto.Equal(r.Message, o.Message)
+	return r.Name == o.Name && slices.Equal(r.VisibleTo, o.VisibleTo) && proto.Equal(r.Message, o.Message)
 }
 
 // Proto returns the name and the message, the form the xDS server consumes:
@@ -32,4 +44,10 @@ func (r Resource[M]) Proto() (string, proto.Message) { return r.Name, r.Message 
 // newResource pairs a name with a message.
 func newResource[M proto.Message](name string, m M) Resource[M] {
 	return Resource[M]{Name: name, Message: m}
+}
+
+// exported returns r visible only to the namespaces exportTo (nil: all).
+func (r Resource[M]) exported(exportTo []string) Resource[M] {
+	r.VisibleTo = exportTo
+	return r
 }

@@ -139,6 +139,8 @@ type PortRoutes struct {
 	Port      int32
 	Protocol  Protocol
 	Entries   []RouteEntry
+	// ExportTo is the service's (ServiceInfo.ExportTo).
+	ExportTo []string
 }
 
 // ResourceName returns the port's cluster name.
@@ -238,6 +240,7 @@ func newPortRoutes(g *krt.Graph, services krt.Collection[ServiceInfo], bindings 
 				Port:      p.Port,
 				Protocol:  p.Protocol,
 				Entries:   orderEntries(mine),
+				ExportTo:  svc.ExportTo,
 			})
 		}
 		return out

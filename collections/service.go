@@ -116,6 +116,39 @@ type ServiceInfo struct {
 	// Ports are the TCP ports of the service, in spec order; UDP and SCTP
 	// ports are left out, as the mesh does not proxy them.
 	Ports []ServicePort
+	// ExportTo lists the namespaces whose proxies may see the service's
+	// resources, from the AnnotationExportTo annotation; nil means every
+	// namespace (see ParseExportTo).
+	ExportTo []string
+}
+
+// AnnotationExportTo is the Service annotation that limits the namespaces
+// whose proxies may see the service, in the simple namespace form of
+// Istio's exportTo: a comma-separated list of "*" (every namespace), "."
+// (the service's own namespace) or namespace names. It is enforced only
+// when the xDS server isolates namespaces.
+const AnnotationExportTo = "networking.istio.io/exportTo"
+
+// ParseExportTo resolves the value of AnnotationExportTo for a service of
+// namespace ns: nil (every namespace) when the value is empty, lists "*",
+// or lists nothing but blanks; else the listed namespaces, "." replaced by
+// ns, sorted and distinct. Istio's "~" (no namespace) needs no special
+// case: no namespace is named "~", so it hides the service from all.
+func ParseExportTo(value, ns string) []string {
+	var out []string
+	for _, e := range strings.Split(value, ",") {
+		switch e = strings.TrimSpace(e); e {
+		case "":
+			continue
+		case "*":
+			return nil
+		case ".":
+			e = ns
+		}
+		out = append(out, e)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // ResourceName returns "namespace/name".
@@ -127,7 +160,8 @@ func (s ServiceInfo) GetNamespace() string { return s.Namespace }
 // Equals reports whether s and o are the same.
 func (s ServiceInfo) Equals(o ServiceInfo) bool {
 	return s.Name == o.Name && s.Namespace == o.Namespace && s.Hostname == o.Hostname &&
-		s.ClusterIP == o.ClusterIP && s.PublishNotReady == o.PublishNotReady && maps.Equal(s.Selector, o.Selector) && slices.Equal(s.Ports, o.Ports)
+		s.ClusterIP == o.ClusterIP && s.PublishNotReady == o.PublishNotReady && maps.Equal(s.Selector, o.Selector) && slices.Equal(s.Ports, o.Ports) &&
+		slices.Equal(s.ExportTo, o.ExportTo)
 }
 
 // Port returns the service port numbered port.
@@ -157,6 +191,7 @@ func buildServiceInfo(svc *corev1.Service, domainSuffix string) *ServiceInfo {
 		Hostname:  Hostname(svc.Name, svc.Namespace, domainSuffix),
 
 		PublishNotReady: svc.Spec.PublishNotReadyAddresses,
+		ExportTo:        ParseExportTo(svc.Annotations[AnnotationExportTo], svc.Namespace),
 	}
 	if ip := svc.Spec.ClusterIP; ip != corev1.ClusterIPNone {
 		info.ClusterIP = ip

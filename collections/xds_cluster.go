@@ -63,7 +63,7 @@ func newClusters(g *krt.Graph, services krt.Collection[ServiceInfo], mesh krt.Co
 		out := make([]Resource[*clusterv3.Cluster], 0, len(svc.Ports))
 		for _, p := range svc.Ports {
 			name := ClusterName(p.Port, svc.Hostname)
-			out = append(out, newResource(name, buildCluster(name, p.Protocol, timeout)))
+			out = append(out, newResource(name, buildCluster(name, p.Protocol, timeout)).exported(svc.ExportTo))
 		}
 		return out
 	}, krt.WithName("Clusters"))

@@ -52,7 +52,7 @@ func socketAddress(ip string, port uint32) *corev3.Address {
 
 func newCLAs(g *krt.Graph, endpoints krt.Collection[ServiceEndpoints]) krt.Collection[Resource[*endpointv3.ClusterLoadAssignment]] {
 	return krt.NewCollection(g, endpoints, func(ctx krt.HandlerContext, e ServiceEndpoints) *Resource[*endpointv3.ClusterLoadAssignment] {
-		r := newResource(e.Cluster, buildCLA(e))
+		r := newResource(e.Cluster, buildCLA(e)).exported(e.ExportTo)
 		return &r
 	}, krt.WithName("ClusterLoadAssignments"))
 }

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/keepalive"
 )
@@ -30,6 +32,8 @@ type options struct {
 	observer      Observer
 	grpcOptions   []grpc.ServerOption
 	shutdownGrace time.Duration
+	// namespaceOf is nil unless namespaces are isolated.
+	namespaceOf func(*core.Node) (string, bool)
 }
 
 type tlsFiles struct{ cert, key, clientCA string }

@@ -19,9 +19,7 @@ func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.node == nil && req.GetNode() != nil {
-		c.node = req.GetNode()
-	}
+	c.setNodeLocked(req.GetNode())
 	first := c.types[req.TypeUrl] == nil
 	ts := c.typeStateLocked(req.TypeUrl)
 	if req.ResponseNonce != "" {

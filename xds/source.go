@@ -64,14 +64,22 @@ type Source interface {
 // as a failed computation of the derived collection (see krt.Graph.Describe)
 // and not served. toProto runs inside the graph's transactions, so it must
 // be deterministic and must not read other collections.
-func NewSource[T any](typeURL string, c krt.Collection[T], toProto func(T) (name string, msg proto.Message)) Source {
-	return &source[T]{typeURL: typeURL, c: c, toProto: toProto}
+//
+// Options may add a visibility per item (WithVisibility).
+func NewSource[T any](typeURL string, c krt.Collection[T], toProto func(T) (name string, msg proto.Message), opts ...SourceOption[T]) Source {
+	s := &source[T]{typeURL: typeURL, c: c, toProto: toProto}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 type source[T any] struct {
 	typeURL string
 	c       krt.Collection[T]
 	toProto func(T) (string, proto.Message)
+	// vis is nil when every item is visible to all namespaces.
+	vis func(T) Visibility
 }
 
 func (s *source[T]) TypeURL() string { return s.typeURL }
@@ -87,10 +95,17 @@ func (s *source[T]) entries(g *krt.Graph) krt.Collection[entry] {
 			ctx.Fail(err)
 			return nil
 		}
+		if s.vis != nil {
+			if v := s.vis(in); !v.All() {
+				r.vis = &v
+			}
+		}
 		return &entry{res: r}
 	}, krt.WithName("xds/"+shortType(s.typeURL)),
 		krt.WithKey(func(e entry) string { return entryKey(e.res.typeURL, e.res.name) }),
-		krt.WithEquals(func(a, b entry) bool { return bytes.Equal(a.res.any.Value, b.res.any.Value) }))
+		krt.WithEquals(func(a, b entry) bool {
+			return bytes.Equal(a.res.any.Value, b.res.any.Value) && visEqual(a.res.vis, b.res.vis)
+		}))
 }
 
 // entry is the item of the derived resource collections.
@@ -111,6 +126,8 @@ type resource struct {
 	any *anypb.Any
 	// delta is the Delta protocol's wrapper, shared likewise.
 	delta *discovery.Resource
+	// vis is nil for a resource visible to every namespace.
+	vis *Visibility
 }
 
 // newResource marshals msg once, deterministically, and versions it by

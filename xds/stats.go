@@ -46,6 +46,10 @@ type Stats struct {
 	// Acks and Nacks count the client's answers, per type.
 	Acks  map[string]uint64 `json:"acks"`
 	Nacks map[string]uint64 `json:"nacks"`
+	// Denied counts the names asked for explicitly that exist but are
+	// hidden from the asking proxy's namespace, per type
+	// (WithNamespaceIsolation).
+	Denied map[string]uint64 `json:"denied"`
 	// PushBuckets counts pushes per PushBounds bucket (the last is +Inf);
 	// PushSeconds is their total duration.
 	PushBuckets []uint64 `json:"pushBuckets"`
@@ -71,6 +75,7 @@ func newCounters() *counters {
 		BytesSent:     map[string]uint64{},
 		Acks:          map[string]uint64{},
 		Nacks:         map[string]uint64{},
+		Denied:        map[string]uint64{},
 		PushBuckets:   make([]uint64, len(PushBounds)+1),
 	}}
 }
@@ -104,6 +109,12 @@ func (c *counters) ack(typeURL string, nack bool) {
 	c.mu.Unlock()
 }
 
+func (c *counters) deny(typeURL string) {
+	c.mu.Lock()
+	c.s.Denied[shortType(typeURL)]++
+	c.mu.Unlock()
+}
+
 func (c *counters) stream(delta int) {
 	c.mu.Lock()
 	c.s.ConnectedProxies += delta
@@ -130,6 +141,7 @@ func (c *counters) snapshot() Stats {
 	s.BytesSent = copyMap(s.BytesSent)
 	s.Acks = copyMap(s.Acks)
 	s.Nacks = copyMap(s.Nacks)
+	s.Denied = copyMap(s.Denied)
 	s.PushBuckets = append([]uint64(nil), s.PushBuckets...)
 	return s
 }

@@ -40,9 +40,12 @@ type conn struct {
 
 	mu sync.Mutex // guards following
 	// pending holds, per type, the names to recompute on the next flush.
-	pending      map[string]map[string]struct{}
-	types        map[string]*typeState
-	node         *core.Node
+	pending map[string]map[string]struct{}
+	types   map[string]*typeState
+	node    *core.Node
+	// ns is the proxy's namespace under isolation, when nsOK.
+	ns           string
+	nsOK         bool
 	nonce        uint64
 	disconnected time.Time
 	closeErr     string
@@ -150,6 +153,11 @@ func (c *conn) addPendingLocked(typeURL string, names []string) {
 // it affects as pending. c.mu must be held.
 func (c *conn) subscribeLocked(ts *typeState, add, remove []string, wildcard bool) {
 	names, all := ts.subscribe(add, remove, wildcard)
+	if c.srv.opts.namespaceOf != nil && len(names) > 0 {
+		c.srv.cache.mu.RLock()
+		c.denyLocked(ts.typeURL, names)
+		c.srv.cache.mu.RUnlock()
+	}
 	if all {
 		c.srv.cache.mu.RLock()
 		names = append(names, c.srv.cache.namesLocked(ts.typeURL)...)
@@ -215,13 +223,17 @@ func (c *conn) flush() error {
 	cache := c.srv.cache
 	cache.mu.RLock()
 	version := strconv.FormatUint(cache.version, 10)
+	var hidden func(*resource) bool
+	if c.srv.opts.namespaceOf != nil {
+		hidden = c.hiddenLocked
+	}
 	for _, typeURL := range c.orderLocked() {
 		ts := c.types[typeURL]
 		names := pending[typeURL]
 		if len(names) == 0 && !ts.respond {
 			continue
 		}
-		changed, removed := ts.diff(names, cache.types[typeURL])
+		changed, removed := ts.diff(names, cache.types[typeURL], hidden)
 		u := update{typeURL: typeURL, version: version, changed: len(changed), built: now}
 		switch {
 		case c.kind == Delta:

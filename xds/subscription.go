@@ -123,9 +123,13 @@ func contains(s []string, v string) bool {
 // diff brings sent up to date for names against the current resources cur
 // and returns what changed: resources to send and names removed. It
 // remembers the values the client accepted last in prev, for a NACK.
-func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource) (changed []*resource, removed []string) {
+// A resource for which hidden (when not nil) is true is treated as absent.
+func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool) (changed []*resource, removed []string) {
 	for name := range names {
 		r := cur[name]
+		if r != nil && hidden != nil && hidden(r) {
+			r = nil
+		}
 		held, has := ts.sent[name]
 		if !ts.subscribed(name) {
 			if has {

@@ -1,0 +1,162 @@
+package xds
+
+import (
+	"slices"
+	"strings"
+
+	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+)
+
+// Visibility says which namespaces' proxies may see a resource when the
+// server isolates namespaces (WithNamespaceIsolation). The zero value is
+// visible to every namespace. It is the simple namespace form of Istio's
+// exportTo: "*" is VisibleToAll, "." is VisibleTo(the resource's own
+// namespace), and a list of namespaces is VisibleTo(list...).
+type Visibility struct {
+	// restricted is false for a resource visible to every namespace.
+	restricted bool
+	// namespaces are sorted and distinct.
+	namespaces []string
+}
+
+// VisibleToAll returns the visibility of a resource every namespace may
+// see, the default.
+func VisibleToAll() Visibility { return Visibility{} }
+
+// VisibleTo returns the visibility of a resource only proxies of the given
+// namespaces may see. With no namespace, no proxy sees the resource while
+// isolation is on.
+func VisibleTo(namespaces ...string) Visibility {
+	ns := slices.Clone(namespaces)
+	slices.Sort(ns)
+	return Visibility{restricted: true, namespaces: slices.Compact(ns)}
+}
+
+// All reports whether every namespace may see the resource.
+func (v Visibility) All() bool { return !v.restricted }
+
+// Namespaces returns the namespaces that may see the resource, sorted; nil
+// when every namespace may.
+func (v Visibility) Namespaces() []string { return slices.Clone(v.namespaces) }
+
+// Allows reports whether a proxy of namespace ns may see the resource.
+func (v Visibility) Allows(ns string) bool {
+	if !v.restricted {
+		return true
+	}
+	_, ok := slices.BinarySearch(v.namespaces, ns)
+	return ok
+}
+
+// Equal reports whether v and o allow the same namespaces.
+func (v Visibility) Equal(o Visibility) bool {
+	return v.restricted == o.restricted && slices.Equal(v.namespaces, o.namespaces)
+}
+
+// String returns "*" or the comma-separated namespaces.
+func (v Visibility) String() string {
+	if !v.restricted {
+		return "*"
+	}
+	return strings.Join(v.namespaces, ",")
+}
+
+// visEqual compares two optional visibilities; nil is visible to all.
+func visEqual(a, b *Visibility) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}
+
+// SourceOption configures a Source made by NewSource.
+type SourceOption[T any] func(*source[T])
+
+// WithVisibility makes vis give each item's visibility, enforced when the
+// server isolates namespaces (WithNamespaceIsolation). Like toProto, vis
+// runs inside the graph's transactions and must be deterministic. Without
+// it every resource of the source is visible to all namespaces.
+func WithVisibility[T any](vis func(T) Visibility) SourceOption[T] {
+	return func(s *source[T]) { s.vis = vis }
+}
+
+// NamespaceMetadataKey is the node metadata field NodeNamespace reads.
+const NamespaceMetadataKey = "NAMESPACE"
+
+// NodeNamespace is the default rule by which a server isolating namespaces
+// tells a proxy's namespace: the string field NAMESPACE of the node's
+// metadata when set; else, for an Istio-style node id
+// "<type>~<ip>~<pod>.<namespace>~<domain>", the part of the third field
+// after its first dot. Any other node has no namespace.
+//
+// Both are asserted by the client: isolation by namespace is a boundary
+// only when the client's identity is otherwise checked (mTLS, or a trusted
+// network).
+func NodeNamespace(node *core.Node) (string, bool) {
+	if node == nil {
+		return "", false
+	}
+	if v := node.GetMetadata().GetFields()[NamespaceMetadataKey]; v != nil {
+		if ns := v.GetStringValue(); ns != "" {
+			return ns, true
+		}
+	}
+	parts := strings.Split(node.GetId(), "~")
+	if len(parts) != 4 {
+		return "", false
+	}
+	_, ns, ok := strings.Cut(parts[2], ".")
+	if !ok || ns == "" {
+		return "", false
+	}
+	return ns, true
+}
+
+// WithNamespaceIsolation turns namespace isolation on: a proxy receives,
+// and can subscribe to, only the resources visible to its namespace (see
+// WithVisibility), which namespaceOf tells from its node (nil:
+// NodeNamespace). A proxy with no namespace sees only the resources
+// visible to all. A name asked for but hidden is answered as if it did not
+// exist, and counted in Stats.Denied; a wildcard subscription leaves hidden
+// resources out; a resource that becomes hidden is removed from the
+// proxies that held it. Default: off, every proxy sees every resource.
+func WithNamespaceIsolation(namespaceOf func(node *core.Node) (namespace string, ok bool)) Option {
+	return func(o *options) {
+		if namespaceOf == nil {
+			namespaceOf = NodeNamespace
+		}
+		o.namespaceOf = namespaceOf
+	}
+}
+
+// setNodeLocked records the node of the stream's first request that names
+// one and, under isolation, its namespace. c.mu must be held.
+func (c *conn) setNodeLocked(node *core.Node) {
+	if c.node != nil || node == nil {
+		return
+	}
+	c.node = node
+	if f := c.srv.opts.namespaceOf; f != nil {
+		c.ns, c.nsOK = f(node)
+	}
+}
+
+// hiddenLocked reports whether r is hidden from the stream's proxy. It is
+// only called under isolation. c.mu must be held.
+func (c *conn) hiddenLocked(r *resource) bool {
+	return r.vis != nil && !(c.nsOK && r.vis.Allows(c.ns))
+}
+
+// denyLocked counts and logs the explicitly asked names of ts that exist
+// but are hidden from the stream's proxy. c.mu and the cache's read lock
+// must be held.
+func (c *conn) denyLocked(typeURL string, names []string) {
+	cur := c.srv.cache.types[typeURL]
+	for _, n := range names {
+		if r := cur[n]; r != nil && c.hiddenLocked(r) {
+			c.srv.stats.deny(typeURL)
+			c.srv.opts.logger.Warn("xds: resource hidden from proxy's namespace",
+				"proxy", c.nodeIDLocked(), "namespace", c.ns, "type", shortType(typeURL), "resource", n, "visibleTo", r.vis.String())
+		}
+	}
+}
