@@ -370,3 +370,33 @@ func TestFaultControlPlaneRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultAnswerTwice answers one Delta response three times: NACK, ACK,
+// NACK. FuzzADS found that each answer is taken: the counters show more
+// answers than responses (the fuzzer's input: 1 ACK and 2 NACKs of 1
+// push), every repeated NACK logs a warning, and an ACK after a NACK can
+// set the registry's AckedVersion to the version the client rejected. Only the first
+// answer to a nonce should count. Fix: typeState.answer remembers the
+// nonce it took an answer for and ignores further answers to it.
+func TestFaultAnswerTwice(t *testing.T) {
+	f := newFixture(t)
+	f.cds.Set(edsCluster("c0"))
+	c := newDelta(t, dial(t, f.addr), "twice")
+	c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
+	r := c.recv()
+	nack := &rpcstatus.Status{Code: 3, Message: "no"}
+	c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResponseNonce: r.Nonce, ErrorDetail: nack})
+	c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResponseNonce: r.Nonce})
+	c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResponseNonce: r.Nonce, ErrorDetail: nack})
+	// A subscription change after the answers: once its response comes,
+	// the server has handled them.
+	f.cds.Set(edsCluster("c1"))
+	c.recv()
+	ts := proxyByNode(t, f.srv, "twice").Types[xds.ClusterType]
+	if ts.Acks+ts.Nacks > ts.Pushes || ts.Nacks > 1 || ts.Acks > 1 {
+		t.Errorf("%d ACKs and %d NACKs of %d pushes; want the first answer to each response only", ts.Acks, ts.Nacks, ts.Pushes)
+	}
+	if ts.AckedVersion != "" {
+		t.Errorf("acked version %q: the client rejected the only response it answered first", ts.AckedVersion)
+	}
+}
