@@ -40,6 +40,17 @@
 // route configuration of the same name, whose routes name clusters of this
 // model, whose load assignments share their names.
 //
+// # Visibility
+//
+// The Service annotation networking.istio.io/exportTo (AnnotationExportTo: "*",
+// "." or namespaces, comma-separated; default "*") limits the namespaces whose
+// proxies may see the service. Resource.VisibleTo carries it on the service's
+// clusters, load assignments, gRPC listeners and route configurations and sidecar
+// TCP listeners, for the xDS server to enforce (xds.WithVisibility). The sidecar
+// HTTP listeners and route configurations aggregate every service of a port and
+// stay visible to all: a sidecar still gets the routes of a service not exported
+// to it, but not its cluster or endpoints.
+//
 // # Routes
 //
 // HTTPRoutes and GRPCRoutes attach to a Service (GAMMA) through a parent

@@ -52,4 +52,15 @@
 // those, the rejected versions are not sent again, and a rejected resource
 // is sent again only once it changes. The NACK's detail is recorded in the
 // proxy registry.
+//
+// # Namespace isolation
+//
+// A source may give each resource a Visibility (WithVisibility): every
+// namespace, or a listed set, the namespace form of Istio's exportTo. With
+// WithNamespaceIsolation the server tells each proxy's namespace from its
+// node (NodeNamespace by default) and treats a resource hidden from it as
+// absent: wildcard subscriptions leave it out, a named request for it is
+// answered as for a missing name (and counted in Stats.Denied), and a
+// resource that becomes hidden is removed from the proxies that held it.
+// Without the option no visibility is computed or checked.
 package xds

@@ -44,6 +44,13 @@ type Config struct {
 	// clients to present a certificate signed by it (mutual TLS).
 	XDSTLSCert, XDSTLSKey, XDSClientCA string
 
+	// NamespaceIsolation makes the xDS server send a proxy only the
+	// resources of the services exported to its namespace (the Service
+	// annotation networking.istio.io/exportTo); the proxy's namespace is
+	// its node metadata NAMESPACE, else the namespace of an Istio-style
+	// node id (see xds.NodeNamespace). Off: every proxy sees every service.
+	NamespaceIsolation bool
+
 	// LogLevel is debug, info, warn or error; LogFormat is console or json.
 	// ParseFlags validates both; the binary builds its logger from them.
 	LogLevel, LogFormat string
@@ -116,6 +123,7 @@ func ParseFlags(args []string, out io.Writer) (Config, error) {
 	fs.StringVar(&c.XDSTLSCert, "xds-tls-cert", "", "PEM certificate `FILE` of the xDS listener; with --xds-tls-key, serves xDS over TLS")
 	fs.StringVar(&c.XDSTLSKey, "xds-tls-key", "", "PEM private key `FILE` of the xDS listener")
 	fs.StringVar(&c.XDSClientCA, "xds-client-ca", "", "PEM CA bundle `FILE`; when set, xDS clients must present a certificate it signed (mTLS)")
+	fs.BoolVar(&c.NamespaceIsolation, "namespace-isolation", false, "send each proxy only the services exported to its namespace (annotation networking.istio.io/exportTo: *, . or namespaces); the namespace is the node metadata NAMESPACE or the Istio node id's; trust it only with --xds-client-ca or a trusted network")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "least severe log `LEVEL` printed: debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `FORMAT`: console (human-readable) or json (one object per line)")
 	help := fs.BoolP("help", "h", false, "show this help")

@@ -7,10 +7,7 @@ import (
 	"strings"
 	"time"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
-	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 	"github.com/meshd/meshd/cmd/meshd/internal/metrics"
@@ -175,11 +172,15 @@ func (a *App) buildXDS() error {
 		}
 		opts = append(opts, xds.WithTLSConfig(tc))
 	}
+	if a.cfg.NamespaceIsolation {
+		opts = append(opts, xds.WithNamespaceIsolation(xds.NodeNamespace))
+	}
+	iso := a.cfg.NamespaceIsolation
 	s := xds.New(a.model.Graph, []xds.Source{
-		xds.NewSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
-		xds.NewSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
-		xds.NewSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto),
-		xds.NewSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
+		resourceSource(xds.ClusterType, m.Clusters, iso),
+		resourceSource(xds.EndpointType, m.ClusterLoadAssignments, iso),
+		resourceSource(xds.ListenerType, m.Listeners, iso),
+		resourceSource(xds.RouteType, m.RouteConfigurations, iso),
 	}, opts...)
 	a.xds = s
 	a.ready.add("xDS server (first version)", s.Ready())
@@ -189,6 +190,25 @@ func (a *App) buildXDS() error {
 		return s.Serve(ctx, a.xdsLis)
 	}})
 	return nil
+}
+
+// resourceSource serves a collection of the model's resources; with
+// isolation, each resource carries its visibility (Resource.VisibleTo).
+// Without, no visibility is computed or stored.
+func resourceSource[M proto.Message](typeURL string, c krt.Collection[collections.Resource[M]], isolation bool) xds.Source {
+	if !isolation {
+		return xds.NewSource(typeURL, c, collections.Resource[M].Proto)
+	}
+	return xds.NewSource(typeURL, c, collections.Resource[M].Proto, xds.WithVisibility(resourceVisibility[M]))
+}
+
+// resourceVisibility turns a resource's namespaces into its visibility:
+// nil is every namespace.
+func resourceVisibility[M proto.Message](r collections.Resource[M]) xds.Visibility {
+	if r.VisibleTo == nil {
+		return xds.VisibleToAll()
+	}
+	return xds.VisibleTo(r.VisibleTo...)
 }
 
 // synced returns the synced channels of every input collection.

@@ -1,0 +1,136 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/meshd/meshd/xds"
+)
+
+// scopedServices are two services of namespace a, one exported only to
+// its own namespace.
+const scopedServices = `apiVersion: v1
+kind: Service
+metadata:
+  name: priv
+  namespace: a
+  annotations:
+    networking.istio.io/exportTo: "."
+spec:
+  selector:
+    app: priv
+  ports:
+  - name: grpc
+    port: 9080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: pub
+  namespace: a
+spec:
+  selector:
+    app: pub
+  ports:
+  - name: grpc
+    port: 9080
+`
+
+const (
+	privCluster = "outbound|9080||priv.a.svc.cluster.local"
+	pubCluster  = "outbound|9080||pub.a.svc.cluster.local"
+)
+
+// clustersFor opens a SotW stream as a proxy of namespace ns, asks for
+// every cluster and returns the names of the first response.
+func clustersFor(t *testing.T, addr, ns string) []string {
+	t.Helper()
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := structpb.NewStruct(map[string]any{"NAMESPACE": ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&discoveryv3.DiscoveryRequest{
+		Node:    &corev3.Node{Id: "proxy-" + ns, Metadata: md},
+		TypeUrl: xds.ClusterType,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := stream.Recv()
+	if err != nil {
+		t.Fatalf("proxy of %s: %v", ns, err)
+	}
+	var names []string
+	for _, a := range r.GetResources() {
+		var cl clusterv3.Cluster
+		if err := a.UnmarshalTo(&cl); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, cl.GetName())
+	}
+	slices.Sort(names)
+	return names
+}
+
+// TestNamespaceIsolationFlag runs meshd with and without
+// --namespace-isolation and checks which clusters proxies of two
+// namespaces receive.
+func TestNamespaceIsolationFlag(t *testing.T) {
+	tests := []struct {
+		name  string
+		flag  bool
+		wantA []string
+		wantB []string
+	}{
+		{"off", false, []string{privCluster, pubCluster}, []string{privCluster, pubCluster}},
+		{"on", true, []string{privCluster, pubCluster}, []string{pubCluster}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "services.yaml"), []byte(scopedServices), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--config-dir", dir, "--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0", "--push-debounce", "10ms"}
+			if tt.flag {
+				args = append(args, "--namespace-isolation")
+			}
+			cfg, err := ParseFlags(args, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.NamespaceIsolation != tt.flag {
+				t.Fatalf("NamespaceIsolation = %v, want %v", cfg.NamespaceIsolation, tt.flag)
+			}
+			r := start(t, cfg)
+			r.waitReady(t)
+			if got := clustersFor(t, r.app.XDSAddr(), "a"); !slices.Equal(got, tt.wantA) {
+				t.Errorf("proxy of a: clusters %v, want %v", got, tt.wantA)
+			}
+			if got := clustersFor(t, r.app.XDSAddr(), "b"); !slices.Equal(got, tt.wantB) {
+				t.Errorf("proxy of b: clusters %v, want %v", got, tt.wantB)
+			}
+		})
+	}
+}
