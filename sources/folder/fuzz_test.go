@@ -56,9 +56,7 @@ func FuzzDecodeFile(f *testing.F) {
 			if pr.Doc < 1 || pr.Doc > docs {
 				t.Errorf("problem %q names document %d of %d", pr, pr.Doc, docs)
 			}
-			// Line may point one past the end: see TestProblemLineWithinFile,
-			// which fails until yamlErrorLine clamps it.
-			if pr.Line < 0 || pr.Line > lines+1 {
+			if pr.Line < 0 || pr.Line > lines {
 				t.Errorf("problem %q names line %d of %d", pr, pr.Line, lines)
 			}
 			if pr.Message == "" {
@@ -126,10 +124,9 @@ func FuzzLoadFS(f *testing.F) {
 }
 
 // TestProblemLineWithinFile checks that a YAML error names a line the file
-// has. FuzzDecodeFile found that it may not: for "0: \n0" (two lines) the
-// YAML parser reports its error on line 3, and yamlErrorLine passes it on.
-// Fix: yamlErrorLine clamps the line to the document's last line,
-// docLine + (number of lines of doc.data) - 1.
+// has. FuzzDecodeFile found that it did not: for "0: \n0" (two lines) the
+// YAML parser reports its error on line 3, which yamlErrorLine now clamps
+// to the document's last line.
 func TestProblemLineWithinFile(t *testing.T) {
 	tests := []struct {
 		name, in string
