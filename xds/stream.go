@@ -256,6 +256,7 @@ func (c *conn) flush() error {
 		c.nonce++
 		u.nonce = strconv.FormatUint(c.nonce, 10)
 		ts.nonce, ts.version, ts.lastPush, ts.answered = u.nonce, version, now, true
+		ts.sentResponse(u.nonce)
 		ts.pushes++
 		updates = append(updates, u)
 	}

@@ -19,10 +19,12 @@ type typeState struct {
 	// sent. A NACK puts back the values from before the rejected response,
 	// so after it sent holds what the client accepted.
 	sent map[string]*resource
-	// prev holds, for the names changed since the last ACK, the values of
-	// sent at that ACK (nil: the client did not hold the name): what a
-	// NACK of the latest response puts back.
-	prev map[string]*resource
+	// building holds, for the names changed by the response being built,
+	// the values of sent before it; pending pairs each response sent and
+	// not yet answered with those values (nil: the client did not hold the
+	// name), oldest first: what a NACK of that response puts back.
+	building map[string]*resource
+	pending  []pendingResponse
 	// rejected holds, per name, the version of a NACKed resource; it is
 	// not sent again until it changes.
 	rejected map[string]string
@@ -142,7 +144,7 @@ func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource, h
 			delete(ts.rejected, name)
 			if has {
 				delete(ts.sent, name)
-				delete(ts.prev, name)
+				delete(ts.building, name)
 				removed = append(removed, name)
 			}
 			continue
@@ -156,11 +158,11 @@ func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource, h
 		if has && held.version == r.version {
 			continue
 		}
-		if ts.prev == nil {
-			ts.prev = map[string]*resource{}
+		if ts.building == nil {
+			ts.building = map[string]*resource{}
 		}
-		if _, ok := ts.prev[name]; !ok {
-			ts.prev[name] = held
+		if _, ok := ts.building[name]; !ok {
+			ts.building[name] = held
 		}
 		ts.sent[name] = r
 		changed = append(changed, r)
@@ -183,32 +185,73 @@ func (ts *typeState) held() []*resource {
 	return out
 }
 
+// pendingResponse is a response sent and not yet answered, with the
+// values its changed names had before it.
+type pendingResponse struct {
+	nonce string
+	prev  map[string]*resource
+}
+
+// maxPending bounds the unanswered responses remembered per type; a client
+// that never answers folds the oldest into the next, so a NACK of that one
+// conservatively puts back older values (causing a resend, never a loss).
+const maxPending = 16
+
+// sentResponse records that the response being built went out with nonce.
+func (ts *typeState) sentResponse(nonce string) {
+	ts.pending = append(ts.pending, pendingResponse{nonce: nonce, prev: ts.building})
+	ts.building = nil
+	if len(ts.pending) > maxPending {
+		oldest, next := ts.pending[0], &ts.pending[1]
+		if next.prev == nil {
+			next.prev = map[string]*resource{}
+		}
+		for name, p := range oldest.prev {
+			next.prev[name] = p // the older value is what came before both
+		}
+		ts.pending = ts.pending[1:]
+	}
+}
+
 // answer records the client's answer to the response with nonce: an ACK,
-// or a NACK when nack is set. An ACK of an older response than the last is
-// stale and ignored. A NACK of an older response is counted and recorded,
-// since the client did reject it, but changes nothing else: a newer
-// response is on its way, which the client will answer in turn. answer
-// reports whether the answer was counted.
+// or a NACK when nack is set. Each response is answered once: a repeated
+// answer, or one naming no response sent, is ignored. An ACK also settles
+// every older response (the client processes them in order). A NACK puts
+// back, for the names the rejected response changed, what the client held
+// before it — unless a later response changed the name again, in which case
+// that later response now carries the rejected one's earlier value — and
+// marks the rejected versions so they are not sent again until they change.
+// answer reports whether the answer was counted.
 func (ts *typeState) answer(version, nonce string, nack *Nack, now time.Time) bool {
 	if nonce == "" {
 		return false
 	}
-	if nonce != ts.nonce {
-		if nack == nil {
-			return false
+	i := -1
+	for j, p := range ts.pending {
+		if p.nonce == nonce {
+			i = j
+			break
 		}
-		ts.nacks++
-		ts.lastNack = nack
-		return true
+	}
+	if i < 0 {
+		return false
 	}
 	if nack == nil {
 		ts.ackedVersion, ts.ackedNonce, ts.ackedAt = version, nonce, now
 		ts.acks++
-		ts.prev = nil
+		ts.pending = ts.pending[i+1:]
 		return true
 	}
 	ts.nacks++
-	for name, p := range ts.prev {
+	later := ts.pending[i+1:]
+next:
+	for name, p := range ts.pending[i].prev {
+		for _, l := range later {
+			if _, ok := l.prev[name]; ok {
+				l.prev[name] = p
+				continue next
+			}
+		}
 		if r := ts.sent[name]; r != nil && (p == nil || p.version != r.version) {
 			ts.rejected[name] = r.version
 			nack.Rejected = append(nack.Rejected, name)
@@ -220,7 +263,7 @@ func (ts *typeState) answer(version, nonce string, nack *Nack, now time.Time) bo
 		}
 	}
 	sort.Strings(nack.Rejected)
-	ts.prev = nil
+	ts.pending = later
 	ts.lastNack = nack
 	return true
 }
