@@ -17,6 +17,11 @@ func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
 	if req.GetTypeUrl() == "" {
 		return status.Error(codes.InvalidArgument, "xds: request without type_url")
 	}
+	if !contains(c.srv.typeURLs, req.TypeUrl) {
+		// A type this server does not serve: nothing to send, and no
+		// per-stream state, so such requests cannot grow memory.
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.setNodeLocked(req.GetNode())
