@@ -4,21 +4,14 @@ import (
 	"fmt"
 
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // handleDelta applies one Delta request: an ACK or NACK, the client's
 // known versions on its first request of a type, and the names it
 // subscribes to and unsubscribes from.
 func (c *conn) handleDelta(req *discovery.DeltaDiscoveryRequest) error {
-	if req.GetTypeUrl() == "" {
-		return status.Error(codes.InvalidArgument, "xds: request without type_url")
-	}
-	if !contains(c.srv.typeURLs, req.TypeUrl) {
-		// A type this server does not serve: nothing to send, and no
-		// per-stream state, so such requests cannot grow memory.
-		return nil
+	if served, err := c.servedType(req.GetTypeUrl()); !served {
+		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

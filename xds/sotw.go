@@ -5,8 +5,6 @@ import (
 	"time"
 
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/anypb"
 )
 
@@ -14,13 +12,8 @@ import (
 // last response of its type, and the subscription it carries (the whole
 // set of names).
 func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
-	if req.GetTypeUrl() == "" {
-		return status.Error(codes.InvalidArgument, "xds: request without type_url")
-	}
-	if !contains(c.srv.typeURLs, req.TypeUrl) {
-		// A type this server does not serve: nothing to send, and no
-		// per-stream state, so such requests cannot grow memory.
-		return nil
+	if served, err := c.servedType(req.GetTypeUrl()); !served {
+		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -127,6 +127,16 @@ func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Re
 
 // typeStateLocked returns the state of typeURL, creating it. c.mu must be
 // held.
+// servedType checks a request's type URL: an error when it has none, and
+// false for a type this server does not serve — such a request is ignored
+// and creates no per-stream state, so it cannot grow memory.
+func (c *conn) servedType(typeURL string) (bool, error) {
+	if typeURL == "" {
+		return false, status.Error(codes.InvalidArgument, "xds: request without type_url")
+	}
+	return contains(c.srv.typeURLs, typeURL), nil
+}
+
 func (c *conn) typeStateLocked(typeURL string) *typeState {
 	ts := c.types[typeURL]
 	if ts == nil {
