@@ -5,10 +5,6 @@ import (
 	"net"
 	"testing"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
-	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -17,11 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
-	"github.com/meshd/meshd/sources"
-	"github.com/meshd/meshd/sources/meshconfig"
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/internal/meshmodel"
 )
 
 // TestEndToEnd drives Kubernetes objects through the mesh model and the
@@ -32,19 +26,9 @@ func TestEndToEnd(t *testing.T) {
 	port := backendsOnOnePort(t, ips)
 
 	g := krt.NewGraph()
-	in := sources.NewStaticInputs(g, "test")
-	in.MarkSynced()
-	m := collections.Build(g, collections.Inputs{
-		Services: in.Services, Pods: in.Pods, Namespaces: in.Namespaces, EndpointSlices: in.EndpointSlices,
-		Nodes: in.Nodes, HTTPRoutes: in.HTTPRoutes, GRPCRoutes: in.GRPCRoutes,
-		MeshConfig: krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil, krt.WithName("meshconfig")),
-	})
-	srv := xds.New(g, []xds.Source{
-		xds.NewSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
-		xds.NewSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
-		xds.NewSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto),
-		xds.NewSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
-	}, xds.WithDebounce(0))
+	mesh := meshmodel.New(g, "test")
+	in := mesh.Inputs
+	srv := xds.New(g, mesh.Sources, xds.WithDebounce(0))
 
 	in.Services.Set(
 		k8sService("front", port), k8sService("echo", port), k8sService("canary", port),

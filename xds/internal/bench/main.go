@@ -14,17 +14,12 @@ import (
 	"strconv"
 	"time"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
-	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/grpc"
 
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
-	"github.com/meshd/meshd/sources"
-	"github.com/meshd/meshd/sources/meshconfig"
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/internal/meshmodel"
 )
 
 func main() {
@@ -68,19 +63,9 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	t0 := time.Now()
 	c0 := cpuSelf()
 	g := krt.NewGraph()
-	in := sources.NewStaticInputs(g, "bench")
-	in.MarkSynced()
-	model := collections.Build(g, collections.Inputs{
-		Services: in.Services, Pods: in.Pods, Namespaces: in.Namespaces, EndpointSlices: in.EndpointSlices,
-		Nodes: in.Nodes, HTTPRoutes: in.HTTPRoutes, GRPCRoutes: in.GRPCRoutes,
-		MeshConfig: krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil),
-	}, collections.WithSidecarResources(false))
-	srv := xds.New(g, []xds.Source{
-		xds.NewSource(xds.ClusterType, model.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
-		xds.NewSource(xds.EndpointType, model.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
-		xds.NewSource(xds.ListenerType, model.Listeners, collections.Resource[*listenerv3.Listener].Proto),
-		xds.NewSource(xds.RouteType, model.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
-	}, xds.WithDebounce(debounce), xds.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+	mesh := meshmodel.New(g, "bench", collections.WithSidecarResources(false))
+	in := mesh.Inputs
+	srv := xds.New(g, mesh.Sources, xds.WithDebounce(debounce), xds.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		xds.WithGRPCServerOptions(grpc.MaxConcurrentStreams(1<<20)))
 	w := newWorkload(n, m)
 	g.Update(func(tx *krt.Txn) {

@@ -17,16 +17,10 @@ import (
 	"strings"
 	"time"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
-	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
-	"github.com/meshd/meshd/sources"
-	"github.com/meshd/meshd/sources/meshconfig"
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/internal/meshmodel"
 )
 
 // config is the load to apply.
@@ -112,19 +106,9 @@ func run(ctx context.Context, c config) (*report, error) {
 	r.add("param_gomaxprocs", float64(runtime.GOMAXPROCS(0)), "count")
 
 	g := krt.NewGraph()
-	in := sources.NewStaticInputs(g, "load")
-	in.MarkSynced()
-	model := collections.Build(g, collections.Inputs{
-		Services: in.Services, Pods: in.Pods, Namespaces: in.Namespaces, EndpointSlices: in.EndpointSlices,
-		Nodes: in.Nodes, HTTPRoutes: in.HTTPRoutes, GRPCRoutes: in.GRPCRoutes,
-		MeshConfig: krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil),
-	}, collections.WithSidecarResources(false))
-	srv := xds.New(g, []xds.Source{
-		xds.NewSource(xds.ClusterType, model.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
-		xds.NewSource(xds.EndpointType, model.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
-		xds.NewSource(xds.ListenerType, model.Listeners, collections.Resource[*listenerv3.Listener].Proto),
-		xds.NewSource(xds.RouteType, model.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
-	}, xds.WithDebounce(c.debounce), xds.WithMaxDelay(c.maxDelay),
+	pipeline := meshmodel.New(g, "load", collections.WithSidecarResources(false))
+	in := pipeline.Inputs
+	srv := xds.New(g, pipeline.Sources, xds.WithDebounce(c.debounce), xds.WithMaxDelay(c.maxDelay),
 		xds.WithRetention(c.retention, c.retained), xds.WithShutdownGrace(time.Second))
 	m := &mesh{services: c.services, pods: c.pods}
 	g.Update(func(tx *krt.Txn) {

@@ -1,0 +1,44 @@
+// Package meshmodel wires static Kubernetes inputs through the mesh model
+// into the four xDS sources: the pipeline that the xDS benchmark, the load
+// test and the end-to-end test all drive. (The binary wires its own, with
+// real sources and optional namespace visibility.)
+package meshmodel
+
+import (
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+
+	"github.com/meshd/meshd/collections"
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
+	"github.com/meshd/meshd/sources/meshconfig"
+	"github.com/meshd/meshd/xds"
+)
+
+// Mesh is a mesh model fed by static, synced inputs.
+type Mesh struct {
+	Inputs  sources.StaticInputs
+	Model   *collections.Model
+	Sources []xds.Source // CDS, EDS, LDS, RDS
+}
+
+// New builds the model in g over static inputs whose collections are named
+// with prefix, and the xDS sources over its outputs. The mesh config is
+// empty, so the model uses meshconfig.Default.
+func New(g *krt.Graph, prefix string, opts ...collections.Option) Mesh {
+	in := sources.NewStaticInputs(g, prefix)
+	in.MarkSynced()
+	m := collections.Build(g, collections.Inputs{
+		Services: in.Services, Pods: in.Pods, Namespaces: in.Namespaces, EndpointSlices: in.EndpointSlices,
+		Nodes: in.Nodes, HTTPRoutes: in.HTTPRoutes, GRPCRoutes: in.GRPCRoutes,
+		MeshConfig: krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil, krt.WithName("meshconfig")),
+	}, opts...)
+	return Mesh{Inputs: in, Model: m, Sources: []xds.Source{
+		xds.NewSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
+		xds.NewSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
+		xds.NewSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto),
+		xds.NewSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
+	}}
+}
