@@ -17,6 +17,7 @@ import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/grpc"
@@ -31,18 +32,24 @@ import (
 
 // fleet is the child's P clients and what they have received.
 type fleet struct {
-	n     int
-	bytes atomic.Int64
-	msgs  atomic.Int64
-	last  atomic.Int64 // unix nanos of the last response
+	n int
+	// subscribe is the number of services each client asks for by name;
+	// 0 asks for everything (wildcard).
+	subscribe int
+	bytes     atomic.Int64
+	msgs      atomic.Int64
+	last      atomic.Int64 // unix nanos of the last response
 
 	mu sync.Mutex // guards following
 	// complete counts the clients holding every type.
 	complete int
+	// holders counts, per cluster, the clients holding its load
+	// assignment: the streams a change of it affects.
+	holders map[string]int
 	// want is the armed expectation: the cluster whose CLA must come with
-	// ip; got counts the clients that have it.
+	// ip, to wantN clients; got counts the clients that have it.
 	wantCluster, wantIP string
-	got                 int
+	wantN, got          int
 	gotCh               chan struct{}
 }
 
@@ -64,12 +71,19 @@ type client struct {
 	eds      map[string]bool
 	listener bool
 	complete bool
+	// listeners are the listener names a client asks for by name, like a
+	// gRPC proxyless client dialing those targets; nil is wildcard LDS and
+	// CDS. A named client asks for the clusters its routes name (clusterOf,
+	// per route) instead of every cluster.
+	listeners []string
+	clusterOf map[string][]string
+	cdsNames  []string
 }
 
 // runClients is the child: it reads commands on stdin and answers on
 // stdout.
-func runClients(addr string, p, n int, quiet time.Duration, delta bool) {
-	f := &fleet{n: n}
+func runClients(addr string, p, n, subscribe int, quiet time.Duration, delta bool) {
+	f := &fleet{n: n, subscribe: subscribe, holders: map[string]int{}}
 	in := bufio.NewScanner(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
 	say := func(format string, args ...any) {
@@ -108,9 +122,15 @@ func runClients(addr string, p, n int, quiet time.Duration, delta bool) {
 			ch := make(chan struct{})
 			f.mu.Lock()
 			f.wantCluster, f.wantIP, f.got, f.gotCh = fields[2], fields[3], 0, ch
+			f.wantN = f.holders[f.wantCluster]
+			if f.wantN == 0 {
+				close(ch)
+				f.wantCluster = ""
+			}
+			affected := f.wantN
 			f.mu.Unlock()
 			cpuMark = cpuSelf()
-			say("ARMED")
+			say("ARMED %d", affected)
 			<-ch
 			say("GOT")
 			for time.Since(time.Unix(0, f.last.Load())) < quiet {
@@ -146,8 +166,8 @@ func (f *fleet) connect(ctx context.Context, addr string, i int) error {
 	if err != nil {
 		return err
 	}
-	c := &client{f: f, stream: stream, raw: map[string]map[string][]byte{}, routeOf: map[string]string{},
-		edsOf: map[string]string{}, eds: map[string]bool{}}
+	c := f.newClient(i)
+	c.stream = stream
 	node := &corev3.Node{Id: "client-" + strconv.Itoa(i), Cluster: "bench"}
 	c.out = make(chan *discovery.DiscoveryRequest, 1024)
 	go func() {
@@ -157,10 +177,26 @@ func (f *fleet) connect(ctx context.Context, addr string, i int) error {
 			}
 		}
 	}()
-	c.out <- &discovery.DiscoveryRequest{Node: node, TypeUrl: xds.ListenerType}
-	c.out <- &discovery.DiscoveryRequest{TypeUrl: xds.ClusterType}
+	c.out <- &discovery.DiscoveryRequest{Node: node, TypeUrl: xds.ListenerType, ResourceNames: c.listeners}
+	if c.listeners == nil {
+		c.out <- &discovery.DiscoveryRequest{TypeUrl: xds.ClusterType}
+	}
 	c.run()
 	return nil
+}
+
+// newClient returns client i's state; with f.subscribe > 0 it asks for
+// the listeners of services i*K … i*K+K-1 (mod n), so that every service
+// has about p*K/n subscribers.
+func (f *fleet) newClient(i int) *client {
+	c := &client{f: f, raw: map[string]map[string][]byte{}, routeOf: map[string]string{},
+		edsOf: map[string]string{}, eds: map[string]bool{}, clusterOf: map[string][]string{}}
+	for k := range f.subscribe {
+		c.listeners = append(c.listeners, listenerName((i*f.subscribe+k)%f.n))
+	}
+	slices.Sort(c.listeners)
+	c.listeners = slices.Compact(c.listeners)
+	return c
 }
 
 func (c *client) run() {
@@ -205,6 +241,7 @@ func (c *client) handle(resp *discovery.DiscoveryResponse) error {
 	switch resp.TypeUrl {
 	case xds.ListenerType:
 		c.listener = true
+		names = c.listeners
 		for name := range c.routeOf {
 			if !seen[name] {
 				delete(c.routeOf, name)
@@ -216,6 +253,7 @@ func (c *client) handle(resp *discovery.DiscoveryResponse) error {
 			defer c.request(xds.RouteType, routes)
 		}
 	case xds.ClusterType:
+		names = c.cdsNames
 		for name := range c.edsOf {
 			if !seen[name] {
 				delete(c.edsOf, name)
@@ -228,6 +266,12 @@ func (c *client) handle(resp *discovery.DiscoveryResponse) error {
 		}
 	case xds.RouteType:
 		names = c.routes
+		if c.listeners != nil {
+			if cds := c.routeClusters(); !slices.Equal(cds, c.cdsNames) {
+				c.cdsNames = cds
+				defer c.request(xds.ClusterType, cds)
+			}
+		}
 	case xds.EndpointType:
 		names = c.clusters
 	}
@@ -238,7 +282,11 @@ func (c *client) handle(resp *discovery.DiscoveryResponse) error {
 
 // markComplete counts the client once it holds every type.
 func (c *client) markComplete() {
-	if !c.complete && c.listener && len(c.eds) >= c.f.n && len(c.routes) > 0 {
+	want := c.f.n
+	if c.listeners != nil {
+		want = len(c.listeners)
+	}
+	if !c.complete && c.listener && len(c.eds) >= want && len(c.routes) > 0 {
 		c.complete = true
 		c.f.mu.Lock()
 		c.f.complete++
@@ -277,15 +325,60 @@ func (c *client) decode(typeURL, name string, b []byte) error {
 			}
 			c.edsOf[name] = eds
 		}
+	case xds.RouteType:
+		var rc routev3.RouteConfiguration
+		if err := proto.Unmarshal(b, &rc); err != nil {
+			return err
+		}
+		var cls []string
+		for _, vh := range rc.VirtualHosts {
+			for _, r := range vh.Routes {
+				if cl := r.GetRoute().GetCluster(); cl != "" {
+					cls = append(cls, cl)
+				}
+				for _, w := range r.GetRoute().GetWeightedClusters().GetClusters() {
+					cls = append(cls, w.Name)
+				}
+			}
+		}
+		c.clusterOf[name] = cls
 	case xds.EndpointType:
 		var cla endpointv3.ClusterLoadAssignment
 		if err := proto.Unmarshal(b, &cla); err != nil {
 			return err
 		}
-		c.eds[cla.ClusterName] = true
+		c.hold(cla.ClusterName, true)
 		c.checkExpect(&cla)
 	}
 	return nil
+}
+
+// hold records whether the client holds cluster's load assignment, and
+// counts its holders in the fleet.
+func (c *client) hold(cluster string, held bool) {
+	if c.eds[cluster] == held {
+		return
+	}
+	d := 1
+	if held {
+		c.eds[cluster] = true
+	} else {
+		delete(c.eds, cluster)
+		d = -1
+	}
+	c.f.mu.Lock()
+	c.f.holders[cluster] += d
+	c.f.mu.Unlock()
+}
+
+// routeClusters returns the clusters the client's routes name, sorted.
+func (c *client) routeClusters() []string {
+	var out []string
+	for _, r := range c.routes {
+		out = append(out, c.clusterOf[r]...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // nameOf reads field 1, the name of every resource type served, without
@@ -339,7 +432,7 @@ func (c *client) checkExpect(cla *endpointv3.ClusterLoadAssignment) {
 		for _, ep := range loc.LbEndpoints {
 			if ep.GetEndpoint().GetAddress().GetSocketAddress().GetAddress() == f.wantIP {
 				f.got++
-				if f.got == f.complete {
+				if f.got == f.wantN {
 					close(f.gotCh)
 					f.wantCluster = ""
 				}

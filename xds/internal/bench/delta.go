@@ -33,8 +33,7 @@ func (f *fleet) connectDelta(ctx context.Context, addr string, i int) error {
 	if err != nil {
 		return err
 	}
-	c := &client{f: f, raw: map[string]map[string][]byte{}, routeOf: map[string]string{},
-		edsOf: map[string]string{}, eds: map[string]bool{}}
+	c := f.newClient(i)
 	out := make(chan *discovery.DeltaDiscoveryRequest, 1024)
 	go func() {
 		for req := range out {
@@ -44,8 +43,10 @@ func (f *fleet) connectDelta(ctx context.Context, addr string, i int) error {
 		}
 	}()
 	node := &corev3.Node{Id: "client-" + strconv.Itoa(i), Cluster: "bench"}
-	out <- &discovery.DeltaDiscoveryRequest{Node: node, TypeUrl: xds.ListenerType}
-	out <- &discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType}
+	out <- &discovery.DeltaDiscoveryRequest{Node: node, TypeUrl: xds.ListenerType, ResourceNamesSubscribe: c.listeners}
+	if c.listeners == nil {
+		out <- &discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType}
+	}
 	for {
 		resp, err := stream.Recv()
 		if err != nil {
@@ -83,8 +84,9 @@ func (c *client) handleDelta(resp *discovery.DeltaDiscoveryResponse, out chan<- 
 		delete(raw, name)
 		delete(c.routeOf, name)
 		delete(c.edsOf, name)
+		delete(c.clusterOf, name)
 		if resp.TypeUrl == xds.EndpointType {
-			delete(c.eds, name)
+			c.hold(name, false)
 		}
 	}
 	out <- &discovery.DeltaDiscoveryRequest{TypeUrl: resp.TypeUrl, ResponseNonce: resp.Nonce}
@@ -95,6 +97,14 @@ func (c *client) handleDelta(resp *discovery.DeltaDiscoveryResponse, out chan<- 
 		if add, drop := setDiff(c.routes, routes); len(add)+len(drop) > 0 {
 			c.routes = routes
 			out <- &discovery.DeltaDiscoveryRequest{TypeUrl: xds.RouteType, ResourceNamesSubscribe: add, ResourceNamesUnsubscribe: drop}
+		}
+	case xds.RouteType:
+		if c.listeners != nil {
+			cds := c.routeClusters()
+			if add, drop := setDiff(c.cdsNames, cds); len(add)+len(drop) > 0 {
+				c.cdsNames = cds
+				out <- &discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: add, ResourceNamesUnsubscribe: drop}
+			}
 		}
 	case xds.ClusterType:
 		clusters := sortedValues(c.edsOf)

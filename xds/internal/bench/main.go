@@ -34,16 +34,20 @@ func main() {
 	child := flag.Bool("child", false, "internal: run as the client process")
 	addr := flag.String("addr", "", "internal: server address (child)")
 	delta := flag.Bool("delta", false, "the clients use Delta ADS streams instead of SotW")
+	subscribe := flag.Int("subscribe", 0, "each client asks by name for the listeners of this many services (and what they name), like a gRPC client dialing them; 0 asks for everything (wildcard), as the anchors' clients do")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the server during the changes to this file")
 	flag.Parse()
 	if *n <= 0 || *m < *n || *p <= 0 {
 		fatalf("need 0 < n <= m and p > 0")
 	}
 	if *child {
-		runClients(*addr, *p, *n, *quiet, *delta)
+		runClients(*addr, *p, *n, *subscribe, *quiet, *delta)
 		return
 	}
-	profile, useDelta = *cpuProfile, *delta
+	if *subscribe > *n {
+		fatalf("need -subscribe <= n")
+	}
+	profile, useDelta, subscribeK = *cpuProfile, *delta, *subscribe
 	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed); err != nil {
 		fatalf("%v", err)
 	}
@@ -57,6 +61,7 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
 	emit("param_debounce", ms(debounce), "ms")
 	emit("param_delta", useDelta, "flag")
+	emit("param_subscribe", subscribeK, "count")
 
 	// (a) The model and the server's serialized resources.
 	base := heapAlloc()
@@ -93,7 +98,8 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	}
 
 	ch := startChild([]string{"-addr", lis.Addr().String(), "-p", strconv.Itoa(p), "-n", strconv.Itoa(n),
-		"-m", strconv.Itoa(m), "-quiet", quiet.String(), "-delta=" + strconv.FormatBool(useDelta)}, timeout)
+		"-m", strconv.Itoa(m), "-quiet", quiet.String(), "-delta=" + strconv.FormatBool(useDelta),
+		"-subscribe", strconv.Itoa(subscribeK)}, timeout)
 	ch.wait("STARTED")
 
 	// (b) Every client connects and receives every type.
@@ -115,6 +121,7 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	rng := rand.New(rand.NewSource(seed))
 	var lat, write, scpu, ccpus []time.Duration
 	var totBytes, totMsgs int64
+	var affected []int
 	before := srv.Stats()
 	if profile != "" {
 		pf, err := os.Create(profile)
@@ -133,7 +140,7 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 		j := rng.Intn(m)
 		ip := w.freshIP()
 		ch.send("EXPECT %d %s %s", k, w.cluster(j%n), ip)
-		ch.wait("ARMED")
+		affected = append(affected, parseArmed(ch.wait("ARMED")))
 		c0 := cpuSelf()
 		t0 := time.Now()
 		in.Pods.Set(w.pod(j, ip))
@@ -157,8 +164,12 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 		emit("change_server_cpu_mean", ms(meanDur(scpu)), "ms")
 		emit("change_server_cpu_p50", ms(percentile(sortDur(scpu), 0.50)), "ms")
 		emit("change_client_cpu_mean", ms(meanDur(ccpus)), "ms")
+		emit("change_streams_affected_mean", meanInt(affected), "count")
 		emit("change_bytes_all_clients_mean", float64(totBytes)/float64(changes), "bytes")
 		emit("change_bytes_per_client_mean", float64(totBytes)/float64(changes)/float64(p), "bytes")
+		if n := meanInt(affected); n > 0 {
+			emit("change_bytes_per_affected_stream_mean", float64(totBytes)/float64(changes)/n, "bytes")
+		}
 		emit("change_msgs_per_client_mean", float64(totMsgs)/float64(changes)/float64(p), "count")
 		var pushes, sent uint64
 		for t, v := range after.Pushes {
@@ -181,10 +192,12 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	return nil
 }
 
-// profile is the -cpuprofile file; useDelta is -delta.
+// profile is the -cpuprofile file; useDelta is -delta; subscribeK is
+// -subscribe.
 var (
-	profile  string
-	useDelta bool
+	profile    string
+	useDelta   bool
+	subscribeK int
 )
 
 func fatalf(format string, args ...any) {

@@ -165,3 +165,27 @@ func (c *child) quit() {
 		fatalf("child did not exit")
 	}
 }
+
+// parseArmed reads "ARMED affected": how many clients hold the changed
+// cluster's load assignment.
+func parseArmed(f []string) int {
+	if len(f) != 2 {
+		fatalf("bad ARMED line %v", f)
+	}
+	n, err := strconv.Atoi(f[1])
+	if err != nil {
+		fatalf("bad ARMED line %v", f)
+	}
+	return n
+}
+
+func meanInt(v []int) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	sum := 0
+	for _, x := range v {
+		sum += x
+	}
+	return float64(sum) / float64(len(v))
+}

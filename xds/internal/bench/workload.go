@@ -33,6 +33,12 @@ func (w *workload) cluster(i int) string {
 	return collections.ClusterName(7070, collections.Hostname(svcName(i), svcNS(i), "cluster.local"))
 }
 
+// listenerName is the name of service i's listener, the target a gRPC
+// proxyless client dials.
+func listenerName(i int) string {
+	return collections.Hostname(svcName(i), svcNS(i), "cluster.local") + ":7070"
+}
+
 // freshIP returns an address no pod had: 1xx.x.y.z.
 func (w *workload) freshIP() string {
 	w.fresh++
