@@ -10,12 +10,20 @@ import (
 // known versions on its first request of a type, and the names it
 // subscribes to and unsubscribes from.
 func (c *conn) handleDelta(req *discovery.DeltaDiscoveryRequest) error {
-	if served, err := c.servedType(req.GetTypeUrl()); !served {
+	served, err := c.servedType(req.GetTypeUrl())
+	if err != nil {
 		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.setNodeLocked(req.GetNode())
+	// The node counts whatever the type: a client names it in its first
+	// request only.
+	if err := c.setNodeLocked(req.GetNode()); err != nil {
+		return err
+	}
+	if !served {
+		return nil
+	}
 	first := c.types[req.TypeUrl] == nil
 	ts := c.typeStateLocked(req.TypeUrl)
 	if req.ResponseNonce != "" {
@@ -50,6 +58,9 @@ func (c *conn) handleDelta(req *discovery.DeltaDiscoveryRequest) error {
 		} else {
 			remove = append(remove, n)
 		}
+	}
+	if err := c.checkNamesLocked(ts, len(ts.names)+len(add)+1, func() int { return ts.countAfter(add, remove, wildcard) }); err != nil {
+		return err
 	}
 	c.subscribeLocked(ts, add, remove, wildcard)
 	return nil

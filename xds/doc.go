@@ -63,4 +63,19 @@
 // answered as for a missing name (and counted in Stats.Denied), and a
 // resource that becomes hidden is removed from the proxies that held it.
 // Without the option no visibility is computed or checked.
+//
+// The node's namespace is the client's claim. WithPeerNamespace binds it
+// to the client's verified certificate instead (SPIFFENamespace reads an
+// Istio-style SPIFFE ID): the stream's namespace is the certificate's, and
+// a node naming another is refused with PermissionDenied.
+//
+// # Limits
+//
+// Everything a client sends is bounded: each request by WithMaxMessageSize,
+// the names a stream holds subscribed by WithMaxSubscribedNames, the
+// streams of a connection by WithMaxConcurrentStreams, and connections by
+// WithMaxConnections. A request for a type the server does not serve
+// creates no state. Stats counts what each limit ended (LimitExceeded),
+// the unknown types asked for (UnknownTypes), the names denied under
+// isolation (Denied) and the identity mismatches (IdentityMismatch).
 package xds

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -77,8 +78,12 @@ type fuzzServer struct {
 	nextID atomic.Uint64
 }
 
+// fuzzMaxNames is the fuzz server's WithMaxSubscribedNames: a few huge
+// name lists exceed it, fewer stay below.
+const fuzzMaxNames = 4000
+
 func newFuzzServer(tb testing.TB) *fuzzServer {
-	f := newFixture(tb, xds.WithRetention(time.Minute, 16))
+	f := newFixture(tb, xds.WithRetention(time.Minute, 16), xds.WithMaxSubscribedNames(fuzzMaxNames))
 	f.lds.Set(apiListener("l0", "r0"), apiListener("l1", "r1"))
 	f.rds.Set(weightedRoute("r0", "a", []string{"c0"}, []uint32{1}), weightedRoute("r1", "b", []string{"c1", "c2"}, []uint32{1, 1}))
 	f.cds.Set(edsCluster("c0"), edsCluster("c1"), edsCluster("c2"))
@@ -258,10 +263,16 @@ func (fs *fuzzServer) run(t *testing.T, ops []adsOp, delta bool) (asked, xds.Pro
 // must not panic (a panic in a stream handler kills the test binary), must
 // end every stream when the client closes it, and must keep per stream no
 // more subscription state than the stream asked for: at most one type
-// state per type URL sent and at most the distinct names subscribed.
+// state per type URL sent and at most the distinct names subscribed. The
+// names the stream holds never exceed WithMaxSubscribedNames, and a stream
+// that never asked for more is not ended by that limit.
 func FuzzADS(f *testing.F) {
 	f.Add([]byte{0x00, 0x02, 0x03, 0x00}, false)
 	f.Add([]byte{0x41, 0x00, 0x23, 0x00, 0x44, 0x00}, true)
+	// Huge lists of 1,921 clusters, 1,921 load assignments, then 481
+	// listeners: the third request goes over the limit.
+	f.Add([]byte{0x46, 40, 0x66, 40, 0x06, 10}, true)
+	f.Add([]byte{0x46, 40, 0x66, 40, 0x06, 10}, false)
 	fs := newFuzzServer(f)
 	f.Fuzz(func(t *testing.T, data []byte, delta bool) {
 		ops := decodeOps(data)
@@ -272,7 +283,15 @@ func FuzzADS(f *testing.F) {
 		if !ok {
 			return
 		}
+		held, asked := 0, 0
+		for _, names := range a.names {
+			asked += len(names) + 1 // and a wildcard
+		}
 		for typeURL, ts := range p.Types {
+			held += len(ts.Subscribed)
+			if ts.Wildcard {
+				held++
+			}
 			if !a.types[typeURL] {
 				t.Errorf("state for type %q never asked for", typeURL)
 			}
@@ -282,6 +301,12 @@ func FuzzADS(f *testing.F) {
 			if ts.Nacks > ts.Pushes || ts.Acks > ts.Pushes {
 				t.Errorf("type %q: %d acks and %d nacks of %d pushes", typeURL, ts.Acks, ts.Nacks, ts.Pushes)
 			}
+		}
+		if held > fuzzMaxNames {
+			t.Errorf("stream holds %d names subscribed, over the limit of %d", held, fuzzMaxNames)
+		}
+		if exhausted := strings.Contains(p.CloseError, "ResourceExhausted"); exhausted && asked <= fuzzMaxNames {
+			t.Errorf("stream asked for at most %d names, under the limit of %d, and was ended: %s", asked, fuzzMaxNames, p.CloseError)
 		}
 		if len(p.Types) > len(a.types) {
 			t.Errorf("%d type states for %d type URLs asked", len(p.Types), len(a.types))

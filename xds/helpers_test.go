@@ -128,6 +128,8 @@ type sotwClient struct {
 	stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesClient
 	resps  chan *discovery.DiscoveryResponse
 	node   *corev3.Node
+	// err is the error that ended the stream, set before resps closes.
+	err error
 }
 
 func newSotW(t testing.TB, cc *grpc.ClientConn, nodeID string) *sotwClient {
@@ -144,6 +146,7 @@ func newSotW(t testing.TB, cc *grpc.ClientConn, nodeID string) *sotwClient {
 		for {
 			r, err := stream.Recv()
 			if err != nil {
+				c.err = err
 				close(c.resps)
 				return
 			}
@@ -178,6 +181,13 @@ func (c *sotwClient) recv() *discovery.DiscoveryResponse {
 	return nil
 }
 
+// ended waits for the server to end the stream, skipping any responses
+// still queued, and returns the stream's error.
+func (c *sotwClient) ended() error {
+	c.t.Helper()
+	return waitEnded(c.t, c.resps, &c.err)
+}
+
 func (c *sotwClient) ack(r *discovery.DiscoveryResponse, names ...string) {
 	c.t.Helper()
 	c.send(&discovery.DiscoveryRequest{TypeUrl: r.TypeUrl, VersionInfo: r.VersionInfo, ResponseNonce: r.Nonce, ResourceNames: names})
@@ -189,6 +199,8 @@ type deltaClient struct {
 	stream discovery.AggregatedDiscoveryService_DeltaAggregatedResourcesClient
 	resps  chan *discovery.DeltaDiscoveryResponse
 	node   *corev3.Node
+	// err is the error that ended the stream, set before resps closes.
+	err error
 }
 
 func newDelta(t testing.TB, cc *grpc.ClientConn, nodeID string) *deltaClient {
@@ -205,6 +217,7 @@ func newDelta(t testing.TB, cc *grpc.ClientConn, nodeID string) *deltaClient {
 		for {
 			r, err := stream.Recv()
 			if err != nil {
+				c.err = err
 				close(c.resps)
 				return
 			}
@@ -237,6 +250,29 @@ func (c *deltaClient) recv() *discovery.DeltaDiscoveryResponse {
 		c.t.Fatal("no response")
 	}
 	return nil
+}
+
+// ended is sotwClient.ended for a Delta stream.
+func (c *deltaClient) ended() error {
+	c.t.Helper()
+	return waitEnded(c.t, c.resps, &c.err)
+}
+
+// waitEnded drains resps until it closes and returns *err, set by then.
+func waitEnded[R any](t testing.TB, resps <-chan R, err *error) error {
+	t.Helper()
+	timeout := time.After(recvTimeout)
+	for {
+		select {
+		case _, ok := <-resps:
+			if !ok {
+				return *err
+			}
+		case <-timeout:
+			t.Fatal("stream not ended")
+			return nil
+		}
+	}
 }
 
 func (c *deltaClient) ack(r *discovery.DeltaDiscoveryResponse) {

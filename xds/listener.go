@@ -12,10 +12,12 @@ import (
 type limitListener struct {
 	net.Listener
 	sem chan struct{}
+	// rejected is told of each connection closed for the limit.
+	rejected func(net.Addr)
 }
 
-func newLimitListener(l net.Listener, n int) net.Listener {
-	return &limitListener{Listener: l, sem: make(chan struct{}, n)}
+func newLimitListener(l net.Listener, n int, rejected func(net.Addr)) net.Listener {
+	return &limitListener{Listener: l, sem: make(chan struct{}, n), rejected: rejected}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
@@ -28,6 +30,9 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		case l.sem <- struct{}{}:
 			return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
 		default:
+			// Told first, so that the count is up by the time the client
+			// sees the close.
+			l.rejected(c.RemoteAddr())
 			c.Close()
 		}
 	}

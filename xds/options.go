@@ -2,6 +2,7 @@ package xds
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"io"
 	"log/slog"
 	"time"
@@ -34,6 +35,11 @@ type options struct {
 	shutdownGrace time.Duration
 	// namespaceOf is nil unless namespaces are isolated.
 	namespaceOf func(*core.Node) (string, bool)
+	// peerNamespace, when set, tells an isolated proxy's namespace from
+	// its verified client certificate (WithPeerNamespace).
+	peerNamespace func(*x509.Certificate) (string, bool)
+	// maxNames caps the names one stream holds subscribed; 0: no cap.
+	maxNames int
 }
 
 type tlsFiles struct{ cert, key, clientCA string }
@@ -54,6 +60,7 @@ func defaultOptions() options {
 		},
 		maxRecvMsg:    4 << 20,
 		maxStreams:    100000,
+		maxNames:      DefaultMaxSubscribedNames,
 		retention:     5 * time.Minute,
 		maxRetained:   1000,
 		shutdownGrace: 5 * time.Second,
@@ -108,6 +115,19 @@ func WithMaxConcurrentStreams(n uint32) Option { return func(o *options) { o.max
 // beyond the limit is closed as soon as it is accepted, and its client
 // retries with backoff. 0 means no limit. Default: 0.
 func WithMaxConnections(n int) Option { return func(o *options) { o.maxConns = n } }
+
+// DefaultMaxSubscribedNames is the default of WithMaxSubscribedNames.
+const DefaultMaxSubscribedNames = 100000
+
+// WithMaxSubscribedNames caps the resource names one stream (SotW or
+// Delta) may hold subscribed, summed over its types: each explicit name
+// counts one, and so does a wildcard subscription. A request that would
+// take the stream beyond n ends it with ResourceExhausted, before any of
+// the request is applied; the stream is logged and counted in
+// Stats.LimitExceeded["subscribed_names"]. Delta subscriptions accumulate
+// over requests, so without a cap a client could grow the server's memory
+// without bound. 0 means no limit. Default: DefaultMaxSubscribedNames.
+func WithMaxSubscribedNames(n int) Option { return func(o *options) { o.maxNames = n } }
 
 // WithRetention sets how long the registry keeps a disconnected proxy, and
 // how many disconnected proxies it keeps at most (the oldest go first).

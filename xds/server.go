@@ -112,7 +112,12 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		return err
 	}
 	if s.opts.maxConns > 0 {
-		lis = newLimitListener(lis, s.opts.maxConns)
+		lis = newLimitListener(lis, s.opts.maxConns, func(addr net.Addr) {
+			s.stats.limit(LimitConnections)
+			// Debug, not warn: a flood of connections must not become a
+			// flood of log lines; the counter shows it.
+			s.opts.logger.Debug("xds: connection closed: over the connection limit", "limit", LimitConnections, "max", s.opts.maxConns, "peer", addr)
+		})
 	}
 	gs := grpc.NewServer(gopts...)
 	discovery.RegisterAggregatedDiscoveryServiceServer(gs, &adsService{s: s})
@@ -354,14 +359,22 @@ func (s *Server) pruneLocked(now time.Time) {
 
 func (s *Server) newConn(ctx context.Context, kind StreamKind) *conn {
 	addr := ""
-	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+	p, _ := peer.FromContext(ctx)
+	if p != nil && p.Addr != nil {
 		addr = p.Addr.String()
 	}
 	s.mu.Lock()
 	s.nextID++
 	id := s.nextID
 	s.mu.Unlock()
-	return newConn(s, id, kind, addr)
+	c := newConn(s, id, kind, addr)
+	if f := s.opts.peerNamespace; f != nil && s.opts.namespaceOf != nil {
+		c.certIdentity = true
+		if cert := verifiedLeaf(p); cert != nil {
+			c.ns, c.nsOK = f(cert)
+		}
+	}
+	return c
 }
 
 // send sends u on c's stream and counts it.

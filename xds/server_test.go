@@ -265,6 +265,9 @@ func TestMaxConnections(t *testing.T) {
 			t.Fatalf("second connection never refused: %v", s)
 		}
 	}
+	if n := f.srv.Stats().LimitExceeded[xds.LimitConnections]; n == 0 {
+		t.Errorf("LimitExceeded[%s] = 0 after a refused connection", xds.LimitConnections)
+	}
 	first.Close()
 	stream, err := discovery.NewAggregatedDiscoveryServiceClient(second).StreamAggregatedResources(ctx, grpc.WaitForReady(true))
 	if err != nil {

@@ -12,12 +12,20 @@ import (
 // last response of its type, and the subscription it carries (the whole
 // set of names).
 func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
-	if served, err := c.servedType(req.GetTypeUrl()); !served {
+	served, err := c.servedType(req.GetTypeUrl())
+	if err != nil {
 		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.setNodeLocked(req.GetNode())
+	// The node counts whatever the type: a client names it in its first
+	// request only.
+	if err := c.setNodeLocked(req.GetNode()); err != nil {
+		return err
+	}
+	if !served {
+		return nil
+	}
 	first := c.types[req.TypeUrl] == nil
 	ts := c.typeStateLocked(req.TypeUrl)
 	if req.ResponseNonce != "" {
@@ -63,6 +71,13 @@ func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
 		if _, ok := want[n]; !ok {
 			remove = append(remove, n)
 		}
+	}
+	after := len(want)
+	if wildcard {
+		after++
+	}
+	if err := c.checkNamesLocked(ts, after, func() int { return after }); err != nil {
+		return err
 	}
 	changed := len(add) > 0 || len(remove) > 0 || wildcard != ts.wildcard
 	c.subscribeLocked(ts, add, remove, wildcard)

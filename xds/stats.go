@@ -1,8 +1,10 @@
 package xds
 
 import (
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Observer is told of the server's events, for metrics. Its methods are
@@ -50,6 +52,19 @@ type Stats struct {
 	// hidden from the asking proxy's namespace, per type
 	// (WithNamespaceIsolation).
 	Denied map[string]uint64 `json:"denied"`
+	// UnknownTypes counts the requests for a type URL the server does not
+	// serve, which are ignored, per type URL. Type URLs are client input:
+	// at most MaxUnknownTypeKeys distinct URLs are kept, each cut to its
+	// first 128 bytes and made valid UTF-8, and requests for further ones
+	// count under OtherType.
+	UnknownTypes map[string]uint64 `json:"unknownTypes"`
+	// LimitExceeded counts what a limit ended, per limit: streams ended
+	// by LimitSubscribedNames or LimitMessageSize, connections closed by
+	// LimitConnections.
+	LimitExceeded map[string]uint64 `json:"limitExceeded"`
+	// IdentityMismatch counts streams ended because the node named a
+	// namespace other than its client certificate's (WithPeerNamespace).
+	IdentityMismatch uint64 `json:"identityMismatch"`
 	// PushBuckets counts pushes per PushBounds bucket (the last is +Inf);
 	// PushSeconds is their total duration.
 	PushBuckets []uint64 `json:"pushBuckets"`
@@ -61,6 +76,33 @@ type Stats struct {
 	ChangedNames  uint64  `json:"changedNames"`
 	NotifySeconds float64 `json:"notifySeconds"`
 }
+
+// Limits, the keys of Stats.LimitExceeded.
+const (
+	// LimitSubscribedNames is WithMaxSubscribedNames.
+	LimitSubscribedNames = "subscribed_names"
+	// LimitMessageSize is WithMaxMessageSize: gRPC ends a stream whose
+	// request is larger, with ResourceExhausted.
+	LimitMessageSize = "message_size"
+	// LimitConnections is WithMaxConnections; it counts connections
+	// closed as soon as accepted.
+	LimitConnections = "connections"
+)
+
+// Limits are the limits Stats.LimitExceeded counts.
+var Limits = []string{LimitSubscribedNames, LimitMessageSize, LimitConnections}
+
+// MaxUnknownTypeKeys is the number of distinct unknown type URLs
+// Stats.UnknownTypes keeps; OtherType counts the rest.
+const MaxUnknownTypeKeys = 16
+
+// OtherType is the key of Stats.UnknownTypes for the type URLs beyond
+// MaxUnknownTypeKeys.
+const OtherType = "other"
+
+// maxTypeKeyLen bounds the length of a type URL kept as a key of
+// Stats.UnknownTypes, since a request may carry one of megabytes.
+const maxTypeKeyLen = 128
 
 // counters backs Stats.
 type counters struct {
@@ -76,6 +118,8 @@ func newCounters() *counters {
 		Acks:          map[string]uint64{},
 		Nacks:         map[string]uint64{},
 		Denied:        map[string]uint64{},
+		UnknownTypes:  map[string]uint64{},
+		LimitExceeded: map[string]uint64{},
 		PushBuckets:   make([]uint64, len(PushBounds)+1),
 	}}
 }
@@ -115,6 +159,42 @@ func (c *counters) deny(typeURL string) {
 	c.mu.Unlock()
 }
 
+// unknownType counts a request for a type the server does not serve.
+func (c *counters) unknownType(typeURL string) {
+	key := typeURL
+	if len(key) > maxTypeKeyLen {
+		// Cut at a character's start, not in its middle.
+		i := maxTypeKeyLen
+		for i > 0 && !utf8.RuneStart(key[i]) {
+			i--
+		}
+		key = key[:i]
+	}
+	// Metric label values must be valid UTF-8.
+	key = strings.ToValidUTF8(key, "?")
+	c.mu.Lock()
+	if _, ok := c.s.UnknownTypes[key]; !ok && len(c.s.UnknownTypes) >= MaxUnknownTypeKeys {
+		key = OtherType
+	}
+	c.s.UnknownTypes[key]++
+	c.mu.Unlock()
+}
+
+// limit counts something ended by the named limit.
+func (c *counters) limit(name string) {
+	c.mu.Lock()
+	c.s.LimitExceeded[name]++
+	c.mu.Unlock()
+}
+
+// identityMismatch counts a stream ended for naming another namespace
+// than its certificate.
+func (c *counters) identityMismatch() {
+	c.mu.Lock()
+	c.s.IdentityMismatch++
+	c.mu.Unlock()
+}
+
 func (c *counters) stream(delta int) {
 	c.mu.Lock()
 	c.s.ConnectedProxies += delta
@@ -142,6 +222,8 @@ func (c *counters) snapshot() Stats {
 	s.Acks = copyMap(s.Acks)
 	s.Nacks = copyMap(s.Nacks)
 	s.Denied = copyMap(s.Denied)
+	s.UnknownTypes = copyMap(s.UnknownTypes)
+	s.LimitExceeded = copyMap(s.LimitExceeded)
 	s.PushBuckets = append([]uint64(nil), s.PushBuckets...)
 	return s
 }

@@ -44,8 +44,11 @@ type conn struct {
 	types   map[string]*typeState
 	node    *core.Node
 	// ns is the proxy's namespace under isolation, when nsOK.
-	ns           string
-	nsOK         bool
+	ns   string
+	nsOK bool
+	// certIdentity is set when ns comes from the client certificate
+	// (WithPeerNamespace) rather than the node.
+	certIdentity bool
 	nonce        uint64
 	disconnected time.Time
 	closeErr     string
@@ -88,6 +91,13 @@ func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Re
 		for {
 			req, err := recv()
 			if err != nil {
+				if status.Code(err) == codes.ResourceExhausted {
+					// gRPC refused a request larger than
+					// WithMaxMessageSize and ends the stream.
+					c.mu.Lock()
+					c.exceededLocked(LimitMessageSize, err)
+					c.mu.Unlock()
+				}
 				recvErr <- err
 				return
 			}
@@ -125,18 +135,23 @@ func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Re
 	}
 }
 
-// typeStateLocked returns the state of typeURL, creating it. c.mu must be
-// held.
 // servedType checks a request's type URL: an error when it has none, and
 // false for a type this server does not serve — such a request is ignored
-// and creates no per-stream state, so it cannot grow memory.
+// and creates no per-stream state, so it cannot grow memory; it is
+// counted in Stats.UnknownTypes.
 func (c *conn) servedType(typeURL string) (bool, error) {
 	if typeURL == "" {
 		return false, status.Error(codes.InvalidArgument, "xds: request without type_url")
 	}
-	return contains(c.srv.typeURLs, typeURL), nil
+	if !contains(c.srv.typeURLs, typeURL) {
+		c.srv.stats.unknownType(typeURL)
+		return false, nil
+	}
+	return true, nil
 }
 
+// typeStateLocked returns the state of typeURL, creating it. c.mu must be
+// held.
 func (c *conn) typeStateLocked(typeURL string) *typeState {
 	ts := c.types[typeURL]
 	if ts == nil {
@@ -174,6 +189,42 @@ func (c *conn) subscribeLocked(ts *typeState, add, remove []string, wildcard boo
 		c.srv.cache.mu.RUnlock()
 	}
 	c.addPendingLocked(ts.typeURL, names)
+}
+
+// checkNamesLocked returns a ResourceExhausted error, which ends the
+// stream, when a request would leave ts with after() subscriptions and the
+// stream with more than WithMaxSubscribedNames in all. upper bounds
+// after(), and spares computing it while the stream is well below the
+// limit. c.mu must be held.
+func (c *conn) checkNamesLocked(ts *typeState, upper int, after func() int) error {
+	limit := c.srv.opts.maxNames
+	if limit <= 0 {
+		return nil
+	}
+	others := 0
+	for _, o := range c.types {
+		if o != ts {
+			others += o.count()
+		}
+	}
+	if others+upper <= limit {
+		return nil
+	}
+	total := others + after()
+	if total <= limit {
+		return nil
+	}
+	err := status.Errorf(codes.ResourceExhausted,
+		"xds: request would subscribe the stream to %d resource names, over the limit of %d (%s)", total, limit, LimitSubscribedNames)
+	c.exceededLocked(LimitSubscribedNames, err)
+	return err
+}
+
+// exceededLocked logs and counts a stream ended by the named limit. c.mu
+// must be held.
+func (c *conn) exceededLocked(limit string, err error) {
+	c.srv.stats.limit(limit)
+	c.srv.opts.logger.Warn("xds: stream ended by a limit", "limit", limit, "proxy", c.nodeIDLocked(), "peer", c.peer, "error", err)
 }
 
 // notify adds the changed names the stream subscribes to to its pending

@@ -113,6 +113,52 @@ func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []str
 	return names, all
 }
 
+// count is what ts adds toward WithMaxSubscribedNames: its explicit
+// names, and one for a wildcard subscription.
+func (ts *typeState) count() int {
+	n := len(ts.names)
+	if ts.wildcard {
+		n++
+	}
+	return n
+}
+
+// countAfter returns what count would return after subscribe(add, remove,
+// wildcard), without changing ts: the names kept, (names - remove) + add,
+// each counted once.
+func (ts *typeState) countAfter(add, remove []string, wildcard bool) int {
+	n := len(ts.names)
+	adding := make(map[string]struct{}, len(add))
+	for _, a := range add {
+		adding[a] = struct{}{}
+	}
+	for a := range adding {
+		if _, ok := ts.names[a]; !ok {
+			n++
+		}
+	}
+	var dropped map[string]struct{}
+	for _, r := range remove {
+		if _, held := ts.names[r]; !held {
+			continue
+		}
+		if _, readded := adding[r]; readded {
+			continue
+		}
+		if dropped == nil {
+			dropped = map[string]struct{}{}
+		}
+		if _, ok := dropped[r]; !ok {
+			dropped[r] = struct{}{}
+			n--
+		}
+	}
+	if wildcard {
+		n++
+	}
+	return n
+}
+
 func contains(s []string, v string) bool {
 	for _, x := range s {
 		if x == v {

@@ -2,9 +2,12 @@ package xds
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Visibility says which namespaces' proxies may see a resource when the
@@ -90,8 +93,9 @@ const NamespaceMetadataKey = "NAMESPACE"
 // after its first dot. Any other node has no namespace.
 //
 // Both are asserted by the client: isolation by namespace is a boundary
-// only when the client's identity is otherwise checked (mTLS, or a trusted
-// network).
+// only when the client's identity is otherwise checked (a trusted
+// network, or mTLS with WithPeerNamespace, which checks the claim against
+// the certificate).
 func NodeNamespace(node *core.Node) (string, bool) {
 	if node == nil {
 		return "", false
@@ -115,11 +119,12 @@ func NodeNamespace(node *core.Node) (string, bool) {
 // WithNamespaceIsolation turns namespace isolation on: a proxy receives,
 // and can subscribe to, only the resources visible to its namespace (see
 // WithVisibility), which namespaceOf tells from its node (nil:
-// NodeNamespace). A proxy with no namespace sees only the resources
-// visible to all. A name asked for but hidden is answered as if it did not
-// exist, and counted in Stats.Denied; a wildcard subscription leaves hidden
-// resources out; a resource that becomes hidden is removed from the
-// proxies that held it. Default: off, every proxy sees every resource.
+// NodeNamespace), or WithPeerNamespace from its client certificate. A
+// proxy with no namespace sees only the resources visible to all. A name
+// asked for but hidden is answered as if it did not exist, and counted in
+// Stats.Denied; a wildcard subscription leaves hidden resources out; a
+// resource that becomes hidden is removed from the proxies that held it.
+// Default: off, every proxy sees every resource.
 func WithNamespaceIsolation(namespaceOf func(node *core.Node) (namespace string, ok bool)) Option {
 	return func(o *options) {
 		if namespaceOf == nil {
@@ -130,15 +135,34 @@ func WithNamespaceIsolation(namespaceOf func(node *core.Node) (namespace string,
 }
 
 // setNodeLocked records the node of the stream's first request that names
-// one and, under isolation, its namespace. c.mu must be held.
-func (c *conn) setNodeLocked(node *core.Node) {
+// one and, under isolation, its namespace. When the namespace comes from
+// the client certificate, it returns a PermissionDenied error, which ends
+// the stream, if the node names another. c.mu must be held.
+func (c *conn) setNodeLocked(node *core.Node) error {
 	if c.node != nil || node == nil {
-		return
+		return nil
 	}
 	c.node = node
-	if f := c.srv.opts.namespaceOf; f != nil {
-		c.ns, c.nsOK = f(node)
+	f := c.srv.opts.namespaceOf
+	if f == nil {
+		return nil
 	}
+	ns, ok := f(node)
+	if !c.certIdentity {
+		c.ns, c.nsOK = ns, ok
+		return nil
+	}
+	if !ok || (c.nsOK && ns == c.ns) {
+		return nil
+	}
+	certNS := "none"
+	if c.nsOK {
+		certNS = strconv.Quote(c.ns)
+	}
+	c.srv.stats.identityMismatch()
+	c.srv.opts.logger.Warn("xds: node's namespace differs from its certificate's; stream refused",
+		"proxy", node.GetId(), "peer", c.peer, "nodeNamespace", ns, "certNamespace", c.ns, "certHasNamespace", c.nsOK)
+	return status.Errorf(codes.PermissionDenied, "xds: node names namespace %q but the client certificate names %s", ns, certNS)
 }
 
 // hiddenLocked reports whether r is hidden from the stream's proxy. It is
