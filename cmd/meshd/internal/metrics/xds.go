@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"fmt"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/meshd/meshd/xds"
@@ -20,7 +22,13 @@ type XDSCollector struct {
 	connected, stale, rejecting, streams, version *prometheus.Desc
 	resources, pushes, sent, bytes, acks, nacks   *prometheus.Desc
 	duration, rounds, names                       *prometheus.Desc
+	denied, unknown, limits, mismatch             *prometheus.Desc
 }
+
+// unknownHelp describes meshd_xds_unknown_type_requests_total, whose type
+// label is a type URL, not a short type name.
+var unknownHelp = fmt.Sprintf("Requests for a type URL the server does not serve, ignored, by type URL (%d kept, the rest under %q).",
+	xds.MaxUnknownTypeKeys, xds.OtherType)
 
 // NewXDSCollector returns a collector of s's series. Per-type series carry
 // the label type: lds, rds, cds or eds.
@@ -44,6 +52,10 @@ func NewXDSCollector(s XDSServer) *XDSCollector {
 		duration:  d("push_duration_seconds", "Time from building a discovery response to the end of its send."),
 		rounds:    d("change_rounds_total", "Debounced rounds of changes handed to streams."),
 		names:     d("changed_names_total", "Resource names changed across all rounds."),
+		denied:    d("denied_total", "Names asked for that exist but are hidden from the proxy's namespace.", "type"),
+		unknown:   d("unknown_type_requests_total", unknownHelp, "type"),
+		limits:    d("limit_exceeded_total", "Streams ended by a server limit; connections closed, for limit connections.", "limit"),
+		mismatch:  d("identity_mismatch_total", "Streams refused: the node named another namespace than its client certificate."),
 	}
 }
 
@@ -53,6 +65,7 @@ func (c *XDSCollector) Describe(ch chan<- *prometheus.Desc) {
 		c.connected, c.stale, c.rejecting, c.streams, c.version,
 		c.resources, c.pushes, c.sent, c.bytes, c.acks, c.nacks,
 		c.duration, c.rounds, c.names,
+		c.denied, c.unknown, c.limits, c.mismatch,
 	} {
 		ch <- d
 	}
@@ -95,7 +108,17 @@ func (c *XDSCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.bytes, st.BytesSent[t], t)
 		counter(c.acks, st.Acks[t], t)
 		counter(c.nacks, st.Nacks[t], t)
+		counter(c.denied, st.Denied[t], t)
 	}
+	for _, l := range xds.Limits {
+		counter(c.limits, st.LimitExceeded[l], l)
+	}
+	// The server bounds the distinct type URLs it keeps, so this family
+	// is bounded too.
+	for t, n := range st.UnknownTypes {
+		counter(c.unknown, n, t)
+	}
+	counter(c.mismatch, st.IdentityMismatch)
 	count, buckets := cumulative(st.PushBuckets, xds.PushBounds)
 	ch <- prometheus.MustNewConstHistogram(c.duration, count, st.PushSeconds, buckets)
 }

@@ -32,6 +32,10 @@ func TestXDSCollector(t *testing.T) {
 			Nacks:            map[string]uint64{"cds": 1},
 			PushBuckets:      buckets,
 			PushSeconds:      12.5,
+			Denied:           map[string]uint64{"eds": 7},
+			UnknownTypes:     map[string]uint64{"type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret": 3, xds.OtherType: 2},
+			LimitExceeded:    map[string]uint64{xds.LimitSubscribedNames: 4, xds.LimitConnections: 1},
+			IdentityMismatch: 6,
 		},
 		proxies: []xds.ProxyStatus{
 			{NodeID: "a", Connected: true, Stale: true},
@@ -61,9 +65,28 @@ meshd_xds_sent_bytes_total{type="cds"} 1000
 meshd_xds_sent_bytes_total{type="eds"} 0
 meshd_xds_sent_bytes_total{type="lds"} 0
 meshd_xds_sent_bytes_total{type="rds"} 0
+# HELP meshd_xds_denied_total Names asked for that exist but are hidden from the proxy's namespace.
+# TYPE meshd_xds_denied_total counter
+meshd_xds_denied_total{type="cds"} 0
+meshd_xds_denied_total{type="eds"} 7
+meshd_xds_denied_total{type="lds"} 0
+meshd_xds_denied_total{type="rds"} 0
+# HELP meshd_xds_unknown_type_requests_total Requests for a type URL the server does not serve, ignored, by type URL (16 kept, the rest under "other").
+# TYPE meshd_xds_unknown_type_requests_total counter
+meshd_xds_unknown_type_requests_total{type="other"} 2
+meshd_xds_unknown_type_requests_total{type="type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret"} 3
+# HELP meshd_xds_limit_exceeded_total Streams ended by a server limit; connections closed, for limit connections.
+# TYPE meshd_xds_limit_exceeded_total counter
+meshd_xds_limit_exceeded_total{limit="connections"} 1
+meshd_xds_limit_exceeded_total{limit="message_size"} 0
+meshd_xds_limit_exceeded_total{limit="subscribed_names"} 4
+# HELP meshd_xds_identity_mismatch_total Streams refused: the node named another namespace than its client certificate.
+# TYPE meshd_xds_identity_mismatch_total counter
+meshd_xds_identity_mismatch_total 6
 `
 	names := []string{"meshd_xds_connected_proxies", "meshd_xds_stale_proxies", "meshd_xds_rejecting_proxies",
-		"meshd_xds_nacks_total", "meshd_xds_sent_bytes_total"}
+		"meshd_xds_nacks_total", "meshd_xds_sent_bytes_total", "meshd_xds_denied_total",
+		"meshd_xds_unknown_type_requests_total", "meshd_xds_limit_exceeded_total", "meshd_xds_identity_mismatch_total"}
 	if err := testutil.CollectAndCompare(NewXDSCollector(f), strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}
@@ -90,7 +113,11 @@ meshd_xds_sent_bytes_total{type="rds"} 0
 }
 
 func TestXDSCollectorLint(t *testing.T) {
-	problems, err := testutil.CollectAndLint(NewXDSCollector(fakeXDS{stats: xds.Stats{PushBuckets: make([]uint64, len(xds.PushBounds)+1)}}))
+	problems, err := testutil.CollectAndLint(NewXDSCollector(fakeXDS{stats: xds.Stats{
+		PushBuckets:   make([]uint64, len(xds.PushBounds)+1),
+		UnknownTypes:  map[string]uint64{"type.googleapis.com/x.Y": 1},
+		LimitExceeded: map[string]uint64{xds.LimitMessageSize: 1},
+	}}))
 	if err != nil {
 		t.Fatal(err)
 	}
