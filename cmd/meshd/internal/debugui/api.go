@@ -134,7 +134,7 @@ func (h *Handler) summary(now time.Time) GraphSummary {
 			EventRate: round2(rates[c.ID]),
 		}
 		if n := len(c.RecentErrors); n > 0 {
-			cs.LastError = latestError(c.RecentErrors).Error
+			cs.LastError = RedactString(latestError(c.RecentErrors).Error)
 		}
 		s.Collections[i] = cs
 	}
@@ -176,6 +176,7 @@ func (h *Handler) serveCollection(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := CollectionDetail{CollectionInfo: *found, EventRate: round2(rates[found.ID]), Upstreams: []Link{}, Downstreams: []Link{}}
+	d.RecentErrors = redactErrors(d.RecentErrors)
 	for _, e := range info.Edges {
 		if e.To == found.ID {
 			d.Upstreams = append(d.Upstreams, Link{Name: names[e.From], Kind: e.Kind, Reads: e.Reads})
@@ -214,7 +215,7 @@ func (h *Handler) serveItems(w http.ResponseWriter, r *http.Request) {
 	}
 	page := ItemsPage{Collection: name, Prefix: prefix, Offset: offset, Limit: limit, Total: total, Items: make([]ItemJSON, len(items))}
 	for i, it := range items {
-		page.Items[i] = ItemJSON{Key: it.Key, Value: encodeValue(it.Value)}
+		page.Items[i] = ItemJSON{Key: it.Key, Value: encodeItem(it.Value)}
 	}
 	h.writeJSON(w, page)
 }
@@ -276,6 +277,10 @@ func (h *Handler) serveExplain(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) withValues(e krt.Explanation) Explanation {
 	out := Explanation{Explanation: e}
+	if le := e.LastError; le != nil {
+		r := redactErrors([]krt.ErrorRecord{*le})[0]
+		out.LastError = &r
+	}
 	if v, ok := h.itemValue(e.Collection, e.Key); ok {
 		out.Value = v
 	}
@@ -294,7 +299,7 @@ func (h *Handler) itemValue(collection, key string) (json.RawMessage, bool) {
 	if err != nil || len(items) == 0 || items[0].Key != key {
 		return nil, false
 	}
-	return encodeValue(items[0].Value), true
+	return encodeItem(items[0].Value), true
 }
 
 func (h *Handler) proxies() ProxiesResult {
@@ -304,7 +309,7 @@ func (h *Handler) proxies() ProxiesResult {
 	ps := h.opts.proxies.Proxies()
 	res := ProxiesResult{Available: true, Proxies: make([]ProxyEntry, len(ps))}
 	for i, p := range ps {
-		res.Proxies[i] = ProxyEntry{ProxyStatus: p, Verdict: p.Verdict()}
+		res.Proxies[i] = ProxyEntry{ProxyStatus: redactProxy(p), Verdict: p.Verdict()}
 	}
 	return res
 }
@@ -328,7 +333,7 @@ func (h *Handler) serveConfigDump(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, fmt.Sprintf("config dump of %q: %v", id, err))
 		return
 	}
-	h.writeJSON(w, encodeValue(dump))
+	h.writeJSON(w, encodeItem(dump))
 }
 
 func (h *Handler) problems() ProblemsResult {
@@ -336,10 +341,12 @@ func (h *Handler) problems() ProblemsResult {
 		return ProblemsResult{Problems: []Problem{}}
 	}
 	ps := h.opts.problems.Problems()
-	if ps == nil {
-		ps = []Problem{}
+	out := make([]Problem, len(ps))
+	for i, p := range ps {
+		p.Object, p.Error = RedactString(p.Object), RedactString(p.Error)
+		out[i] = p
 	}
-	return ProblemsResult{Available: true, Problems: ps}
+	return ProblemsResult{Available: true, Problems: out}
 }
 
 func (h *Handler) serveProblems(w http.ResponseWriter, r *http.Request) {

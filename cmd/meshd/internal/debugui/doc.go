@@ -32,6 +32,16 @@
 // fields holding them) with protojson; an item type whose fields do not show
 // what it holds can implement DebugValuer.
 //
+// # Secrets
+//
+// Nothing the handler serves shows a secret: the data of Kubernetes Secrets
+// among the items, values under credential-named fields (privateKey,
+// password, an env var DB_PASSWORD), and anything that looks like a
+// private key, a JSON Web Token or a Bearer/Basic credential in items,
+// config dumps, node metadata, errors, NACK reasons and problems are
+// replaced by Redacted (see RedactString, SensitiveKey, RedactTree). Keys
+// are kept, so that one sees that a secret is there.
+//
 // # Concurrency
 //
 // New starts no goroutine. An event stream runs in the goroutine net/http

@@ -71,6 +71,9 @@ type TypeStatus struct {
 	// LastNACK is the latest rejection of this type, kept after a later
 	// ACK so that the UI can show what was rejected and why.
 	LastNACK *NACK `json:"lastNack,omitempty"`
+	// Rejected lists the resources the proxy holds at an older version
+	// because it rejected their latest one.
+	Rejected []string `json:"rejected,omitempty"`
 }
 
 // NACK is one rejection of a pushed config by a proxy.

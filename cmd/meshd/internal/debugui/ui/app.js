@@ -773,7 +773,10 @@ function renderProxies() {
           el('td', {}, el('code', {}, t.ackedVersion || '—')),
           el('td', { class: 'nack' }, t.lastNack
             ? [el('code', {}, t.lastNack.version || '?'), ' ', el('span', { class: 'muted' }, fmtAgo(t.lastNack.time)),
-              el('div', { class: 'nack-reason' + (rejecting ? '' : ' old') }, t.lastNack.reason)]
+              el('div', { class: 'nack-reason' + (rejecting ? '' : ' old') }, t.lastNack.reason),
+              t.rejected && t.rejected.length
+                ? el('div', { class: 'muted', title: t.rejected.join('\n') }, `held at an older version: ${t.rejected.length}`)
+                : null]
             : el('span', { class: 'muted' }, 'none')));
       })))));
   box.replaceChildren(summary, ...cards);
