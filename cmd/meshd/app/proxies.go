@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -71,7 +72,7 @@ func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.
 	if len(p.Metadata) > 0 {
 		s.Metadata = make(map[string]string, len(p.Metadata))
 		for k, val := range p.Metadata {
-			s.Metadata[k] = fmt.Sprint(val)
+			s.Metadata[k] = metadataValue(k, val)
 		}
 	}
 	if p.UserAgent != "" {
@@ -90,6 +91,7 @@ func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.
 			SentNonce:    t.SentNonce,
 			AckedVersion: t.AckedVersion,
 			LastAck:      t.AckedAt,
+			Rejected:     t.Rejected,
 		}
 		if n := t.LastNack; n != nil {
 			ts.LastNACK = &debugui.NACK{Time: n.Time, Version: n.Version, Nonce: n.Nonce, Reason: n.Message}
@@ -111,6 +113,27 @@ func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.
 		s.State = debugui.ProxyStale
 	}
 	return s
+}
+
+// metadataValue shows one field of a proxy's node metadata: proxies put
+// tokens and credentials there, so the value under a sensitive key, and
+// anything that looks like a credential at any depth, is redacted
+// (debugui.RedactTree) before it leaves for the UI. Strings show as they
+// are, nested values as JSON.
+func metadataValue(key string, v any) string {
+	if debugui.SensitiveKey(key) {
+		return debugui.Redacted
+	}
+	v = debugui.RedactTree(v)
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		// AsMap yields only JSON values; this is not reached.
+		return debugui.Redacted
+	}
+	return string(b)
 }
 
 // ConfigDump implements debugui.Proxies: id is a node id as Proxies shows
