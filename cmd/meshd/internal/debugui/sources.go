@@ -92,7 +92,17 @@ type Problem struct {
 	Object string    `json:"object,omitempty"`
 	Error  string    `json:"error"`
 	Since  time.Time `json:"since,omitzero"`
+	// Severity is SeverityError (also when empty): the source keeps its
+	// last good objects; or SeverityWarning: the objects loaded, maybe not
+	// as meant.
+	Severity string `json:"severity,omitempty"`
 }
+
+// The severities of a Problem.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+)
 
 // Verdict answers "is this proxy connected, up to date, or rejecting
 // config?" in one word:

@@ -1,0 +1,51 @@
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+)
+
+// ProblemLister is what the problems collector reads: the sources'
+// current problems, as the debug UI's Problems tab shows them.
+type ProblemLister interface {
+	Problems() []debugui.Problem
+}
+
+// ProblemsCollector is a prometheus.Collector of how many problems the
+// sources report now: files that do not parse or validate, an invalid
+// mesh config, watches that fail. It reads them at scrape time.
+type ProblemsCollector struct {
+	p        ProblemLister
+	problems *prometheus.Desc
+}
+
+// NewProblemsCollector returns a collector of p's problems as the gauge
+// meshd_source_problems, labeled severity: "error" (the source serves
+// its last good objects) or "warning". Both series are always present, so
+// an alert on the error series works from the start.
+func NewProblemsCollector(p ProblemLister) *ProblemsCollector {
+	return &ProblemsCollector{
+		p: p,
+		problems: prometheus.NewDesc("meshd_source_problems",
+			"Problems the sources report now; severity error: the last good configuration keeps being served.",
+			[]string{"severity"}, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *ProblemsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.problems }
+
+// Collect implements prometheus.Collector.
+func (c *ProblemsCollector) Collect(ch chan<- prometheus.Metric) {
+	var errs, warnings int
+	for _, p := range c.p.Problems() {
+		if p.Severity == debugui.SeverityWarning {
+			warnings++
+		} else {
+			errs++
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(c.problems, prometheus.GaugeValue, float64(errs), debugui.SeverityError)
+	ch <- prometheus.MustNewConstMetric(c.problems, prometheus.GaugeValue, float64(warnings), debugui.SeverityWarning)
+}

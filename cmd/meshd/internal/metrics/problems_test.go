@@ -1,0 +1,44 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+)
+
+type problemList []debugui.Problem
+
+func (l problemList) Problems() []debugui.Problem { return l }
+
+func TestProblemsCollector(t *testing.T) {
+	tests := []struct {
+		name     string
+		problems problemList
+		want     string
+	}{
+		{"none: both series at zero", nil, `
+meshd_source_problems{severity="error"} 0
+meshd_source_problems{severity="warning"} 0
+`},
+		{"an unset severity is an error", problemList{
+			{Source: "a.yaml:3", Error: "invalid YAML"},
+			{Source: "b.yaml", Error: "no name", Severity: debugui.SeverityError},
+			{Source: "c.yaml", Error: "kind Secret has no collection", Severity: debugui.SeverityWarning},
+		}, `
+meshd_source_problems{severity="error"} 2
+meshd_source_problems{severity="warning"} 1
+`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := "# HELP meshd_source_problems Problems the sources report now; severity error: the last good configuration keeps being served.\n" +
+				"# TYPE meshd_source_problems gauge" + tc.want
+			if err := testutil.CollectAndCompare(NewProblemsCollector(tc.problems), strings.NewReader(want)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
