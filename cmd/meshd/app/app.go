@@ -200,6 +200,16 @@ func (a *App) announce() {
 		a.log.Warn("the debug server listens beyond loopback: anyone who can reach it sees the whole mesh and can take profiles",
 			"debug-addr", a.DebugAddr())
 	}
+	if exposesNodeClaim(a.cfg) {
+		a.log.Warn("namespace isolation trusts the namespace each proxy's node claims: a client that reaches the xDS port can claim any; bind it to client certificates with --namespace-isolation-identity certificate",
+			"xds-addr", a.XDSAddr())
+	}
+}
+
+// exposesNodeClaim reports whether namespace isolation trusts the
+// namespace a node claims while clients beyond this machine can connect.
+func exposesNodeClaim(c Config) bool {
+	return c.NamespaceIsolation && c.NamespaceIsolationIdentity != IdentityCertificate && !isLoopback(c.XDSAddr)
 }
 
 // quiet drops the error a component returns because its context ended.

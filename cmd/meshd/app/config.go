@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/meshd/meshd/xds"
 )
 
 // Config is everything meshd is started with. The zero value is not
@@ -48,8 +50,21 @@ type Config struct {
 	// resources of the services exported to its namespace (the Service
 	// annotation networking.istio.io/exportTo); the proxy's namespace is
 	// its node metadata NAMESPACE, else the namespace of an Istio-style
-	// node id (see xds.NodeNamespace). Off: every proxy sees every service.
+	// node id (see xds.NodeNamespace), bound to its client certificate
+	// with NamespaceIsolationIdentity. Off: every proxy sees every service.
 	NamespaceIsolation bool
+	// NamespaceIsolationIdentity is where a proxy's namespace comes from
+	// under NamespaceIsolation: IdentityNode ("" too), the node's own
+	// claim, or IdentityCertificate, the SPIFFE ID
+	// (spiffe://<td>/ns/<ns>/sa/<sa>) of its verified client certificate,
+	// which needs XDSClientCA; a node naming another namespace than its
+	// certificate is refused (see xds.WithPeerNamespace).
+	NamespaceIsolationIdentity string
+
+	// XDSMaxSubscribedNames caps the resource names one ADS stream may
+	// hold subscribed (xds.WithMaxSubscribedNames); 0: no limit.
+	// DefaultConfig: xds.DefaultMaxSubscribedNames.
+	XDSMaxSubscribedNames int
 
 	// LogLevel is debug, info, warn or error; LogFormat is console or json.
 	// ParseFlags validates both; the binary builds its logger from them.
@@ -69,14 +84,22 @@ type Config struct {
 	Extend func(m *Model) error
 }
 
+// Values of Config.NamespaceIsolationIdentity.
+const (
+	IdentityNode        = "node"
+	IdentityCertificate = "certificate"
+)
+
 // DefaultConfig returns the configuration of `meshd` run with no flags: the
 // embedded demo mesh, xDS and debug servers on loopback.
 func DefaultConfig() Config {
 	return Config{
-		XDSAddr:   "127.0.0.1:15010",
-		DebugAddr: "127.0.0.1:15014",
-		LogLevel:  "info",
-		LogFormat: "console",
+		XDSAddr:                    "127.0.0.1:15010",
+		DebugAddr:                  "127.0.0.1:15014",
+		NamespaceIsolationIdentity: IdentityNode,
+		XDSMaxSubscribedNames:      xds.DefaultMaxSubscribedNames,
+		LogLevel:                   "info",
+		LogFormat:                  "console",
 	}
 }
 
@@ -123,7 +146,9 @@ func ParseFlags(args []string, out io.Writer) (Config, error) {
 	fs.StringVar(&c.XDSTLSCert, "xds-tls-cert", "", "PEM certificate `FILE` of the xDS listener; with --xds-tls-key, serves xDS over TLS")
 	fs.StringVar(&c.XDSTLSKey, "xds-tls-key", "", "PEM private key `FILE` of the xDS listener")
 	fs.StringVar(&c.XDSClientCA, "xds-client-ca", "", "PEM CA bundle `FILE`; when set, xDS clients must present a certificate it signed (mTLS)")
-	fs.BoolVar(&c.NamespaceIsolation, "namespace-isolation", false, "send each proxy only the services exported to its namespace (annotation networking.istio.io/exportTo: *, . or namespaces); the namespace is the node metadata NAMESPACE or the Istio node id's; trust it only with --xds-client-ca or a trusted network")
+	fs.BoolVar(&c.NamespaceIsolation, "namespace-isolation", false, "send each proxy only the services exported to its namespace (annotation networking.istio.io/exportTo: *, . or namespaces); see --namespace-isolation-identity")
+	fs.StringVar(&c.NamespaceIsolationIdentity, "namespace-isolation-identity", c.NamespaceIsolationIdentity, "where a proxy's namespace comes from under --namespace-isolation: `node` (node metadata NAMESPACE or the Istio node id: the client's claim, trust it only on a trusted network) or certificate (the spiffe://<td>/ns/<ns>/sa/<sa> URI of its client certificate, needs --xds-client-ca; a node claiming another namespace is refused)")
+	fs.IntVar(&c.XDSMaxSubscribedNames, "xds-max-subscribed-names", c.XDSMaxSubscribedNames, "most resource names one ADS stream may hold subscribed, over all types; a request beyond it ends the stream with ResourceExhausted; 0: no limit")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "least severe log `LEVEL` printed: debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `FORMAT`: console (human-readable) or json (one object per line)")
 	help := fs.BoolP("help", "h", false, "show this help")
@@ -164,6 +189,21 @@ func (c Config) Validate() error {
 	}
 	if c.XDSClientCA != "" && c.XDSTLSCert == "" {
 		return errors.New("--xds-client-ca needs --xds-tls-cert and --xds-tls-key: mutual TLS is TLS first")
+	}
+	if c.XDSMaxSubscribedNames < 0 {
+		return fmt.Errorf("--xds-max-subscribed-names %d: must not be negative (0: no limit)", c.XDSMaxSubscribedNames)
+	}
+	switch c.NamespaceIsolationIdentity {
+	case "", IdentityNode:
+	case IdentityCertificate:
+		if !c.NamespaceIsolation {
+			return errors.New("--namespace-isolation-identity certificate needs --namespace-isolation")
+		}
+		if c.XDSClientCA == "" {
+			return errors.New("--namespace-isolation-identity certificate needs --xds-client-ca: the namespace comes from a verified client certificate")
+		}
+	default:
+		return fmt.Errorf("--namespace-isolation-identity %q: want node or certificate", c.NamespaceIsolationIdentity)
 	}
 	if c.Kubeconfig != "" && c.InCluster {
 		return errors.New("--kubeconfig and --in-cluster both name a cluster: give one")

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/meshd/meshd/xds"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -19,7 +21,8 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{name: "defaults", args: nil, check: func(c Config) bool {
 			return c.Demo() && c.XDSAddr == "127.0.0.1:15010" && c.DebugAddr == "127.0.0.1:15014" &&
-				c.LogLevel == "info" && c.LogFormat == "console"
+				c.LogLevel == "info" && c.LogFormat == "console" &&
+				c.XDSMaxSubscribedNames == xds.DefaultMaxSubscribedNames && c.NamespaceIsolationIdentity == IdentityNode
 		}},
 		{name: "the contract", args: []string{"--config-dir", "/x", "--xds-addr", "127.0.0.1:1234", "--debug-addr", "127.0.0.1:1235"},
 			check: func(c Config) bool {
@@ -33,6 +36,27 @@ func TestParseFlags(t *testing.T) {
 			check: func(c Config) bool { return c.XDSTLSCert == "c" && c.XDSTLSKey == "k" && c.XDSClientCA == "ca" }},
 		{name: "cluster and folder combine", args: []string{"--kubeconfig", "kc", "--config-dir", "d"},
 			check: func(c Config) bool { return c.Kubeconfig == "kc" && c.ConfigDir == "d" && !c.Demo() }},
+		{name: "subscribed names", args: []string{"--xds-max-subscribed-names", "500"},
+			check: func(c Config) bool { return c.XDSMaxSubscribedNames == 500 }},
+		{name: "no subscribed names limit", args: []string{"--xds-max-subscribed-names=0"},
+			check: func(c Config) bool { return c.XDSMaxSubscribedNames == 0 }},
+		{name: "negative subscribed names", args: []string{"--xds-max-subscribed-names", "-1"}, wantErr: "--xds-max-subscribed-names -1: must not be negative"},
+		{name: "subscribed names not a number", args: []string{"--xds-max-subscribed-names", "many"}, wantErr: "xds-max-subscribed-names"},
+		{name: "node identity", args: []string{"--namespace-isolation", "--namespace-isolation-identity", "node"},
+			check: func(c Config) bool { return c.NamespaceIsolation && c.NamespaceIsolationIdentity == IdentityNode }},
+		{name: "certificate identity",
+			args: []string{"--namespace-isolation", "--namespace-isolation-identity=certificate", "--xds-tls-cert", "c", "--xds-tls-key", "k", "--xds-client-ca", "ca"},
+			check: func(c Config) bool {
+				return c.NamespaceIsolation && c.NamespaceIsolationIdentity == IdentityCertificate
+			}},
+		{name: "certificate identity without client CA",
+			args:    []string{"--namespace-isolation", "--namespace-isolation-identity", "certificate", "--xds-tls-cert", "c", "--xds-tls-key", "k"},
+			wantErr: "--namespace-isolation-identity certificate needs --xds-client-ca"},
+		{name: "certificate identity without isolation",
+			args:    []string{"--namespace-isolation-identity", "certificate", "--xds-tls-cert", "c", "--xds-tls-key", "k", "--xds-client-ca", "ca"},
+			wantErr: "needs --namespace-isolation"},
+		{name: "unknown identity", args: []string{"--namespace-isolation", "--namespace-isolation-identity", "header"},
+			wantErr: `--namespace-isolation-identity "header": want node or certificate`},
 		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "unknown flag: --bogus"},
 		{name: "positional", args: []string{"serve"}, wantErr: `unexpected argument "serve"`},
 		{name: "bad addr", args: []string{"--xds-addr", "15010"}, wantErr: "--xds-addr"},
@@ -75,7 +99,8 @@ func TestHelp(t *testing.T) {
 		t.Fatalf("err = %v, want pflag.ErrHelp", err)
 	}
 	for _, flag := range []string{"--config-dir", "--kubeconfig", "--in-cluster", "--mesh-config", "--xds-addr", "--debug-addr",
-		"--log-level", "--log-format", "--push-debounce", "--xds-tls-cert", "--xds-tls-key", "--xds-client-ca"} {
+		"--log-level", "--log-format", "--push-debounce", "--xds-tls-cert", "--xds-tls-key", "--xds-client-ca",
+		"--namespace-isolation", "--namespace-isolation-identity", "--xds-max-subscribed-names"} {
 		if !strings.Contains(out.String(), flag) {
 			t.Errorf("help does not explain %s", flag)
 		}

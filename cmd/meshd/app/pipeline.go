@@ -172,8 +172,12 @@ func (a *App) buildXDS() error {
 		}
 		opts = append(opts, xds.WithTLSConfig(tc))
 	}
+	opts = append(opts, xds.WithMaxSubscribedNames(a.cfg.XDSMaxSubscribedNames))
 	if a.cfg.NamespaceIsolation {
 		opts = append(opts, xds.WithNamespaceIsolation(xds.NodeNamespace))
+		if a.cfg.NamespaceIsolationIdentity == IdentityCertificate {
+			opts = append(opts, xds.WithPeerNamespace(xds.SPIFFENamespace))
+		}
 	}
 	iso := a.cfg.NamespaceIsolation
 	s := xds.New(a.model.Graph, []xds.Source{
