@@ -1,0 +1,429 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/protobuf/types/known/structpb"
+	"k8s.io/klog/v2"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+)
+
+// The markers are unique strings that stand for secrets: none may appear
+// in the log or anywhere the debug server answers.
+const (
+	secretDataMarker   = "sEcReT-data-4b1d9e"    // a Secret's data, base64-encoded in the manifest
+	secretStringMarker = "sEcReT-string-77c2a0"  // a Secret's stringData
+	appliedMarker      = "sEcReT-applied-e5f310" // in the last-applied annotation
+	brokenSecretMarker = "sEcReT-broken-0a9c44"  // in a Secret whose file does not parse
+	envMarker          = "sEcReT-env-91ad2b"     // a Pod's env var DB_PASSWORD
+	nodeTokenMarker    = "sEcReT-node-token-3f8e"
+	nodeNestedMarker   = "sEcReT-node-nested-c41b"
+	nodeBearerMarker   = "sEcReTnodebearer5d20aa"
+	nodeJWT            = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzRWNSZVQifQ.c0VjUmVULWp3dC1zaWc"
+)
+
+const secretManifest = `apiVersion: v1
+kind: Secret
+metadata:
+  name: app-creds
+  namespace: shop
+  annotations:
+    team: payments
+    kubectl.kubernetes.io/last-applied-configuration: '{"stringData":{"password":"` + appliedMarker + `"}}'
+type: Opaque
+data:
+  token: %s
+stringData:
+  password: ` + secretStringMarker + `
+`
+
+const podWithEnv = `apiVersion: v1
+kind: Pod
+metadata:
+  name: billing-1
+  namespace: shop
+  labels:
+    app: billing
+spec:
+  containers:
+  - name: billing
+    image: example.com/billing:1
+    env:
+    - name: DB_PASSWORD
+      value: ` + envMarker + `
+    - name: LOG_LEVEL
+      value: verbose-logging
+status:
+  phase: Running
+  podIP: 10.1.9.9
+`
+
+// selfSigned writes a certificate for 127.0.0.1 and its private key into
+// dir, and returns their paths, the key's PEM and a pool trusting the
+// certificate.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string, keyPEM []byte, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "meshd-test"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM = pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8})
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, keyPEM, pool
+}
+
+// pemSecrets returns what of a PEM key must never show: the block itself
+// and each line of its base64 body.
+func pemSecrets(keyPEM []byte) []string {
+	out := []string{strings.TrimSpace(string(keyPEM))}
+	for _, l := range strings.Split(string(keyPEM), "\n") {
+		if l != "" && !strings.HasPrefix(l, "-----") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// crawl fetches everything the debug server serves: health, metrics,
+// pprof's text pages, the UI's assets, and every debug API for every
+// collection, item (explained), proxy (config dump) and problem, plus the
+// first events of the event stream. It returns the bodies by path.
+func crawl(t *testing.T, r *running) map[string]string {
+	t.Helper()
+	bodies := map[string]string{}
+	fetch := func(path string) string {
+		t.Helper()
+		code, body := r.get(t, path)
+		if code >= 500 && path != "/readyz" { // 503 is /readyz's "not ready"
+			t.Errorf("GET %s = %d %s", path, code, body)
+		}
+		bodies[path] = body
+		return body
+	}
+	for _, p := range []string{
+		"/healthz", "/readyz", "/metrics",
+		"/debug/pprof/", "/debug/pprof/cmdline", "/debug/pprof/goroutine?debug=2",
+		"/debug/ui", "/debug/ui/app.js",
+		"/debug/api/problems",
+	} {
+		fetch(p)
+	}
+	var graph debugui.GraphSummary
+	if err := json.Unmarshal([]byte(fetch("/debug/api/graph")), &graph); err != nil {
+		t.Fatalf("graph: %v", err)
+	}
+	for _, c := range graph.Collections {
+		fetch(collectionPath(c.Name))
+		var page debugui.ItemsPage
+		if err := json.Unmarshal([]byte(fetch(collectionPath(c.Name)+"/items?limit=1000")), &page); err != nil {
+			t.Fatalf("items of %s: %v", c.Name, err)
+		}
+		for _, it := range page.Items {
+			fetch("/debug/api/explain?key=" + url.QueryEscape(it.Key) + "&collection=" + url.QueryEscape(c.Name))
+		}
+		if len(page.Items) > 0 {
+			// Without a collection, explain looks through all of them.
+			fetch("/debug/api/explain?key=" + url.QueryEscape(page.Items[0].Key))
+		}
+	}
+	var proxies debugui.ProxiesResult
+	if err := json.Unmarshal([]byte(fetch("/debug/api/proxies")), &proxies); err != nil {
+		t.Fatalf("proxies: %v", err)
+	}
+	for _, p := range proxies.Proxies {
+		fetch("/debug/api/proxies/" + url.PathEscape(p.NodeID) + "/config")
+	}
+	bodies["/debug/api/stream"] = readStream(t, r.base+"/debug/api/stream", "graph", "problems", "proxies")
+	return bodies
+}
+
+// readStream reads the event stream at u until it has seen each of the
+// events, or 10s passed, and returns what it read.
+func readStream(t *testing.T, u string, events ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64*1024), 8*1024*1024)
+	for len(seen) < len(events) && sc.Scan() {
+		line := sc.Text()
+		b.WriteString(line + "\n")
+		if ev, ok := strings.CutPrefix(line, "event: "); ok && slices.Contains(events, ev) {
+			seen[ev] = true
+		}
+	}
+	if len(seen) < len(events) {
+		t.Errorf("event stream: saw %v of %v", seen, events)
+	}
+	return b.String()
+}
+
+// assertNoSecrets fails for every secret found in the log or a body.
+func assertNoSecrets(t *testing.T, log string, bodies map[string]string, secrets []string) {
+	t.Helper()
+	for _, s := range secrets {
+		if strings.Contains(log, s) {
+			t.Errorf("the log shows secret %q", s)
+		}
+		for path, body := range bodies {
+			if strings.Contains(body, s) {
+				i := strings.Index(body, s)
+				t.Errorf("GET %s shows secret %q: …%s…", path, s, body[max(0, i-120):min(len(body), i+len(s)+40)])
+			}
+		}
+	}
+}
+
+// assertShown fails unless each want is in the body of its path: the
+// crawl saw the data it was meant to check.
+func assertShown(t *testing.T, bodies map[string]string, path string, wants ...string) {
+	t.Helper()
+	body, ok := bodies[path]
+	if !ok {
+		t.Errorf("%s was not fetched", path)
+		return
+	}
+	for _, w := range wants {
+		if !strings.Contains(body, w) {
+			t.Errorf("GET %s lacks %q (the test would be vacuous); body: %.600s", path, w, body)
+		}
+	}
+}
+
+// TestNoSecretsLeak runs meshd with TLS on xDS, a manifest folder holding
+// a Secret and a Pod with a password in its env, and a proxy whose node
+// metadata carries credentials; then it reads the whole log and every
+// page of the debug server and finds none of them, while the data next to
+// them is shown.
+func TestNoSecretsLeak(t *testing.T) {
+	dir := copyDemo(t)
+	certFile, keyFile, keyPEM, pool := selfSigned(t, t.TempDir())
+	secretYAML := fmt.Sprintf(secretManifest, base64.StdEncoding.EncodeToString([]byte(secretDataMarker)))
+	for name, content := range map[string]string{"secret.yaml": secretYAML, "billing.yaml": podWithEnv} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := ParseFlags([]string{"--config-dir", dir, "--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0",
+		"--push-debounce", "10ms", "--xds-tls-cert", certFile, "--xds-tls-key", keyFile}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, cfg)
+	r.waitReady(t)
+
+	md, err := structpb.NewStruct(map[string]any{
+		"NAMESPACE":             "shop",
+		"ISTIO_META_AUTH_TOKEN": nodeTokenMarker,
+		"PROXY_CONFIG":          map[string]any{"region": "eu-west-3", "upstream": map[string]any{"password": nodeNestedMarker}},
+		"BOOTSTRAP_HINT":        "Authorization: Bearer " + nodeBearerMarker,
+		"ISSUED":                nodeJWT,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const nodeID = "sidecar~10.1.9.9~billing-1.shop~shop.svc.cluster.local"
+	ads := dialADS(t, r.app.XDSAddr(), credentials.NewTLS(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}),
+		&corev3.Node{Id: nodeID, Metadata: md}, true)
+	resp := ads.recv()
+	if names := clusterNames(t, resp); !slices.Contains(names, reviewsCluster) {
+		t.Fatalf("clusters over TLS = %v, want %s", names, reviewsCluster)
+	}
+	ads.ack(resp)
+	r.proxy(t, nodeID, "acked", func(p debugui.ProxyEntry) bool { return p.Verdict == "up-to-date" })
+
+	// A Secret that does not parse is reported, without its content.
+	broken := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: broken\n  namespace: shop\nstringData:\n  token: " +
+		brokenSecretMarker + "\n  other: [unclosed\n"
+	if err := os.WriteFile(filepath.Join(dir, "broken-secret.yaml"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the broken Secret's problem", func() (string, bool) {
+		_, body := r.get(t, "/debug/api/problems")
+		return body, strings.Contains(body, "broken-secret.yaml")
+	})
+
+	bodies := crawl(t, r)
+	if err := r.stop(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	log := r.log.String()
+
+	secrets := []string{
+		secretDataMarker, base64.StdEncoding.EncodeToString([]byte(secretDataMarker)),
+		secretStringMarker, appliedMarker, brokenSecretMarker, envMarker,
+		nodeTokenMarker, nodeNestedMarker, nodeBearerMarker, nodeJWT,
+	}
+	secrets = append(secrets, pemSecrets(keyPEM)...)
+	assertNoSecrets(t, log, bodies, secrets)
+
+	// Not vacuous: the crawl reached the Secret, the Pod and the proxy,
+	// and shows what is no secret around them.
+	assertShown(t, bodies, collectionPath("folder/unstructured")+"/items?limit=1000",
+		`"name":"app-creds"`, `"token":"[redacted]"`, `"password":"[redacted]"`, `"team":"payments"`, `"type":"Opaque"`)
+	assertShown(t, bodies, collectionPath("folder/Pod")+"/items?limit=1000",
+		`"DB_PASSWORD"`, `"verbose-logging"`, "billing-1")
+	assertShown(t, bodies, "/debug/api/proxies",
+		nodeID, `"NAMESPACE":"shop"`, `eu-west-3`, `"ISTIO_META_AUTH_TOKEN":"[redacted]"`, `Bearer [redacted]`)
+	assertShown(t, bodies, "/debug/api/proxies/"+url.PathEscape(nodeID)+"/config", reviewsCluster)
+	assertShown(t, bodies, "/debug/api/problems", "secret.yaml", "broken-secret.yaml")
+	assertShown(t, bodies, "/debug/api/stream", "event: proxies", nodeID)
+	assertShown(t, bodies, "/metrics", "meshd_xds_connected_proxies 1")
+	for _, want := range []string{"meshd serving", "broken-secret.yaml", "secret.yaml"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+// TestNoKubeTokenLeak points meshd at an API server that records the
+// credentials it is sent and refuses them: the kubeconfig's token reaches
+// the server, and neither meshd's log, client-go's (klog) nor any page of
+// the debug server shows it.
+func TestNoKubeTokenLeak(t *testing.T) {
+	const token = "sEcReT-kube-token-8d2c61"
+	var (
+		mu   sync.Mutex
+		auth []string
+	)
+	api := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		auth = append(auth, req.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`)
+	}))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	api.Listener = l
+	api.StartTLS()
+	t.Cleanup(api.Close)
+
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	content := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: %s
+    insecure-skip-tls-verify: true
+users:
+- name: meshd
+  user:
+    token: %s
+contexts:
+- name: test
+  context: {cluster: test, user: meshd}
+current-context: test
+`, api.URL, token)
+	if err := os.WriteFile(kc, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// client-go may log through klog, to stderr (the kube source handles
+	// watch errors itself, so it usually stays silent); capture it too.
+	// Registered before start, the cleanup runs after the App stopped.
+	klogs := &syncBuffer{}
+	klog.LogToStderr(false)
+	klog.SetOutput(klogs)
+	t.Cleanup(func() {
+		klog.Flush()
+		klog.SetOutput(os.Stderr)
+		klog.LogToStderr(true)
+	})
+
+	cfg := DefaultConfig()
+	cfg.Kubeconfig = kc
+	cfg.XDSAddr, cfg.DebugAddr = "127.0.0.1:0", "127.0.0.1:0"
+	r := start(t, cfg)
+	waitFor(t, "the API server to see the token", func() (string, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(auth, ","), slices.Contains(auth, "Bearer "+token)
+	})
+	waitFor(t, "the refused cluster in the problems", func() (string, bool) {
+		_, body := r.get(t, "/debug/api/problems")
+		return body, strings.Contains(body, "kubernetes")
+	})
+
+	bodies := crawl(t, r)
+	if err := r.stop(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	klog.Flush()
+	assertNoSecrets(t, r.log.String()+klogs.String(), bodies, []string{token})
+	assertShown(t, bodies, "/readyz", "source kubernetes", strings.TrimPrefix(api.URL, "https://"))
+	assertShown(t, bodies, "/debug/api/problems", `"source":"kubernetes"`)
+	if !strings.Contains(r.log.String(), "Unauthorized") {
+		t.Errorf("meshd's log does not say the cluster refused it:\n%s", r.log)
+	}
+}
