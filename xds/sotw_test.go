@@ -196,8 +196,12 @@ func TestSotWListenerRoute(t *testing.T) {
 	// The observer hears of a push once its send returns, which may be
 	// after the client has read it.
 	waitFor(t, "the observer to count 4 pushes", func() bool { return obs.pushes.Load() == 4 })
-	// The ACK of the second LDS response may arrive after the third was
-	// sent, and then counts as stale.
+	// The stream's loop picks a queued request or a wake-up in random
+	// order, so the ACKs sent before the second LDS response may still be
+	// queued when the third goes out: wait for them. The ACK of the second
+	// LDS response may arrive after the third was sent, and then counts as
+	// stale.
+	waitFor(t, "the observer to count the first 2 acks", func() bool { return obs.acks.Load() >= 2 })
 	if obs.connects.Load() != 1 || obs.pushes.Load() != 4 || obs.acks.Load() < 2 {
 		t.Fatalf("observer saw %d connects, %d pushes, %d acks; want 1, 4, at least 2",
 			obs.connects.Load(), obs.pushes.Load(), obs.acks.Load())
