@@ -33,6 +33,8 @@ type options struct {
 	observer      Observer
 	grpcOptions   []grpc.ServerOption
 	shutdownGrace time.Duration
+	// unansweredAfter: see WithUnansweredAfter.
+	unansweredAfter time.Duration
 	// namespaceOf is nil unless namespaces are isolated.
 	namespaceOf func(*core.Node) (string, bool)
 	// peerNamespace, when set, tells an isolated proxy's namespace from
@@ -58,12 +60,13 @@ func defaultOptions() options {
 			MinTime:             15 * time.Second,
 			PermitWithoutStream: true,
 		},
-		maxRecvMsg:    4 << 20,
-		maxStreams:    100000,
-		maxNames:      DefaultMaxSubscribedNames,
-		retention:     5 * time.Minute,
-		maxRetained:   1000,
-		shutdownGrace: 5 * time.Second,
+		maxRecvMsg:      4 << 20,
+		maxStreams:      100000,
+		maxNames:        DefaultMaxSubscribedNames,
+		retention:       5 * time.Minute,
+		maxRetained:     1000,
+		shutdownGrace:   5 * time.Second,
+		unansweredAfter: 10 * time.Second,
 	}
 }
 
@@ -149,3 +152,9 @@ func WithGRPCServerOptions(opts ...grpc.ServerOption) Option {
 // WithShutdownGrace sets how long Serve waits, once its context ends, for
 // connections to finish before it closes them. Default: 5s.
 func WithShutdownGrace(d time.Duration) Option { return func(o *options) { o.shutdownGrace = d } }
+
+// WithUnansweredAfter sets how long a proxy may leave a response
+// unanswered (no ACK or NACK) before the server logs a warning naming it
+// and counts it in Stats.Unanswered; it logs again, at info, when the
+// proxy answers. 0 turns the check off. Default: 10s.
+func WithUnansweredAfter(d time.Duration) Option { return func(o *options) { o.unansweredAfter = d } }

@@ -75,6 +75,9 @@ type Stats struct {
 	ChangeRounds  uint64  `json:"changeRounds"`
 	ChangedNames  uint64  `json:"changedNames"`
 	NotifySeconds float64 `json:"notifySeconds"`
+	// Unanswered counts the times a stream left a response unanswered
+	// longer than WithUnansweredAfter.
+	Unanswered uint64 `json:"unanswered"`
 }
 
 // Limits, the keys of Stats.LimitExceeded.
@@ -201,6 +204,12 @@ func (c *counters) stream(delta int) {
 	if delta > 0 {
 		c.s.Streams++
 	}
+	c.mu.Unlock()
+}
+
+func (c *counters) unanswered() {
+	c.mu.Lock()
+	c.s.Unanswered++
 	c.mu.Unlock()
 }
 

@@ -50,8 +50,11 @@ type conn struct {
 	// (WithPeerNamespace) rather than the node.
 	certIdentity bool
 	nonce        uint64
-	disconnected time.Time
-	closeErr     string
+	// unansweredSince is set while the stream is reported as leaving a
+	// response unanswered longer than WithUnansweredAfter.
+	unansweredSince time.Time
+	disconnected    time.Time
+	closeErr        string
 }
 
 func newConn(s *Server, id uint64, kind StreamKind, peer string) *conn {
@@ -109,8 +112,12 @@ func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Re
 		}
 	}()
 
+	w := newUnansweredWatch(c)
+	defer w.stop()
 	for {
 		select {
+		case <-w.fired():
+			w.check()
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-s.stopping:
@@ -127,10 +134,12 @@ func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Re
 			if err := c.flush(); err != nil {
 				return err
 			}
+			w.arm()
 		case <-c.wake:
 			if err := c.flush(); err != nil {
 				return err
 			}
+			w.arm()
 		}
 	}
 }
@@ -317,7 +326,7 @@ func (c *conn) flush() error {
 		c.nonce++
 		u.nonce = strconv.FormatUint(c.nonce, 10)
 		ts.nonce, ts.version, ts.lastPush, ts.answered = u.nonce, version, now, true
-		ts.sentResponse(u.nonce)
+		ts.sentResponse(u.nonce, now)
 		ts.pushes++
 		updates = append(updates, u)
 	}
@@ -365,6 +374,7 @@ func (c *conn) answerLocked(ts *typeState, version, nonce string, nack *Nack) {
 		if nack != nil {
 			c.srv.opts.logger.Warn("xds: proxy rejected config", "proxy", c.nodeIDLocked(), "type", shortType(ts.typeURL), "nonce", nonce, "error", nack.Message)
 		}
+		c.answeringAgainLocked(time.Now())
 	}
 }
 

@@ -236,6 +236,9 @@ func (ts *typeState) held() []*resource {
 type pendingResponse struct {
 	nonce string
 	prev  map[string]*resource
+	// at is when the response went out; a folded response keeps the
+	// older time, so a client that never answers keeps aging.
+	at time.Time
 }
 
 // maxPending bounds the unanswered responses remembered per type; a client
@@ -243,9 +246,10 @@ type pendingResponse struct {
 // conservatively puts back older values (causing a resend, never a loss).
 const maxPending = 16
 
-// sentResponse records that the response being built went out with nonce.
-func (ts *typeState) sentResponse(nonce string) {
-	ts.pending = append(ts.pending, pendingResponse{nonce: nonce, prev: ts.building})
+// sentResponse records that the response being built went out with nonce
+// at time at.
+func (ts *typeState) sentResponse(nonce string, at time.Time) {
+	ts.pending = append(ts.pending, pendingResponse{nonce: nonce, prev: ts.building, at: at})
 	ts.building = nil
 	if len(ts.pending) > maxPending {
 		oldest, next := ts.pending[0], &ts.pending[1]
@@ -255,6 +259,7 @@ func (ts *typeState) sentResponse(nonce string) {
 		for name, p := range oldest.prev {
 			next.prev[name] = p // the older value is what came before both
 		}
+		next.at = oldest.at
 		ts.pending = ts.pending[1:]
 	}
 }

@@ -18,7 +18,7 @@ func TestAnswerPerResponse(t *testing.T) {
 			t.Fatalf("version %s not sent", v)
 		}
 		ts.nonce = nonce
-		ts.sentResponse(nonce)
+		ts.sentResponse(nonce, time.Now())
 	}
 	step("v1", "1")
 	if !ts.answer("", "1", nil, time.Now()) {

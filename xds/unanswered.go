@@ -1,0 +1,94 @@
+package xds
+
+import "time"
+
+// unansweredWatch reports, once, a stream whose proxy leaves a response
+// unanswered longer than WithUnansweredAfter — a proxy that stopped
+// reading, hangs, or lost its connection without the server noticing — and
+// the stream's conn reports when it answers again. It is owned by the
+// stream's loop: arm after each flush, check when fired.
+type unansweredWatch struct {
+	c     *conn
+	after time.Duration
+	timer *time.Timer
+	c_    <-chan time.Time
+}
+
+func newUnansweredWatch(c *conn) *unansweredWatch {
+	return &unansweredWatch{c: c, after: c.srv.opts.unansweredAfter}
+}
+
+// fired returns the channel the loop selects on; nil while unarmed.
+func (w *unansweredWatch) fired() <-chan time.Time { return w.c_ }
+
+// arm starts the timer for the oldest unanswered response, unless it runs
+// already, the stream is reported already, or nothing is unanswered.
+func (w *unansweredWatch) arm() {
+	if w.after <= 0 || w.c_ != nil {
+		return
+	}
+	w.c.mu.Lock()
+	oldest, ok := w.c.oldestUnansweredLocked()
+	reported := !w.c.unansweredSince.IsZero()
+	w.c.mu.Unlock()
+	if !ok || reported {
+		return
+	}
+	d := max(time.Until(oldest.Add(w.after)), 0)
+	if w.timer == nil {
+		w.timer = time.NewTimer(d)
+	} else {
+		w.timer.Reset(d)
+	}
+	w.c_ = w.timer.C
+}
+
+// check reports the stream if its oldest response has waited too long,
+// and re-arms for a younger one otherwise.
+func (w *unansweredWatch) check() {
+	w.c_ = nil
+	c := w.c
+	now := time.Now()
+	c.mu.Lock()
+	oldest, ok := c.oldestUnansweredLocked()
+	if ok && now.Sub(oldest) >= w.after && c.unansweredSince.IsZero() {
+		c.unansweredSince = oldest
+		c.srv.stats.unanswered()
+		c.srv.opts.logger.Warn("xds: proxy is not answering responses",
+			"proxy", c.nodeIDLocked(), "peer", c.peer, "stream", c.id, "waiting", now.Sub(oldest).Round(time.Millisecond))
+	}
+	c.mu.Unlock()
+	w.arm()
+}
+
+func (w *unansweredWatch) stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// oldestUnansweredLocked returns when the oldest response still
+// unanswered went out. c.mu must be held.
+func (c *conn) oldestUnansweredLocked() (time.Time, bool) {
+	var oldest time.Time
+	for _, ts := range c.types {
+		if len(ts.pending) > 0 && (oldest.IsZero() || ts.pending[0].at.Before(oldest)) {
+			oldest = ts.pending[0].at
+		}
+	}
+	return oldest, !oldest.IsZero()
+}
+
+// answeringAgainLocked ends a report of the stream as unanswering once no
+// response has waited too long. c.mu must be held.
+func (c *conn) answeringAgainLocked(now time.Time) {
+	if c.unansweredSince.IsZero() {
+		return
+	}
+	if oldest, ok := c.oldestUnansweredLocked(); ok && now.Sub(oldest) >= c.srv.opts.unansweredAfter {
+		return
+	}
+	c.srv.opts.logger.Info("xds: proxy is answering again",
+		"proxy", c.nodeIDLocked(), "peer", c.peer, "stream", c.id, "after", now.Sub(c.unansweredSince).Round(time.Millisecond))
+	c.unansweredSince = time.Time{}
+}

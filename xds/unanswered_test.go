@@ -1,0 +1,100 @@
+package xds_test
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+
+	"github.com/meshd/meshd/xds"
+)
+
+// logSink is a slog handler's writer that tests read while the server
+// writes.
+type logSink struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *logSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *logSink) lines(substr string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, l := range strings.Split(s.buf.String(), "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestUnansweredProxyIsReported: a proxy that leaves a response
+// unanswered past WithUnansweredAfter is logged once, by node id, and
+// counted; when it answers, that is logged too. A proxy that answers at
+// once is never reported.
+func TestUnansweredProxyIsReported(t *testing.T) {
+	sink := &logSink{}
+	logger := slog.New(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	f := newFixture(t, xds.WithLogger(logger), xds.WithUnansweredAfter(200*time.Millisecond))
+	f.eds.Set(cla("c1", "127.0.0.1:8080"))
+
+	cc := dial(t, f.addr)
+	mute := newSotW(t, cc, "mute-proxy")
+	live := newSotW(t, cc, "live-proxy")
+	for _, c := range []*sotwClient{mute, live} {
+		c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1"}})
+	}
+	first := mute.recv()
+	live.ack(live.recv(), "c1")
+
+	deadline := time.Now().Add(10 * time.Second)
+	for len(sink.lines("not answering")) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no warning about the unanswering proxy; log:\n%s", strings.Join(sink.lines(""), "\n"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	warn := sink.lines("not answering")
+	if len(warn) != 1 || !strings.Contains(warn[0], "level=WARN") || !strings.Contains(warn[0], "proxy=mute-proxy") {
+		t.Fatalf("want one WARN naming mute-proxy, got %q", warn)
+	}
+	if got := f.srv.Stats().Unanswered; got != 1 {
+		t.Fatalf("Stats.Unanswered = %d, want 1", got)
+	}
+
+	// More changes while it stays mute do not repeat the warning.
+	f.eds.Set(cla("c1", "127.0.0.2:8080"))
+	mute.recv()
+	live.ack(live.recv(), "c1")
+	time.Sleep(500 * time.Millisecond)
+	if n := len(sink.lines("not answering")); n != 1 {
+		t.Fatalf("%d warnings for one mute spell, want 1", n)
+	}
+
+	// It answers: the oldest response is ACKed, then the newest.
+	mute.ack(first, "c1")
+	mute.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1"}, VersionInfo: "x", ResponseNonce: "2"})
+	deadline = time.Now().Add(10 * time.Second)
+	for len(sink.lines("answering again")) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no log that the proxy answers again; log:\n%s", strings.Join(sink.lines(""), "\n"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if again := sink.lines("answering again"); !strings.Contains(again[0], "proxy=mute-proxy") {
+		t.Fatalf("recovery line %q does not name mute-proxy", again[0])
+	}
+	if l := sink.lines("live-proxy"); len(l) != 0 {
+		t.Fatalf("the answering proxy was reported: %q", l)
+	}
+}
