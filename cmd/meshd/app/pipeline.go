@@ -172,7 +172,8 @@ func (a *App) buildXDS() error {
 		}
 		opts = append(opts, xds.WithTLSConfig(tc))
 	}
-	opts = append(opts, xds.WithMaxSubscribedNames(a.cfg.XDSMaxSubscribedNames))
+	opts = append(opts, xds.WithMaxSubscribedNames(a.cfg.XDSMaxSubscribedNames),
+		xds.WithUnansweredAfter(staleAfter))
 	if a.cfg.NamespaceIsolation {
 		opts = append(opts, xds.WithNamespaceIsolation(xds.NodeNamespace))
 		if a.cfg.NamespaceIsolationIdentity == IdentityCertificate {
@@ -188,7 +189,8 @@ func (a *App) buildXDS() error {
 	}, opts...)
 	a.xds = s
 	a.ready.add("xDS server (first version)", s.Ready())
-	a.metrics = append(a.metrics, metrics.NewXDSCollector(s))
+	// Every source has added its problem report by now.
+	a.metrics = append(a.metrics, metrics.NewXDSCollector(s), metrics.NewProblemsCollector(a.problems))
 	a.proxies = proxyView{s: s, staleAfter: staleAfter, now: time.Now}
 	a.components = append(a.components, component{"xds", func(ctx context.Context) error {
 		return s.Serve(ctx, a.xdsLis)
@@ -236,10 +238,12 @@ func folderProblems(src *folder.Source) func() []debugui.Problem {
 			if p.Doc > 0 {
 				msg = fmt.Sprintf("document %d: %s", p.Doc, msg)
 			}
+			severity := debugui.SeverityError
 			if p.Severity == folder.SeverityWarning {
 				msg = "warning: " + msg
+				severity = debugui.SeverityWarning
 			}
-			out = append(out, debugui.Problem{Source: where, Object: p.Object, Error: strings.TrimSpace(msg)})
+			out = append(out, debugui.Problem{Source: where, Object: p.Object, Error: strings.TrimSpace(msg), Severity: severity})
 		}
 		return out
 	}

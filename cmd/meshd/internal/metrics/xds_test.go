@@ -36,6 +36,7 @@ func TestXDSCollector(t *testing.T) {
 			UnknownTypes:     map[string]uint64{"type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret": 3, xds.OtherType: 2},
 			LimitExceeded:    map[string]uint64{xds.LimitSubscribedNames: 4, xds.LimitConnections: 1},
 			IdentityMismatch: 6,
+			Unanswered:       5,
 		},
 		proxies: []xds.ProxyStatus{
 			{NodeID: "a", Connected: true, Stale: true},
@@ -83,10 +84,14 @@ meshd_xds_limit_exceeded_total{limit="subscribed_names"} 4
 # HELP meshd_xds_identity_mismatch_total Streams refused: the node named another namespace than its client certificate.
 # TYPE meshd_xds_identity_mismatch_total counter
 meshd_xds_identity_mismatch_total 6
+# HELP meshd_xds_unanswered_total Times a proxy left a response unanswered longer than the server's limit (a stuck or vanished proxy).
+# TYPE meshd_xds_unanswered_total counter
+meshd_xds_unanswered_total 5
 `
 	names := []string{"meshd_xds_connected_proxies", "meshd_xds_stale_proxies", "meshd_xds_rejecting_proxies",
 		"meshd_xds_nacks_total", "meshd_xds_sent_bytes_total", "meshd_xds_denied_total",
-		"meshd_xds_unknown_type_requests_total", "meshd_xds_limit_exceeded_total", "meshd_xds_identity_mismatch_total"}
+		"meshd_xds_unknown_type_requests_total", "meshd_xds_limit_exceeded_total", "meshd_xds_identity_mismatch_total",
+		"meshd_xds_unanswered_total"}
 	if err := testutil.CollectAndCompare(NewXDSCollector(f), strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}
