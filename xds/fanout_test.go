@@ -172,7 +172,12 @@ func TestStuckClient(t *testing.T) {
 	live.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
 	live.ack(live.recv(), "big")
 	waitFor(t, "the stuck stream's subscription", func() bool {
-		return proxyByNode(t, f.srv, "stuck").Types[xds.EndpointType].Pushes > 0
+		for _, p := range f.srv.Proxies() {
+			if p.NodeID == "stuck" && p.Connected {
+				return p.Types[xds.EndpointType].Pushes > 0
+			}
+		}
+		return false // its request is not read yet
 	})
 
 	// Each change is about 40 KB: a few fill the stuck stream's flow
