@@ -35,6 +35,7 @@ func main() {
 	addr := flag.String("addr", "", "internal: server address (child)")
 	delta := flag.Bool("delta", false, "the clients use Delta ADS streams instead of SotW")
 	subscribe := flag.Int("subscribe", 0, "each client asks by name for the listeners of this many services (and what they name), like a gRPC client dialing them; 0 asks for everything (wildcard), as the anchors' clients do")
+	baseline := flag.Bool("snapshot", false, "after each change, also handle it as a go-control-plane user would (a full SnapshotCache snapshot set for every node with open watches), in this process, and report that cost")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the server during the changes to this file")
 	flag.Parse()
 	if *n <= 0 || *m < *n || *p <= 0 {
@@ -47,7 +48,7 @@ func main() {
 	if *subscribe > *n {
 		fatalf("need -subscribe <= n")
 	}
-	profile, useDelta, subscribeK = *cpuProfile, *delta, *subscribe
+	profile, useDelta, subscribeK, withBaseline = *cpuProfile, *delta, *subscribe, *baseline
 	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed); err != nil {
 		fatalf("%v", err)
 	}
@@ -118,6 +119,14 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	emit("server_heap_after_connect", float64(heapAlloc())/(1<<20), "MiB")
 
 	// (c) Single-pod changes.
+	var baseline *snapshotBaseline
+	var baseWall, baseCPU []time.Duration
+	if withBaseline {
+		baseline = newSnapshotBaseline(g, mesh.Model, w, p, subscribeK)
+		if _, _, err := baseline.rebuild(); err != nil {
+			return err
+		}
+	}
 	rng := rand.New(rand.NewSource(seed))
 	var lat, write, scpu, ccpus []time.Duration
 	var totBytes, totMsgs int64
@@ -152,6 +161,16 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 		write = append(write, t1.Sub(t0))
 		ccpus = append(ccpus, cc)
 		totBytes += b
+		if baseline != nil {
+			bw, bc, err := baseline.rebuild()
+			if err != nil {
+				return err
+			}
+			baseWall, baseCPU = append(baseWall, bw), append(baseCPU, bc)
+			// Collect the baseline's garbage now, so that its GC is not
+			// charged to the next change (nor to the baseline: a bound).
+			runtime.GC()
+		}
 		totMsgs += mm
 	}
 	if changes > 0 {
@@ -181,6 +200,11 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 		emit("change_server_pushes_mean", float64(pushes)/float64(changes), "count")
 		emit("change_server_resource_bytes_mean", float64(sent)/float64(changes), "bytes")
 		emit("change_server_push_seconds_mean", (after.PushSeconds-before.PushSeconds)/float64(changes)*1000, "ms")
+		if baseline != nil {
+			emit("baseline_snapshot_wall_p50", ms(percentile(sortDur(baseWall), 0.50)), "ms")
+			emit("baseline_snapshot_cpu_mean", ms(meanDur(baseCPU)), "ms")
+			emit("baseline_snapshot_cpu_ratio", float64(meanDur(baseCPU))/float64(meanDur(scpu)), "x")
+		}
 	}
 	emit("server_heap_end", float64(heapAlloc())/(1<<20), "MiB")
 	ch.quit()
@@ -198,6 +222,8 @@ var (
 	profile    string
 	useDelta   bool
 	subscribeK int
+	// withBaseline is -snapshot.
+	withBaseline bool
 )
 
 func fatalf(format string, args ...any) {
