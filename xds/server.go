@@ -191,6 +191,7 @@ func (s *Server) grpcOptions() ([]grpc.ServerOption, error) {
 		grpc.KeepaliveEnforcementPolicy(s.opts.enforcement),
 		grpc.MaxRecvMsgSize(s.opts.maxRecvMsg),
 		grpc.MaxConcurrentStreams(s.opts.maxStreams),
+		grpc.ForceServerCodecV2(newRequestCodec(s.cache)),
 	}
 	tc := s.opts.tlsConfig
 	if tc == nil && s.opts.tlsFiles != nil {

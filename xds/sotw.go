@@ -2,6 +2,7 @@ package xds
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
@@ -37,12 +38,13 @@ func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
 		return nil
 	}
 
-	if !first && unchanged(ts, req.ResourceNames) {
+	if !first && (sameList(req.ResourceNames, ts.lastNames) || unchanged(ts, req.ResourceNames)) {
 		// Most requests are ACKs repeating the subscription: skip the
 		// set arithmetic, which costs as much as the names are many.
 		if req.ResponseNonce == "" && fullStateType(req.TypeUrl) {
 			ts.respond = true
 		}
+		ts.lastNames = req.ResourceNames
 		return nil
 	}
 	explicit := make([]string, 0, len(req.ResourceNames))
@@ -81,10 +83,19 @@ func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
 	}
 	changed := len(add) > 0 || len(remove) > 0 || wildcard != ts.wildcard
 	c.subscribeLocked(ts, add, remove, wildcard)
+	ts.lastNames = req.ResourceNames
 	if fullStateType(req.TypeUrl) && (first || changed || req.ResponseNonce == "") {
 		ts.respond = true
 	}
 	return nil
+}
+
+// sameList reports whether a non-empty names list is the list of the
+// subscription's last request, which that request applied. Served names
+// share the cache's strings (requestCodec), so an ACK repeating thousands
+// of names compares as pointers, without hashing one.
+func sameList(names, last []string) bool {
+	return len(names) > 0 && slices.Equal(names, last)
 }
 
 // unchanged reports whether names is the subscription ts already has.

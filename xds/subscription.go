@@ -32,6 +32,9 @@ type typeState struct {
 	// first request of a SotW Listener or Cluster subscription and every
 	// change of one, so that the client learns what is absent.
 	respond bool
+	// lastNames is the names list of the last SotW request applied, which
+	// the subscription reflects (see sameList).
+	lastNames []string
 	// answered is set once a response of this type was sent.
 	answered bool
 
