@@ -47,9 +47,11 @@
 // proxies may see the service. Resource.VisibleTo carries it on the service's
 // clusters, load assignments, gRPC listeners and route configurations and sidecar
 // TCP listeners, for the xDS server to enforce (xds.WithVisibility). The sidecar
-// HTTP listeners and route configurations aggregate every service of a port and
-// stay visible to all: a sidecar still gets the routes of a service not exported
-// to it, but not its cluster or endpoints.
+// HTTP listeners and route configurations gather every service of a port; with
+// WithNamespaceViews each namespace that may see a service others may not gets
+// its own variant of them ("0.0.0.0_<port>~<ns>", "<port>~<ns>"), and the plain
+// ones (Resource.HiddenFrom those namespaces) hold only the services exported to
+// all — so no sidecar learns even the routes of a service not exported to it.
 //
 // # Routes
 //

@@ -1,7 +1,9 @@
 package collections
 
 import (
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -80,4 +82,78 @@ func TestExportToVisibility(t *testing.T) {
 	check("listed", []string{"a", "c"})
 	web("*")
 	check("all again", nil)
+}
+
+// TestNamespaceViews: with WithNamespaceViews, a port's sidecar listener
+// and route configuration come in one plain variant (the services exported
+// to all, hidden from the namespaces with a view) and one per namespace a
+// narrower exportTo names (its services too, visible to it alone); views
+// follow exportTo changes and vanish with the last narrow service.
+func TestNamespaceViews(t *testing.T) {
+	_, in, m := newTestModel(WithNamespaceViews(true))
+	set := func(ns, name, exportTo string) {
+		s := service(ns, name, map[string]string{"app": name}, svcPort("http", 80, 8080))
+		if exportTo != "" {
+			s.Annotations = map[string]string{AnnotationExportTo: exportTo}
+		}
+		in.services.Set(s)
+	}
+	set("a", "web", ".")
+	set("b", "api", "")
+	set("c", "db", "a,d")
+
+	type view struct {
+		hosts                 []string // virtual host names, sorted
+		visibleTo, hiddenFrom []string
+	}
+	check := func(step string, want map[string]view) {
+		t.Helper()
+		validateModel(t, m)
+		got := map[string]view{}
+		for _, r := range m.SidecarRouteConfigurations.List() {
+			var hosts []string
+			for _, vh := range r.Message.VirtualHosts {
+				hosts = append(hosts, vh.Name)
+			}
+			slices.Sort(hosts)
+			got[r.Name] = view{hosts, r.VisibleTo, r.HiddenFrom}
+		}
+		for name, w := range want {
+			g, ok := got[name]
+			if !ok || !slices.Equal(g.hosts, w.hosts) || !slices.Equal(g.visibleTo, w.visibleTo) || !slices.Equal(g.hiddenFrom, w.hiddenFrom) {
+				t.Errorf("%s: route %s = %+v (present %v), want %+v", step, name, g, ok, w)
+			}
+			// Each route has its listener, alike in visibility, naming it.
+			l, ok := m.Listeners.Get(SidecarListenerName(80) + name[len("80"):])
+			if !ok || !slices.Equal(l.VisibleTo, w.visibleTo) || !slices.Equal(l.HiddenFrom, w.hiddenFrom) {
+				t.Errorf("%s: listener for %s: %+v (present %v)", step, name, l, ok)
+			} else if !strings.Contains(l.Message.String(), `route_config_name:"`+name+`"`) {
+				t.Errorf("%s: listener %s does not name route %s: %v", step, l.Name, name, l.Message)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: routes %v, want %d", step, slices.Sorted(maps.Keys(got)), len(want))
+		}
+	}
+	web, api, db := "web.a.svc.cluster.local:80", "api.b.svc.cluster.local:80", "db.c.svc.cluster.local:80"
+	check("three services", map[string]view{
+		"80":   {[]string{api}, nil, []string{"a", "d"}},
+		"80~a": {sorted(api, db, web), []string{"a"}, nil},
+		"80~d": {sorted(api, db), []string{"d"}, nil},
+	})
+	set("a", "web", "*")
+	check("web exported to all", map[string]view{
+		"80":   {sorted(api, web), nil, []string{"a", "d"}},
+		"80~a": {sorted(api, db, web), []string{"a"}, nil},
+		"80~d": {sorted(api, db, web), []string{"d"}, nil},
+	})
+	set("c", "db", "")
+	check("none narrow", map[string]view{
+		"80": {sorted(api, db, web), nil, nil},
+	})
+}
+
+func sorted(s ...string) []string {
+	slices.Sort(s)
+	return s
 }

@@ -1,8 +1,6 @@
 package collections
 
 import (
-	"slices"
-
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
@@ -80,12 +78,22 @@ type Option func(*options)
 
 type options struct {
 	sidecar bool
+	views   bool
 }
 
 // WithSidecarResources sets whether Build derives the sidecar listeners and
 // route configurations. Default: true. When false, the Sidecar fields of
 // the Model are nil.
 func WithSidecarResources(on bool) Option { return func(o *options) { o.sidecar = on } }
+
+// WithNamespaceViews sets whether the sidecar HTTP listeners and route
+// configurations, which gather every service of a port, come in one
+// variant per namespace that may see a service others may not (exportTo):
+// "0.0.0.0_<port>~<ns>" and "<port>~<ns>", visible to that namespace
+// only, beside the plain ones, which every other namespace sees. Turn it on
+// when the xDS server isolates namespaces, and only then: a proxy that saw
+// every variant would get several listeners on one port. Default: false.
+func WithNamespaceViews(on bool) Option { return func(o *options) { o.views = on } }
 
 // Build derives the model from in, adding its collections to g. It
 // computes the initial state before returning and starts no goroutines.
@@ -129,77 +137,11 @@ func Build(g *krt.Graph, in Inputs, opts ...Option) *Model {
 	routeConfigs := []krt.Collection[Resource[*routev3.RouteConfiguration]]{m.GRPCRouteConfigurations}
 	listeners := []krt.Collection[Resource[*listenerv3.Listener]]{m.GRPCListeners}
 	if o.sidecar {
-		m.SidecarRouteConfigurations, m.SidecarListeners = newSidecar(g, m.Services, m.PortRoutes)
+		m.SidecarRouteConfigurations, m.SidecarListeners = newSidecar(g, m.Services, m.PortRoutes, o.views)
 		routeConfigs = append(routeConfigs, m.SidecarRouteConfigurations)
 		listeners = append(listeners, m.SidecarListeners)
 	}
 	m.RouteConfigurations = krt.Join(g, routeConfigs, krt.WithName("RouteConfigurations"))
 	m.Listeners = krt.Join(g, listeners, krt.WithName("Listeners"))
 	return m
-}
-
-// portSet is the set of port numbers served by HTTP services.
-type portSet struct{ Ports []int32 }
-
-// sidecarPort is one port number with a sidecar listener.
-type sidecarPort struct{ Port int32 }
-
-func (p sidecarPort) ResourceName() string { return itoa(p.Port) }
-
-// newSidecar derives the sidecar route configurations and listeners: one
-// of each per port number that some HTTP service listens on.
-func newSidecar(g *krt.Graph, services krt.Collection[ServiceInfo], portRoutes krt.Collection[PortRoutes]) (
-	krt.Collection[Resource[*routev3.RouteConfiguration]], krt.Collection[Resource[*listenerv3.Listener]]) {
-	// The set of ports changes only when services do, never with
-	// endpoints, so the per-port outputs below are recomputed only when a
-	// service on their port changes.
-	set := krt.NewSingleton(g, func(ctx krt.HandlerContext) *portSet {
-		var ports []int32
-		for _, s := range krt.Fetch(ctx, services) {
-			for _, p := range s.Ports {
-				if p.Protocol.IsHTTP() {
-					ports = append(ports, p.Port)
-				}
-			}
-		}
-		slices.Sort(ports)
-		return &portSet{Ports: slices.Compact(ports)}
-	}, krt.WithName("SidecarPortSet"))
-	ports := krt.NewManyCollection(g, set, func(_ krt.HandlerContext, s portSet) []sidecarPort {
-		out := make([]sidecarPort, len(s.Ports))
-		for i, p := range s.Ports {
-			out[i] = sidecarPort{Port: p}
-		}
-		return out
-	}, krt.WithName("SidecarPorts"))
-	byPort := krt.NewIndex(portRoutes, "http-by-port", func(p PortRoutes) []string {
-		if !p.Protocol.IsHTTP() {
-			return nil
-		}
-		return []string{itoa(p.Port)}
-	})
-	rcs := krt.NewCollection(g, ports, func(ctx krt.HandlerContext, p sidecarPort) *Resource[*routev3.RouteConfiguration] {
-		r := newResource(itoa(p.Port), buildSidecarRouteConfig(p.Port, krt.Fetch(ctx, portRoutes, krt.FilterIndex(byPort, itoa(p.Port)))))
-		return &r
-	}, krt.WithName("SidecarRouteConfigurations"))
-	httpLis := krt.NewCollection(g, ports, func(_ krt.HandlerContext, p sidecarPort) *Resource[*listenerv3.Listener] {
-		r := newResource(SidecarListenerName(p.Port), buildSidecarListener(p.Port))
-		return &r
-	}, krt.WithName("SidecarHTTPListeners"))
-	tcpLis := krt.NewManyCollection(g, services, func(_ krt.HandlerContext, s ServiceInfo) []Resource[*listenerv3.Listener] {
-		if s.ClusterIP == "" {
-			// A headless service's clients connect to pod IPs directly.
-			return nil
-		}
-		var out []Resource[*listenerv3.Listener]
-		for _, p := range s.Ports {
-			if p.Protocol.IsHTTP() {
-				continue
-			}
-			name := s.ClusterIP + "_" + itoa(p.Port)
-			out = append(out, newResource(name, buildSidecarTCPListener(name, s.ClusterIP, p.Port, ClusterName(p.Port, s.Hostname))).exported(s.ExportTo))
-		}
-		return out
-	}, krt.WithName("SidecarTCPListeners"))
-	return rcs, krt.Join(g, []krt.Collection[Resource[*listenerv3.Listener]]{httpLis, tcpLis}, krt.WithName("SidecarListeners"))
 }

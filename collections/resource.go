@@ -17,14 +17,15 @@ import (
 // VisibleTo lists the namespaces whose proxies may see the resource, nil
 // meaning every namespace: the service's exportTo (AnnotationExportTo) for
 // the resources of one service (clusters, load assignments, gRPC listeners
-// and route configurations). The sidecar listeners and route
-// configurations aggregate the services of a port and stay visible to
-// every namespace, so a sidecar still learns the routes of services not
-// exported to it, though not their clusters or endpoints.
+// and route configurations). HiddenFrom lists namespaces that may not see
+// it even so: the plain sidecar listener and route configuration of a port
+// are hidden from the namespaces that have a variant of their own
+// (WithNamespaceViews).
 type Resource[M proto.Message] struct {
-	Name      string
-	Message   M
-	VisibleTo []string
+	Name       string
+	Message    M
+	VisibleTo  []string
+	HiddenFrom []string
 }
 
 // ResourceName returns the resource name, the item's key.
@@ -33,7 +34,8 @@ func (r Resource[M]) ResourceName() string { return r.Name }
 // Equals reports whether r and o have the same name, visibility and equal
 // messages.
 func (r Resource[M]) Equals(o Resource[M]) bool {
-	return r.Name == o.Name && slices.Equal(r.VisibleTo, o.VisibleTo) && proto.Equal(r.Message, o.Message)
+	return r.Name == o.Name && slices.Equal(r.VisibleTo, o.VisibleTo) && slices.Equal(r.HiddenFrom, o.HiddenFrom) &&
+		proto.Equal(r.Message, o.Message)
 }
 
 // Proto returns the name and the message, the form the xDS server consumes:

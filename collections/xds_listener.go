@@ -46,11 +46,10 @@ func buildGRPCListener(name string) *listenerv3.Listener {
 // listener of sidecar proxies for a port.
 func SidecarListenerName(port int32) string { return "0.0.0.0_" + itoa(port) }
 
-// buildSidecarListener returns the outbound listener of sidecar proxies for
-// a port: HTTP traffic to any service on the port, routed by the route
-// configuration "<port>".
-func buildSidecarListener(port int32) *listenerv3.Listener {
-	name := SidecarListenerName(port)
+// buildSidecarListener returns the outbound listener name of sidecar
+// proxies for a port: HTTP traffic to any service on the port, routed by
+// the route configuration route.
+func buildSidecarListener(name string, port int32, route string) *listenerv3.Listener {
 	return &listenerv3.Listener{
 		Name:             name,
 		Address:          socketAddress("0.0.0.0", uint32(port)),
@@ -59,7 +58,7 @@ func buildSidecarListener(port int32) *listenerv3.Listener {
 			Filters: []*listenerv3.Filter{{
 				Name: hcmFilterName,
 				ConfigType: &listenerv3.Filter_TypedConfig{
-					TypedConfig: mustAny(httpConnectionManager("outbound_"+name, itoa(port))),
+					TypedConfig: mustAny(httpConnectionManager("outbound_"+name, route)),
 				},
 			}},
 		}},

@@ -249,10 +249,11 @@ func buildGRPCRouteConfig(p PortRoutes) *routev3.RouteConfiguration {
 	}
 }
 
-// buildSidecarRouteConfig returns the route configuration "<port>" of
-// sidecar proxies: one virtual host per HTTP service on that port.
-func buildSidecarRouteConfig(port int32, ports []PortRoutes) *routev3.RouteConfiguration {
-	rc := &routev3.RouteConfiguration{Name: itoa(port), ValidateClusters: wrapperspb.Bool(false)}
+// buildSidecarRouteConfig returns the route configuration of sidecar
+// proxies for a port ("<port>", or a namespace's view of it): one virtual
+// host per HTTP service given.
+func buildSidecarRouteConfig(name string, ports []PortRoutes) *routev3.RouteConfiguration {
+	rc := &routev3.RouteConfiguration{Name: name, ValidateClusters: wrapperspb.Bool(false)}
 	// Envoy rejects a route configuration that lists a domain twice. Real
 	// cluster IPs are unique, but hand-written manifests may repeat one:
 	// the first service (by key) keeps it.

@@ -188,7 +188,7 @@ func TestSidecarRouteConfigDropsRepeatedDomains(t *testing.T) {
 		Hostname: "a.ns.svc.cluster.local", ClusterIP: "10.0.0.1", Port: 80, Protocol: ProtocolHTTP}
 	b := a
 	b.Cluster, b.Name, b.Hostname = ClusterName(80, "b.ns.svc.cluster.local"), "b", "b.ns.svc.cluster.local"
-	rc := buildSidecarRouteConfig(80, []PortRoutes{a, b})
+	rc := buildSidecarRouteConfig("80", []PortRoutes{a, b})
 	validateDeep(t, rc)
 	if got := rc.VirtualHosts[0].Domains; !slices.Contains(got, "10.0.0.1:80") {
 		t.Errorf("first service lost the shared IP: %v", got)

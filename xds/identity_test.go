@@ -118,7 +118,7 @@ func TestPeerNamespace(t *testing.T) {
 		xds.WithNamespaceIsolation(nil), xds.WithPeerNamespace(xds.SPIFFENamespace))
 	certA, certB, certNone := pki.client(t, spiffeID("a")), pki.client(t, spiffeID("b")), pki.client(t)
 	viewA := []string{"priv.a", "pub.a", "pub.b", "shared.a"}
-	viewPublic := []string{"pub.a", "pub.b"}
+	viewPublic := []string{"pub.a", "pub.b", "rest.a"}
 
 	istioNode := func(ns string) *corev3.Node {
 		return &corev3.Node{Id: "sidecar~10.0.0.1~pod-1." + ns + "~" + ns + ".svc.cluster.local"}
@@ -193,7 +193,7 @@ func TestNodeNamespaceOverMTLS(t *testing.T) {
 	s := newSotW(t, pki.dialTLS(t, f.addr, pki.client(t, spiffeID("a"))), "")
 	s.node = nodeIn(t, "p", "b")
 	s.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	if got := sorted(names(t, s.recv())); !slices.Equal(got, []string{"pub.a", "pub.b"}) {
+	if got := sorted(names(t, s.recv())); !slices.Equal(got, []string{"pub.a", "pub.b", "rest.a"}) {
 		t.Errorf("cert a, node b, node identity: %v, want b's view", got)
 	}
 }
@@ -212,7 +212,7 @@ func TestPeerNamespacePlaintext(t *testing.T) {
 	}
 	silent := newSotW(t, cc, "silent")
 	silent.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	if got := sorted(names(t, silent.recv())); !slices.Equal(got, []string{"pub.a", "pub.b"}) {
+	if got := sorted(names(t, silent.recv())); !slices.Equal(got, []string{"pub.a", "pub.b", "rest.a"}) {
 		t.Errorf("silent node: %v", got)
 	}
 }

@@ -18,6 +18,9 @@ import (
 type Visibility struct {
 	// restricted is false for a resource visible to every namespace.
 	restricted bool
+	// except turns namespaces from the namespaces that may see the
+	// resource into those that may not (VisibleToAllExcept).
+	except bool
 	// namespaces are sorted and distinct.
 	namespaces []string
 }
@@ -35,12 +38,30 @@ func VisibleTo(namespaces ...string) Visibility {
 	return Visibility{restricted: true, namespaces: slices.Compact(ns)}
 }
 
+// VisibleToAllExcept returns the visibility of a resource every proxy may
+// see except those of the given namespaces — including proxies with no
+// namespace. A model uses it for a resource that has a variant of its own
+// for some namespaces.
+func VisibleToAllExcept(namespaces ...string) Visibility {
+	if len(namespaces) == 0 {
+		return VisibleToAll()
+	}
+	v := VisibleTo(namespaces...)
+	v.except = true
+	return v
+}
+
 // All reports whether every namespace may see the resource.
 func (v Visibility) All() bool { return !v.restricted }
 
 // Namespaces returns the namespaces that may see the resource, sorted; nil
-// when every namespace may.
+// when every namespace may. For VisibleToAllExcept it returns the
+// namespaces that may not, and Except reports true.
 func (v Visibility) Namespaces() []string { return slices.Clone(v.namespaces) }
+
+// Except reports whether Namespaces lists the namespaces that may not see
+// the resource (VisibleToAllExcept).
+func (v Visibility) Except() bool { return v.except }
 
 // Allows reports whether a proxy of namespace ns may see the resource.
 func (v Visibility) Allows(ns string) bool {
@@ -48,18 +69,32 @@ func (v Visibility) Allows(ns string) bool {
 		return true
 	}
 	_, ok := slices.BinarySearch(v.namespaces, ns)
-	return ok
+	return ok != v.except
+}
+
+// allowsProxy reports whether a proxy may see the resource: with a
+// namespace (ok), as Allows says; with none, only the resources visible to
+// all, or to all except some namespaces.
+func (v Visibility) allowsProxy(ns string, ok bool) bool {
+	if !ok {
+		return !v.restricted || v.except
+	}
+	return v.Allows(ns)
 }
 
 // Equal reports whether v and o allow the same namespaces.
 func (v Visibility) Equal(o Visibility) bool {
-	return v.restricted == o.restricted && slices.Equal(v.namespaces, o.namespaces)
+	return v.restricted == o.restricted && v.except == o.except && slices.Equal(v.namespaces, o.namespaces)
 }
 
-// String returns "*" or the comma-separated namespaces.
+// String returns "*", the comma-separated namespaces, or "*" followed by
+// the excepted namespaces each prefixed "-" ("*,-a,-b").
 func (v Visibility) String() string {
 	if !v.restricted {
 		return "*"
+	}
+	if v.except {
+		return "*,-" + strings.Join(v.namespaces, ",-")
 	}
 	return strings.Join(v.namespaces, ",")
 }
@@ -168,7 +203,7 @@ func (c *conn) setNodeLocked(node *core.Node) error {
 // hiddenLocked reports whether r is hidden from the stream's proxy. It is
 // only called under isolation. c.mu must be held.
 func (c *conn) hiddenLocked(r *resource) bool {
-	return r.vis != nil && !(c.nsOK && r.vis.Allows(c.ns))
+	return r.vis != nil && !r.vis.allowsProxy(c.ns, c.nsOK)
 }
 
 // denyLocked counts and logs the explicitly asked names of ts that exist

@@ -14,15 +14,19 @@ import (
 )
 
 // scoped is a cluster with the namespaces it is exported to (nil: all;
-// "." its own).
+// "." its own), or hidden from (Except).
 type scoped struct {
 	Name, Namespace string
 	ExportTo        []string
+	Except          []string
 }
 
 func (s scoped) ResourceName() string { return s.Name }
 
 func (s scoped) visibility() xds.Visibility {
+	if s.Except != nil {
+		return xds.VisibleToAllExcept(s.Except...)
+	}
 	if s.ExportTo == nil || slices.Contains(s.ExportTo, "*") {
 		return xds.VisibleToAll()
 	}
@@ -75,10 +79,12 @@ var scopedItems = []scoped{
 	{Name: "priv.a", Namespace: "a", ExportTo: []string{"."}},
 	{Name: "shared.a", Namespace: "a", ExportTo: []string{".", "c"}},
 	{Name: "pub.b", Namespace: "b", ExportTo: []string{"*"}},
+	// A resource namespace a has a variant of: every other proxy's.
+	{Name: "rest.a", Namespace: "a", Except: []string{"a"}},
 }
 
 func TestNamespaceIsolation(t *testing.T) {
-	all := []string{"priv.a", "pub.a", "pub.b", "shared.a"}
+	all := []string{"priv.a", "pub.a", "pub.b", "rest.a", "shared.a"}
 	tests := []struct {
 		name      string
 		isolation bool
@@ -88,10 +94,10 @@ func TestNamespaceIsolation(t *testing.T) {
 		{"off, proxy in a", false, "a", all},
 		{"off, proxy in b", false, "b", all},
 		{"off, no namespace", false, "", all},
-		{"on, proxy in a", true, "a", all},
-		{"on, proxy in b", true, "b", []string{"pub.a", "pub.b"}},
-		{"on, proxy in c", true, "c", []string{"pub.a", "pub.b", "shared.a"}},
-		{"on, no namespace", true, "", []string{"pub.a", "pub.b"}},
+		{"on, proxy in a", true, "a", []string{"priv.a", "pub.a", "pub.b", "shared.a"}},
+		{"on, proxy in b", true, "b", []string{"pub.a", "pub.b", "rest.a"}},
+		{"on, proxy in c", true, "c", []string{"pub.a", "pub.b", "rest.a", "shared.a"}},
+		{"on, no namespace", true, "", []string{"pub.a", "pub.b", "rest.a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -248,6 +254,8 @@ func TestVisibility(t *testing.T) {
 		{"all", xds.VisibleToAll(), []string{"a", "b", ""}, nil, "*"},
 		{"listed", xds.VisibleTo("b", "a", "b"), []string{"a", "b"}, []string{"c", ""}, "a,b"},
 		{"none", xds.VisibleTo(), nil, []string{"a", ""}, ""},
+		{"all except", xds.VisibleToAllExcept("b", "a"), []string{"c", ""}, []string{"a", "b"}, "*,-a,-b"},
+		{"all except none", xds.VisibleToAllExcept(), []string{"a", ""}, nil, "*"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,7 +274,8 @@ func TestVisibility(t *testing.T) {
 			}
 		})
 	}
-	if !xds.VisibleTo("a", "b").Equal(xds.VisibleTo("b", "a")) || xds.VisibleTo().Equal(xds.VisibleToAll()) {
+	if !xds.VisibleTo("a", "b").Equal(xds.VisibleTo("b", "a")) || xds.VisibleTo().Equal(xds.VisibleToAll()) ||
+		xds.VisibleTo("a").Equal(xds.VisibleToAllExcept("a")) {
 		t.Error("Equal")
 	}
 }

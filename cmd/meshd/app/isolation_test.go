@@ -5,11 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -131,6 +135,83 @@ func TestNamespaceIsolationFlag(t *testing.T) {
 			if got := clustersFor(t, r.app.XDSAddr(), "b"); !slices.Equal(got, tt.wantB) {
 				t.Errorf("proxy of b: clusters %v, want %v", got, tt.wantB)
 			}
+			// A sidecar's port-wide listener and routes hold only the
+			// services its namespace may see.
+			for ns, want := range map[string][]string{"a": tt.wantA, "b": tt.wantB} {
+				var hosts []string
+				for _, c := range want {
+					hosts = append(hosts, strings.TrimPrefix(c, "outbound|9080||")+":9080")
+				}
+				if got := sidecarHostsFor(t, r.app.XDSAddr(), ns); !slices.Equal(got, hosts) {
+					t.Errorf("sidecar of %s: virtual hosts on port 9080 %v, want %v", ns, got, hosts)
+				}
+			}
 		})
 	}
+}
+
+// sidecarHostsFor opens a SotW stream as a proxy of namespace ns, asks for
+// every listener, follows the one on port 9080 to its route configuration
+// and returns that configuration's virtual hosts.
+func sidecarHostsFor(t *testing.T, addr, ns string) []string {
+	t.Helper()
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := structpb.NewStruct(map[string]any{"NAMESPACE": ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&discoveryv3.DiscoveryRequest{Node: &corev3.Node{Id: "sidecar-" + ns, Metadata: md}, TypeUrl: xds.ListenerType}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := stream.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var routes []string
+	for _, a := range r.GetResources() {
+		var l listenerv3.Listener
+		if err := a.UnmarshalTo(&l); err != nil {
+			t.Fatal(err)
+		}
+		if l.GetAddress().GetSocketAddress().GetPortValue() != 9080 {
+			continue
+		}
+		var hcm hcmv3.HttpConnectionManager
+		if err := l.GetFilterChains()[0].GetFilters()[0].GetTypedConfig().UnmarshalTo(&hcm); err != nil {
+			t.Fatal(err)
+		}
+		routes = append(routes, hcm.GetRds().GetRouteConfigName())
+	}
+	if len(routes) != 1 {
+		t.Fatalf("sidecar of %s: %d listeners on port 9080 (routes %v), want 1", ns, len(routes), routes)
+	}
+	if err := stream.Send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.RouteType, ResourceNames: routes}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.GetResources()) != 1 {
+		t.Fatalf("sidecar of %s: %d route configurations for %v", ns, len(r.GetResources()), routes)
+	}
+	var rc routev3.RouteConfiguration
+	if err := r.GetResources()[0].UnmarshalTo(&rc); err != nil {
+		t.Fatal(err)
+	}
+	var hosts []string
+	for _, vh := range rc.GetVirtualHosts() {
+		hosts = append(hosts, vh.GetName())
+	}
+	slices.Sort(hosts)
+	return hosts
 }

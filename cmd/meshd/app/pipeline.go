@@ -47,7 +47,7 @@ func (a *App) build() error {
 		HTTPRoutes:     in.HTTPRoutes,
 		GRPCRoutes:     in.GRPCRoutes,
 		MeshConfig:     mc,
-	})
+	}, collections.WithNamespaceViews(a.cfg.NamespaceIsolation))
 	if a.cfg.Extend != nil {
 		if err := a.cfg.Extend(a.model); err != nil {
 			return fmt.Errorf("extending the mesh model: %w", err)
@@ -209,10 +209,10 @@ func resourceSource[M proto.Message](typeURL string, c krt.Collection[collection
 }
 
 // resourceVisibility turns a resource's namespaces into its visibility:
-// nil is every namespace.
+// nil is every namespace, less those it is hidden from.
 func resourceVisibility[M proto.Message](r collections.Resource[M]) xds.Visibility {
 	if r.VisibleTo == nil {
-		return xds.VisibleToAll()
+		return xds.VisibleToAllExcept(r.HiddenFrom...)
 	}
 	return xds.VisibleTo(r.VisibleTo...)
 }
