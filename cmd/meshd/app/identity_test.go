@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/grpc"
@@ -147,16 +146,7 @@ func (p *pki) cdsAs(t *testing.T, addr string, cert tls.Certificate, ns string) 
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, a := range r.GetResources() {
-		var cl clusterv3.Cluster
-		if err := a.UnmarshalTo(&cl); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, cl.GetName())
-	}
-	slices.Sort(names)
-	return names, nil
+	return clusterNames(t, r), nil
 }
 
 // TestCertificateIdentityFlag runs meshd with mTLS, namespace isolation

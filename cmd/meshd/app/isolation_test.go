@@ -1,22 +1,17 @@
 package app
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/meshd/meshd/xds"
@@ -56,45 +51,21 @@ const (
 	pubCluster  = "outbound|9080||pub.a.svc.cluster.local"
 )
 
-// clustersFor opens a SotW stream as a proxy of namespace ns, asks for
-// every cluster and returns the names of the first response.
-func clustersFor(t *testing.T, addr, ns string) []string {
+// proxyIn opens a SotW stream (rawADS, which asks for every cluster first)
+// as a proxy of namespace ns.
+func proxyIn(t *testing.T, addr, ns string) *rawADS {
 	t.Helper()
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	md, err := structpb.NewStruct(map[string]any{"NAMESPACE": ns})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := stream.Send(&discoveryv3.DiscoveryRequest{
-		Node:    &corev3.Node{Id: "proxy-" + ns, Metadata: md},
-		TypeUrl: xds.ClusterType,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := stream.Recv()
-	if err != nil {
-		t.Fatalf("proxy of %s: %v", ns, err)
-	}
-	var names []string
-	for _, a := range r.GetResources() {
-		var cl clusterv3.Cluster
-		if err := a.UnmarshalTo(&cl); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, cl.GetName())
-	}
-	slices.Sort(names)
-	return names
+	return dialADS(t, addr, nil, &corev3.Node{Id: "proxy-" + ns, Metadata: md}, true)
+}
+
+// clustersFor returns the clusters a proxy of namespace ns receives.
+func clustersFor(t *testing.T, addr, ns string) []string {
+	t.Helper()
+	return clusterNames(t, proxyIn(t, addr, ns).recv())
 }
 
 // TestNamespaceIsolationFlag runs meshd with and without
@@ -155,28 +126,10 @@ func TestNamespaceIsolationFlag(t *testing.T) {
 // and returns that configuration's virtual hosts.
 func sidecarHostsFor(t *testing.T, addr, ns string) []string {
 	t.Helper()
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, err := structpb.NewStruct(map[string]any{"NAMESPACE": ns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := stream.Send(&discoveryv3.DiscoveryRequest{Node: &corev3.Node{Id: "sidecar-" + ns, Metadata: md}, TypeUrl: xds.ListenerType}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := stream.Recv()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := proxyIn(t, addr, ns)
+	c.recv() // the clusters
+	c.send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.ListenerType})
+	r := c.recv()
 	var routes []string
 	for _, a := range r.GetResources() {
 		var l listenerv3.Listener
@@ -195,12 +148,8 @@ func sidecarHostsFor(t *testing.T, addr, ns string) []string {
 	if len(routes) != 1 {
 		t.Fatalf("sidecar of %s: %d listeners on port 9080 (routes %v), want 1", ns, len(routes), routes)
 	}
-	if err := stream.Send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.RouteType, ResourceNames: routes}); err != nil {
-		t.Fatal(err)
-	}
-	if r, err = stream.Recv(); err != nil {
-		t.Fatal(err)
-	}
+	c.send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.RouteType, ResourceNames: routes})
+	r = c.recv()
 	if len(r.GetResources()) != 1 {
 		t.Fatalf("sidecar of %s: %d route configurations for %v", ns, len(r.GetResources()), routes)
 	}
