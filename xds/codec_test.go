@@ -25,82 +25,115 @@ func codecCache() *cache {
 	return c
 }
 
-// checkCodec decodes b with the request codec and with proto.Unmarshal and
-// requires the same message, or an error from both.
+// checkCodec decodes b as a SotW and as a Delta request with the request
+// codec and with proto.Unmarshal, and requires the same messages, or an
+// error from both.
 func checkCodec(t *testing.T, codec *requestCodec, b []byte) {
 	t.Helper()
-	var got, want discovery.DiscoveryRequest
-	gotErr := codec.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, &got)
-	wantErr := proto.Unmarshal(b, &want)
-	if (gotErr != nil) != (wantErr != nil) {
-		t.Fatalf("codec error %v, proto error %v, for %x", gotErr, wantErr, b)
-	}
-	if wantErr == nil && !proto.Equal(&got, &want) {
-		t.Fatalf("codec decoded\n%v\nproto decoded\n%v", &got, &want)
+	for _, newMsg := range []func() proto.Message{
+		func() proto.Message { return &discovery.DiscoveryRequest{} },
+		func() proto.Message { return &discovery.DeltaDiscoveryRequest{} },
+	} {
+		got, want := newMsg(), newMsg()
+		gotErr := codec.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, got)
+		wantErr := proto.Unmarshal(b, want)
+		if (gotErr != nil) != (wantErr != nil) {
+			t.Fatalf("%T: codec error %v, proto error %v, for %x", got, gotErr, wantErr, b)
+		}
+		if wantErr == nil && !proto.Equal(got, want) {
+			t.Fatalf("codec decoded\n%v\nproto decoded\n%v", got, want)
+		}
 	}
 }
 
-// TestRequestCodecMatchesProto: random requests — served and unknown
-// names, wildcards, nodes, NACK details, unknown fields, fields in any
-// order — decode to what proto.Unmarshal gives, and served names share the
-// cache's strings.
+// randomNames returns up to 20 names: served, unknown, wildcard, empty.
+func randomNames(rng *rand.Rand) []string {
+	var out []string
+	for range rng.Intn(20) {
+		switch rng.Intn(3) {
+		case 0:
+			out = append(out, "c"+strconv.Itoa(rng.Intn(150)))
+		case 1:
+			out = append(out, "*")
+		default:
+			out = append(out, "")
+		}
+	}
+	return out
+}
+
+// TestRequestCodecMatchesProto: random SotW and Delta requests — served
+// and unknown names, wildcards, nodes, NACK details, unknown fields, fields
+// in any order — decode to what proto.Unmarshal gives, and served names
+// share the cache's strings.
 func TestRequestCodecMatchesProto(t *testing.T) {
 	codec := newRequestCodec(codecCache())
 	rng := rand.New(rand.NewSource(1))
+	types := []string{ClusterType, EndpointType, "type.example/unknown", ""}
 	for i := range 2000 {
-		req := &discovery.DiscoveryRequest{
-			VersionInfo:   strconv.Itoa(rng.Intn(5)),
-			ResponseNonce: strconv.Itoa(rng.Intn(5)),
-			TypeUrl:       []string{ClusterType, EndpointType, "type.example/unknown", ""}[rng.Intn(4)],
-		}
+		var node *corev3.Node
 		if rng.Intn(3) == 0 {
-			req.Node = &corev3.Node{Id: "node-" + strconv.Itoa(i)}
+			node = &corev3.Node{Id: "node-" + strconv.Itoa(i)}
 		}
+		var detail *status.Status
 		if rng.Intn(4) == 0 {
-			req.ErrorDetail = &status.Status{Code: 3, Message: "rejected"}
+			detail = &status.Status{Code: 3, Message: "rejected"}
 		}
-		for range rng.Intn(20) {
-			switch rng.Intn(3) {
-			case 0:
-				req.ResourceNames = append(req.ResourceNames, "c"+strconv.Itoa(rng.Intn(150)))
-			case 1:
-				req.ResourceNames = append(req.ResourceNames, "*")
-			default:
-				req.ResourceNames = append(req.ResourceNames, "")
+		var msg proto.Message
+		names := sotwShape.names[0]
+		if i%2 == 0 {
+			msg = &discovery.DiscoveryRequest{
+				VersionInfo: strconv.Itoa(rng.Intn(5)), ResponseNonce: strconv.Itoa(rng.Intn(5)),
+				TypeUrl: types[rng.Intn(len(types))], Node: node, ErrorDetail: detail, ResourceNames: randomNames(rng),
 			}
+		} else {
+			msg = &discovery.DeltaDiscoveryRequest{
+				ResponseNonce: strconv.Itoa(rng.Intn(5)), TypeUrl: types[rng.Intn(len(types))], Node: node, ErrorDetail: detail,
+				ResourceNamesSubscribe: randomNames(rng), ResourceNamesUnsubscribe: randomNames(rng),
+			}
+			names = deltaShape.names[rng.Intn(2)]
 		}
-		b, err := proto.Marshal(req)
+		b, err := proto.Marshal(msg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if rng.Intn(3) == 0 { // an unknown field, then a repeated field out of order
 			b = protowire.AppendTag(b, 99, protowire.BytesType)
 			b = protowire.AppendString(b, "future")
-			b = protowire.AppendTag(b, fieldResourceNames, protowire.BytesType)
+			b = protowire.AppendTag(b, names, protowire.BytesType)
 			b = protowire.AppendString(b, "c7")
 		}
 		checkCodec(t, codec, b)
 	}
 
 	// Served names are the cache's strings: no copy per request.
+	want := unsafeData(codec.cache.types[ClusterType]["c5"].name)
 	b, _ := proto.Marshal(&discovery.DiscoveryRequest{TypeUrl: ClusterType, ResourceNames: []string{"c5"}})
 	var req discovery.DiscoveryRequest
 	if err := codec.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, &req); err != nil {
 		t.Fatal(err)
 	}
-	if want := codec.cache.types[ClusterType]["c5"].name; unsafeData(req.ResourceNames[0]) != unsafeData(want) {
-		t.Error("a served name was copied, not shared with the cache")
+	b, _ = proto.Marshal(&discovery.DeltaDiscoveryRequest{TypeUrl: ClusterType, ResourceNamesSubscribe: []string{"c5"}, ResourceNamesUnsubscribe: []string{"c5"}})
+	var delta discovery.DeltaDiscoveryRequest
+	if err := codec.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, &delta); err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []string{req.ResourceNames[0], delta.ResourceNamesSubscribe[0], delta.ResourceNamesUnsubscribe[0]} {
+		if unsafeData(got) != want {
+			t.Error("a served name was copied, not shared with the cache")
+		}
 	}
 }
 
 // TestRequestCodecRejectsBadNames: a name that is not UTF-8 is an error,
-// as proto.Unmarshal makes it.
+// as proto.Unmarshal makes it (checkCodec also decodes the bytes as a
+// Delta request, where field 3 is a name too and field 4 a name field).
 func TestRequestCodecRejectsBadNames(t *testing.T) {
 	codec := newRequestCodec(codecCache())
 	var b []byte
-	b = protowire.AppendTag(b, fieldTypeURL, protowire.BytesType)
+	b = protowire.AppendTag(b, sotwShape.typeURL, protowire.BytesType)
 	b = protowire.AppendString(b, ClusterType)
-	b = protowire.AppendTag(b, fieldResourceNames, protowire.BytesType)
+	b = protowire.AppendTag(b, sotwShape.names[0], protowire.BytesType)
 	b = protowire.AppendBytes(b, []byte{0xff, 0xfe})
 	checkCodec(t, codec, b)
 	var req discovery.DiscoveryRequest
@@ -109,12 +142,14 @@ func TestRequestCodecRejectsBadNames(t *testing.T) {
 	}
 }
 
-// FuzzRequestCodec: for any bytes, the codec and proto.Unmarshal agree.
+// FuzzRequestCodec: for any bytes, the codec and proto.Unmarshal agree,
+// read as a SotW and as a Delta request.
 func FuzzRequestCodec(f *testing.F) {
-	for _, req := range []*discovery.DiscoveryRequest{
-		{TypeUrl: ClusterType, ResourceNames: []string{"c1", "c2", "nope"}},
-		{TypeUrl: EndpointType, ResourceNames: []string{"*"}, Node: &corev3.Node{Id: "n"}},
-		{VersionInfo: "1", ResponseNonce: "2", ErrorDetail: &status.Status{Message: "x"}},
+	for _, req := range []proto.Message{
+		&discovery.DiscoveryRequest{TypeUrl: ClusterType, ResourceNames: []string{"c1", "c2", "nope"}},
+		&discovery.DiscoveryRequest{TypeUrl: EndpointType, ResourceNames: []string{"*"}, Node: &corev3.Node{Id: "n"}},
+		&discovery.DiscoveryRequest{VersionInfo: "1", ResponseNonce: "2", ErrorDetail: &status.Status{Message: "x"}},
+		&discovery.DeltaDiscoveryRequest{TypeUrl: ClusterType, ResourceNamesSubscribe: []string{"c1", "nope"}, ResourceNamesUnsubscribe: []string{"c2"}},
 	} {
 		b, _ := proto.Marshal(req)
 		f.Add(b)

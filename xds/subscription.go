@@ -263,8 +263,17 @@ func (ts *typeState) sentResponse(nonce string, at time.Time) {
 			next.prev[name] = p // the older value is what came before both
 		}
 		next.at = oldest.at
-		ts.pending = ts.pending[1:]
+		ts.dropPending(1)
 	}
+}
+
+// dropPending forgets the n oldest unanswered responses. Their slots are
+// cleared, not just sliced off: the backing array would otherwise keep
+// their prev maps — the whole subscription's, after a first response —
+// alive until the next append reallocates it.
+func (ts *typeState) dropPending(n int) {
+	clear(ts.pending[:n])
+	ts.pending = ts.pending[n:]
 }
 
 // answer records the client's answer to the response with nonce: an ACK,
@@ -293,7 +302,7 @@ func (ts *typeState) answer(version, nonce string, nack *Nack, now time.Time) bo
 	if nack == nil {
 		ts.ackedVersion, ts.ackedNonce, ts.ackedAt = version, nonce, now
 		ts.acks++
-		ts.pending = ts.pending[i+1:]
+		ts.dropPending(i + 1)
 		return true
 	}
 	ts.nacks++
@@ -317,7 +326,7 @@ next:
 		}
 	}
 	sort.Strings(nack.Rejected)
-	ts.pending = later
+	ts.dropPending(i + 1)
 	ts.lastNack = nack
 	return true
 }
