@@ -36,6 +36,7 @@ func main() {
 	delta := flag.Bool("delta", false, "the clients use Delta ADS streams instead of SotW")
 	subscribe := flag.Int("subscribe", 0, "each client asks by name for the listeners of this many services (and what they name), like a gRPC client dialing them; 0 asks for everything (wildcard), as the anchors' clients do")
 	baseline := flag.Bool("snapshot", false, "after each change, also handle it as a go-control-plane user would (a full SnapshotCache snapshot set for every node with open watches), in this process, and report that cost")
+	memProfile := flag.String("memprofile", "", "write a heap profile of the server once every client is connected to this file")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the server during the changes to this file")
 	flag.Parse()
 	if *n <= 0 || *m < *n || *p <= 0 {
@@ -48,7 +49,7 @@ func main() {
 	if *subscribe > *n {
 		fatalf("need -subscribe <= n")
 	}
-	profile, useDelta, subscribeK, withBaseline = *cpuProfile, *delta, *subscribe, *baseline
+	profile, useDelta, subscribeK, withBaseline, heapProfile = *cpuProfile, *delta, *subscribe, *baseline, *memProfile
 	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed); err != nil {
 		fatalf("%v", err)
 	}
@@ -117,6 +118,11 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	emit("connect_msgs_per_client", float64(msgs)/float64(p), "count")
 	emit("server_idle_cpu_per_s", ms(idleCPU(time.Second)), "ms")
 	emit("server_heap_after_connect", float64(heapAlloc())/(1<<20), "MiB")
+	if heapProfile != "" {
+		if err := writeHeapProfile(heapProfile); err != nil {
+			return err
+		}
+	}
 
 	// (c) Single-pod changes.
 	var baseline *snapshotBaseline
@@ -224,6 +230,8 @@ var (
 	subscribeK int
 	// withBaseline is -snapshot.
 	withBaseline bool
+	// heapProfile is -memprofile.
+	heapProfile string
 )
 
 func fatalf(format string, args ...any) {
