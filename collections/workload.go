@@ -67,7 +67,8 @@ type Workload struct {
 	Namespace string
 	// IP is the pod's primary IP; empty until the pod is scheduled and
 	// networked, and such a workload is no endpoint.
-	IP             string
+	IP string
+	// Labels is the pod's own map, shared: like every item, read-only.
 	Labels         map[string]string
 	ServiceAccount string
 	// Node is the name of the node the pod runs on.
@@ -129,7 +130,7 @@ func newWorkloads(g *krt.Graph, pods krt.Collection[*corev1.Pod], nodes krt.Coll
 			Name:           pod.Name,
 			Namespace:      pod.Namespace,
 			IP:             pod.Status.PodIP,
-			Labels:         maps.Clone(pod.Labels),
+			Labels:         pod.Labels,
 			ServiceAccount: pod.Spec.ServiceAccountName,
 			Node:           pod.Spec.NodeName,
 			Ready:          podReady(pod),
