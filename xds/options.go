@@ -17,22 +17,24 @@ import (
 type Option func(*options)
 
 type options struct {
-	logger        *slog.Logger
-	debounce      time.Duration
-	maxDelay      time.Duration
-	address       string
-	tlsFiles      *tlsFiles
-	tlsConfig     *tls.Config
-	keepalive     keepalive.ServerParameters
-	enforcement   keepalive.EnforcementPolicy
-	maxRecvMsg    int
-	maxStreams    uint32
-	maxConns      int
-	retention     time.Duration
-	maxRetained   int
-	observer      Observer
-	grpcOptions   []grpc.ServerOption
-	shutdownGrace time.Duration
+	logger      *slog.Logger
+	debounce    time.Duration
+	maxDelay    time.Duration
+	address     string
+	tlsFiles    *tlsFiles
+	tlsConfig   *tls.Config
+	keepalive   keepalive.ServerParameters
+	enforcement keepalive.EnforcementPolicy
+	maxRecvMsg  int
+	maxStreams  uint32
+	maxConns    int
+	retention   time.Duration
+	maxRetained int
+	// maxRetainedNames: see WithMaxRetainedNames.
+	maxRetainedNames int
+	observer         Observer
+	grpcOptions      []grpc.ServerOption
+	shutdownGrace    time.Duration
 	// unansweredAfter: see WithUnansweredAfter.
 	unansweredAfter time.Duration
 	// namespaceOf is nil unless namespaces are isolated.
@@ -60,13 +62,14 @@ func defaultOptions() options {
 			MinTime:             15 * time.Second,
 			PermitWithoutStream: true,
 		},
-		maxRecvMsg:      4 << 20,
-		maxStreams:      100000,
-		maxNames:        DefaultMaxSubscribedNames,
-		retention:       5 * time.Minute,
-		maxRetained:     1000,
-		shutdownGrace:   5 * time.Second,
-		unansweredAfter: 10 * time.Second,
+		maxRecvMsg:       4 << 20,
+		maxStreams:       100000,
+		maxNames:         DefaultMaxSubscribedNames,
+		retention:        5 * time.Minute,
+		maxRetained:      1000,
+		maxRetainedNames: DefaultMaxRetainedNames,
+		shutdownGrace:    5 * time.Second,
+		unansweredAfter:  10 * time.Second,
 	}
 }
 
@@ -138,6 +141,18 @@ func WithMaxSubscribedNames(n int) Option { return func(o *options) { o.maxNames
 func WithRetention(d time.Duration, max int) Option {
 	return func(o *options) { o.retention, o.maxRetained = d, max }
 }
+
+// DefaultMaxRetainedNames is the default of WithMaxRetainedNames.
+const DefaultMaxRetainedNames = 1 << 20
+
+// WithMaxRetainedNames caps the resource names the disconnected proxies
+// the registry keeps hold in all (subscribed or held, summed over their
+// types); past it the oldest are dropped first, whatever WithRetention
+// allows. Without it a client reconnecting in a loop, each stream
+// subscribed to many names, would make the server keep them all for the
+// retention period. Default: DefaultMaxRetainedNames (about 60 MiB of
+// state at most).
+func WithMaxRetainedNames(n int) Option { return func(o *options) { o.maxRetainedNames = n } }
 
 // WithObserver sets an observer told of every push, ACK, NACK, connection
 // and disconnection, for metrics. Default: none.

@@ -38,11 +38,13 @@ type Server struct {
 
 	mu sync.Mutex // guards following
 	// dirty holds the changed names not yet handed to streams, per type.
-	dirty   map[string]map[string]struct{}
-	conns   map[uint64]*conn
-	gone    []*conn // disconnected, oldest first
-	nextID  uint64
-	started bool
+	dirty map[string]map[string]struct{}
+	conns map[uint64]*conn
+	gone  []*conn // disconnected, oldest first
+	// goneNames is the sum of the gone conns' retainedNames.
+	goneNames int
+	nextID    uint64
+	started   bool
 }
 
 // New returns a server serving sources, whose collections belong to g.
@@ -334,10 +336,14 @@ func (s *Server) disconnect(c *conn, err error) {
 		c.closeErr = err.Error()
 	}
 	node := c.nodeIDLocked()
+	for _, ts := range c.types {
+		c.retainedNames += len(ts.names) + len(ts.sent)
+	}
 	c.mu.Unlock()
 	s.mu.Lock()
 	delete(s.conns, c.id)
 	s.gone = append(s.gone, c)
+	s.goneNames += c.retainedNames
 	s.pruneLocked(now)
 	s.mu.Unlock()
 	s.stats.stream(-1)
@@ -347,10 +353,13 @@ func (s *Server) disconnect(c *conn, err error) {
 	s.opts.logger.Debug("xds: stream closed", "conn", c.id, "proxy", node, "error", err)
 }
 
-// pruneLocked drops disconnected proxies past retention. s.mu must be held.
+// pruneLocked drops disconnected proxies past retention, beyond the
+// number retained, or while they hold too many names. s.mu must be held.
 func (s *Server) pruneLocked(now time.Time) {
 	i := 0
-	for i < len(s.gone) && (now.Sub(s.gone[i].disconnected) > s.opts.retention || len(s.gone)-i > s.opts.maxRetained) {
+	for i < len(s.gone) && (now.Sub(s.gone[i].disconnected) > s.opts.retention || len(s.gone)-i > s.opts.maxRetained ||
+		(s.opts.maxRetainedNames > 0 && s.goneNames > s.opts.maxRetainedNames)) {
+		s.goneNames -= s.gone[i].retainedNames
 		i++
 	}
 	if i > 0 {

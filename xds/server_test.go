@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -278,5 +279,50 @@ func TestMaxConnections(t *testing.T) {
 	}
 	if r, err := stream.Recv(); err != nil || len(r.Resources) != 1 {
 		t.Fatalf("second connection got %v, %v", r, err)
+	}
+}
+
+// TestRetainedNamesBound: disconnected proxies are dropped, oldest first,
+// once together they hold more names than WithMaxRetainedNames, however
+// many WithRetention would keep — a client reconnecting in a loop with
+// large subscriptions cannot make the registry grow without bound.
+func TestRetainedNamesBound(t *testing.T) {
+	f := newFixture(t, xds.WithRetention(time.Hour, 100), xds.WithMaxRetainedNames(100))
+	f.eds.Set(cla("a", "10.0.0.1:80"))
+	cc := dial(t, f.addr)
+	names := []string{"a"}
+	for i := range 59 {
+		names = append(names, "missing-"+strconv.Itoa(i))
+	}
+	var retained []uint64
+	for i := range 3 {
+		ctx, cancel := context.WithCancel(context.Background())
+		stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 60 names subscribed, one held: 61 per stream, two over 100.
+		if err := stream.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: names}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stream.Recv(); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		waitFor(t, "the disconnection", func() bool {
+			retained = retained[:0]
+			for _, p := range f.srv.Proxies() {
+				if !p.Connected {
+					retained = append(retained, p.ID)
+				}
+			}
+			return f.srv.Stats().ConnectedProxies == 0 && len(retained) > 0 && retained[len(retained)-1] == uint64(i+1)
+		})
+		if len(retained) != 1 {
+			t.Fatalf("after stream %d left: retained %v, want only the last (two hold 122 names > 100)", i+1, retained)
+		}
+	}
+	if _, err := f.srv.ConfigDump(3); err != nil {
+		t.Fatalf("ConfigDump of the retained proxy: %v", err)
 	}
 }

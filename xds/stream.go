@@ -54,7 +54,10 @@ type conn struct {
 	// response unanswered longer than WithUnansweredAfter.
 	unansweredSince time.Time
 	disconnected    time.Time
-	closeErr        string
+	// retainedNames counts, once disconnected, the names its state holds:
+	// what keeping it in the registry costs (WithMaxRetainedNames).
+	retainedNames int
+	closeErr      string
 }
 
 func newConn(s *Server, id uint64, kind StreamKind, peer string) *conn {
