@@ -116,20 +116,30 @@ func (p *pki) serverFiles(t *testing.T) (cert, key string) {
 	return p.write(t, "server.pem", "CERTIFICATE", c.Certificate[0]), p.write(t, "server-key.pem", "EC PRIVATE KEY", k)
 }
 
-// cdsAs opens a SotW stream presenting cert, as a node claiming namespace
-// ns ("": none), asks for every cluster and returns their names, or the
-// error that ended the stream.
-func (p *pki) cdsAs(t *testing.T, addr string, cert tls.Certificate, ns string) ([]string, error) {
+// adsAs returns an ADS client connected over mTLS presenting cert, and a
+// context for its streams; both end with the test.
+func (p *pki) adsAs(t *testing.T, addr string, cert tls.Certificate) (discoveryv3.AggregatedDiscoveryServiceClient, context.Context) {
 	t.Helper()
 	creds := credentials.NewTLS(&tls.Config{RootCAs: p.pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+	t.Cleanup(func() {
+		cancel()
+		cc.Close()
+	})
+	return discoveryv3.NewAggregatedDiscoveryServiceClient(cc), ctx
+}
+
+// cdsAs opens a SotW stream presenting cert, as a node claiming namespace
+// ns ("": none), asks for every cluster and returns their names, or the
+// error that ended the stream.
+func (p *pki) cdsAs(t *testing.T, addr string, cert tls.Certificate, ns string) ([]string, error) {
+	t.Helper()
+	ads, ctx := p.adsAs(t, addr, cert)
+	stream, err := ads.StreamAggregatedResources(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,15 +207,8 @@ func TestCertificateIdentityFlag(t *testing.T) {
 	}
 
 	// Four names over the limit of three.
-	creds := credentials.NewTLS(&tls.Config{RootCAs: p.pool, Certificates: []tls.Certificate{certA}, MinVersion: tls.VersionTLS12})
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(cc).DeltaAggregatedResources(ctx)
+	ads, ctx := p.adsAs(t, addr, certA)
+	stream, err := ads.DeltaAggregatedResources(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
