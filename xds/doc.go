@@ -56,7 +56,9 @@
 // # Namespace isolation
 //
 // A source may give each resource a Visibility (WithVisibility): every
-// namespace, or a listed set, the namespace form of Istio's exportTo. With
+// namespace, a listed set (the namespace form of Istio's exportTo), or
+// every namespace but some (VisibleToAllExcept, for a resource some
+// namespaces have a variant of). With
 // WithNamespaceIsolation the server tells each proxy's namespace from its
 // node (NodeNamespace by default) and treats a resource hidden from it as
 // absent: wildcard subscriptions leave it out, a named request for it is
@@ -74,8 +76,18 @@
 // Everything a client sends is bounded: each request by WithMaxMessageSize,
 // the names a stream holds subscribed by WithMaxSubscribedNames, the
 // streams of a connection by WithMaxConcurrentStreams, and connections by
-// WithMaxConnections. A request for a type the server does not serve
-// creates no state. Stats counts what each limit ended (LimitExceeded),
-// the unknown types asked for (UnknownTypes), the names denied under
-// isolation (Denied) and the identity mismatches (IdentityMismatch).
+// WithMaxConnections, and the state kept for disconnected proxies by
+// WithRetention and WithMaxRetainedNames. A request for a type the server
+// does not serve creates no state. Stats counts what each limit ended
+// (LimitExceeded), the unknown types asked for (UnknownTypes), the names
+// denied under isolation (Denied), the identity mismatches
+// (IdentityMismatch), and the proxies that left a response unanswered
+// longer than WithUnansweredAfter (Unanswered; each is also logged).
+//
+// # Requests
+//
+// The server decodes discovery requests with its own gRPC codec: resource
+// names it serves come back as the cache's own strings, so the thousands
+// of names a SotW client repeats in every ACK allocate nothing, and a SotW
+// ACK repeating the last list is recognised without hashing a name.
 package xds
