@@ -2,6 +2,7 @@ package xds
 
 import (
 	"math/rand"
+	"slices"
 	"strconv"
 	"testing"
 	"unsafe"
@@ -150,6 +151,8 @@ func FuzzRequestCodec(f *testing.F) {
 		&discovery.DiscoveryRequest{TypeUrl: EndpointType, ResourceNames: []string{"*"}, Node: &corev3.Node{Id: "n"}},
 		&discovery.DiscoveryRequest{VersionInfo: "1", ResponseNonce: "2", ErrorDetail: &status.Status{Message: "x"}},
 		&discovery.DeltaDiscoveryRequest{TypeUrl: ClusterType, ResourceNamesSubscribe: []string{"c1", "nope"}, ResourceNamesUnsubscribe: []string{"c2"}},
+		&discovery.DiscoveryRequest{TypeUrl: ClusterType, ResourceNames: longList(70)}, // cached lists
+		&discovery.DiscoveryRequest{TypeUrl: ClusterType, ResponseNonce: "1", ResourceNames: longList(70)},
 	} {
 		b, _ := proto.Marshal(req)
 		f.Add(b)
@@ -160,3 +163,74 @@ func FuzzRequestCodec(f *testing.F) {
 
 // unsafeData returns the address of s's bytes.
 func unsafeData(s string) *byte { return unsafe.StringData(s) }
+
+// TestRequestCodecListCache: a long SotW name list sent again is served
+// from the codec's list cache — the same slice — and every variation (a
+// changed name, another type, a field among the names, other fields
+// around them) still decodes exactly as proto.Unmarshal does.
+func TestRequestCodecListCache(t *testing.T) {
+	codec := newRequestCodec(codecCache())
+	long := make([]string, 80)
+	for i := range long {
+		long[i] = "c" + strconv.Itoa(i%100)
+	}
+	decode := func(b []byte) []string {
+		t.Helper()
+		checkCodec(t, codec, b)
+		var req discovery.DiscoveryRequest
+		if err := codec.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, &req); err != nil {
+			t.Fatal(err)
+		}
+		return req.ResourceNames
+	}
+	ack := func(nonce string, names []string) []byte {
+		b, err := proto.Marshal(&discovery.DiscoveryRequest{TypeUrl: ClusterType, VersionInfo: nonce, ResponseNonce: nonce, ResourceNames: names})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	first := decode(ack("1", long))
+	again := decode(ack("2", long)) // other fields differ, the list does not
+	if &first[0] != &again[0] {
+		t.Error("the same list was decoded again, not served from the cache")
+	}
+
+	changed := slices.Clone(long)
+	changed[40] = "nope"
+	if got := decode(ack("3", changed)); got[40] != "nope" || &got[0] == &first[0] {
+		t.Errorf("a changed list was served from the cache: %v", got[38:42])
+	}
+	other, _ := proto.Marshal(&discovery.DiscoveryRequest{TypeUrl: EndpointType, ResourceNames: long})
+	if got := decode(other); &got[0] == &first[0] {
+		t.Error("a list of another type was served from the cache")
+	}
+	// A field among the names: decoded, not cached.
+	b := ack("4", long[:70])
+	b = protowire.AppendTag(b, 99, protowire.BytesType)
+	b = protowire.AppendString(b, "interleaved")
+	b = protowire.AppendTag(b, sotwShape.names[0], protowire.BytesType)
+	b = protowire.AppendString(b, "c1")
+	if got := decode(b); len(got) != 71 || got[70] != "c1" {
+		t.Errorf("interleaved list decoded as %d names", len(got))
+	}
+	// The cache stays bounded.
+	for i := range 3 * maxCachedLists {
+		decode(ack("5", append(slices.Clone(long), "extra-"+strconv.Itoa(i))))
+	}
+	codec.lists.mu.Lock()
+	n := len(codec.lists.entries)
+	codec.lists.mu.Unlock()
+	if n > maxCachedLists {
+		t.Errorf("list cache holds %d lists, want at most %d", n, maxCachedLists)
+	}
+}
+
+// longList returns n served and unserved names, long enough to be cached.
+func longList(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "c" + strconv.Itoa(i*3%150)
+	}
+	return out
+}
