@@ -1,19 +1,12 @@
 package xds_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
-	"net"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
@@ -23,81 +16,13 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
-// testPKI is a CA, a server certificate for 127.0.0.1 and the pool that
-// trusts the CA, made in memory for one test.
-type testPKI struct {
-	ca     *x509.Certificate
-	caKey  *ecdsa.PrivateKey
-	pool   *x509.CertPool
-	server tls.Certificate
-	serial int64
-}
-
-func newPKI(t *testing.T) *testPKI {
+// dialTLS connects to addr trusting ca and presenting cert.
+func dialTLS(t *testing.T, ca *xdstest.CA, addr string, cert tls.Certificate) *grpc.ClientConn {
 	t.Helper()
-	ca, caKey := newCA(t)
-	p := &testPKI{ca: ca, caKey: caKey, pool: x509.NewCertPool(), serial: 10}
-	p.pool.AddCert(ca)
-	p.server = p.issue(t, &x509.Certificate{
-		Subject:     pkix.Name{CommonName: "xds"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	})
-	return p
-}
-
-// issue signs tmpl (subject, SANs, usage) with the CA.
-func (p *testPKI) issue(t *testing.T, tmpl *x509.Certificate) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.serial++
-	tmpl.SerialNumber = big.NewInt(p.serial)
-	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
-	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, &key.PublicKey, p.caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
-// client issues a client certificate with the given URI SANs.
-func (p *testPKI) client(t *testing.T, uris ...string) tls.Certificate {
-	t.Helper()
-	tmpl := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: "proxy"},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	for _, s := range uris {
-		u, err := url.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tmpl.URIs = append(tmpl.URIs, u)
-	}
-	return p.issue(t, tmpl)
-}
-
-// serverTLS requires client certificates signed by the CA.
-func (p *testPKI) serverTLS() *tls.Config {
-	return &tls.Config{
-		Certificates: []tls.Certificate{p.server},
-		ClientCAs:    p.pool,
-		ClientAuth:   tls.RequireAndVerifyClientCert,
-		MinVersion:   tls.VersionTLS12,
-	}
-}
-
-// dialTLS connects to addr presenting cert.
-func (p *testPKI) dialTLS(t *testing.T, addr string, cert tls.Certificate) *grpc.ClientConn {
-	t.Helper()
-	creds := credentials.NewTLS(&tls.Config{RootCAs: p.pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(ca.ClientConfig(cert))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,10 +38,10 @@ func spiffeID(ns string) string { return "spiffe://cluster.local/ns/" + ns + "/s
 // leaves unsaid, and a node naming another namespace than its
 // certificate's is refused with PermissionDenied.
 func TestPeerNamespace(t *testing.T) {
-	pki := newPKI(t)
-	f := newScopedFixture(t, scopedItems, xds.WithTLSConfig(pki.serverTLS()),
+	ca := xdstest.NewCA(t)
+	f := newScopedFixture(t, scopedItems, xds.WithTLSConfig(ca.ServerConfig(ca.Server(t), true)),
 		xds.WithNamespaceIsolation(nil), xds.WithPeerNamespace(xds.SPIFFENamespace))
-	certA, certB, certNone := pki.client(t, spiffeID("a")), pki.client(t, spiffeID("b")), pki.client(t)
+	certA, certB, certNone := ca.Client(t, spiffeID("a")), ca.Client(t, spiffeID("b")), ca.Client(t)
 	viewA := []string{"priv.a", "pub.a", "pub.b", "shared.a"}
 	viewPublic := []string{"pub.a", "pub.b", "rest.a"}
 
@@ -142,7 +67,7 @@ func TestPeerNamespace(t *testing.T) {
 	var refused uint64
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cc := pki.dialTLS(t, f.addr, tt.cert)
+			cc := dialTLS(t, ca, f.addr, tt.cert)
 			s := newSotW(t, cc, "")
 			s.node = tt.node
 			s.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
@@ -172,7 +97,7 @@ func TestPeerNamespace(t *testing.T) {
 	}
 
 	// A node named on a later request is checked too.
-	cc := pki.dialTLS(t, f.addr, certA)
+	cc := dialTLS(t, ca, f.addr, certA)
 	late := newSotW(t, cc, "")
 	late.node = nil
 	late.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
@@ -188,9 +113,9 @@ func TestPeerNamespace(t *testing.T) {
 // TestNodeNamespaceOverMTLS shows what WithPeerNamespace changes: without
 // it, under the same mTLS, the node's claim decides.
 func TestNodeNamespaceOverMTLS(t *testing.T) {
-	pki := newPKI(t)
-	f := newScopedFixture(t, scopedItems, xds.WithTLSConfig(pki.serverTLS()), xds.WithNamespaceIsolation(nil))
-	s := newSotW(t, pki.dialTLS(t, f.addr, pki.client(t, spiffeID("a"))), "")
+	ca := xdstest.NewCA(t)
+	f := newScopedFixture(t, scopedItems, xds.WithTLSConfig(ca.ServerConfig(ca.Server(t), true)), xds.WithNamespaceIsolation(nil))
+	s := newSotW(t, dialTLS(t, ca, f.addr, ca.Client(t, spiffeID("a"))), "")
 	s.node = nodeIn(t, "p", "b")
 	s.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
 	if got := sorted(names(t, s.recv())); !slices.Equal(got, []string{"pub.a", "pub.b", "rest.a"}) {

@@ -2,18 +2,9 @@ package xds_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"math/big"
 	"net"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -29,6 +20,7 @@ import (
 
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // TestShutdown checks that ending Serve's context ends open streams with
@@ -133,35 +125,21 @@ func TestRetention(t *testing.T) {
 // client CA is served; one without a certificate is refused.
 func TestMutualTLS(t *testing.T) {
 	dir := t.TempDir()
-	ca, caKey := newCA(t)
-	writePEM(t, filepath.Join(dir, "ca.pem"), "CERTIFICATE", ca.Raw)
-	serverCert, serverKey := newLeaf(t, ca, caKey, "server", true)
-	writePEM(t, filepath.Join(dir, "server.pem"), "CERTIFICATE", serverCert)
-	writePEM(t, filepath.Join(dir, "server-key.pem"), "EC PRIVATE KEY", serverKey)
-	clientCert, clientKey := newLeaf(t, ca, caKey, "client", false)
-
-	f := newFixture(t, xds.WithTLS(filepath.Join(dir, "server.pem"), filepath.Join(dir, "server-key.pem"), filepath.Join(dir, "ca.pem")))
+	ca := xdstest.NewCA(t)
+	certFile, keyFile := xdstest.WriteKeyPair(t, dir, "server", ca.Server(t))
+	f := newFixture(t, xds.WithTLS(certFile, keyFile, ca.WriteCA(t, dir)))
 	f.eds.Set(cla("a", "10.0.0.1:80"))
 
-	roots := x509.NewCertPool()
-	roots.AddCert(ca)
-	keyPair := func() tls.Certificate {
-		key, err := x509.ParseECPrivateKey(clientKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tls.Certificate{Certificate: [][]byte{clientCert}, PrivateKey: key}
-	}()
 	for _, tc := range []struct {
 		name  string
 		certs []tls.Certificate
 		ok    bool
 	}{
-		{"client certificate", []tls.Certificate{keyPair}, true},
+		{"client certificate", []tls.Certificate{ca.Client(t)}, true},
 		{"no client certificate", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			creds := credentials.NewTLS(&tls.Config{RootCAs: roots, ServerName: "server", Certificates: tc.certs})
+			creds := credentials.NewTLS(ca.ClientConfig(tc.certs...))
 			cc, err := grpc.NewClient(f.addr, grpc.WithTransportCredentials(creds))
 			if err != nil {
 				t.Fatal(err)
@@ -183,63 +161,6 @@ func TestMutualTLS(t *testing.T) {
 				t.Fatalf("err = %v, want success %v", err, tc.ok)
 			}
 		})
-	}
-}
-
-func newCA(t *testing.T) (*x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ca, key
-}
-
-// newLeaf returns a certificate for name signed by ca, and its key, DER
-// encoded.
-func newLeaf(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, name string, server bool) (cert, key []byte) {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	usage := x509.ExtKeyUsageClientAuth
-	if server {
-		usage = x509.ExtKeyUsageServerAuth
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: name}, DNSNames: []string{name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-	}
-	cert, err = x509.CreateCertificate(rand.Reader, tmpl, ca, &k.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err = x509.MarshalECPrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert, key
-}
-
-func writePEM(t *testing.T, path, typ string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -2,16 +2,7 @@ package app
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,99 +19,14 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
-
-// pki is a test CA whose files meshd's TLS flags read.
-type pki struct {
-	dir    string
-	ca     *x509.Certificate
-	key    *ecdsa.PrivateKey
-	pool   *x509.CertPool
-	serial int64
-}
-
-func newTestPKI(t *testing.T) *pki {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "meshd test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &pki{dir: t.TempDir(), ca: ca, key: key, pool: x509.NewCertPool(), serial: 1}
-	p.pool.AddCert(ca)
-	p.write(t, "ca.pem", "CERTIFICATE", der)
-	return p
-}
-
-func (p *pki) write(t *testing.T, name, typ string, der []byte) string {
-	t.Helper()
-	path := filepath.Join(p.dir, name)
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// issue signs a certificate: for 127.0.0.1 when server, else a client
-// certificate with the given URI SANs.
-func (p *pki) issue(t *testing.T, server bool, uris ...string) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.serial++
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(p.serial), Subject: pkix.Name{CommonName: "meshd test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if server {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
-	}
-	for _, s := range uris {
-		u, err := url.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tmpl.URIs = append(tmpl.URIs, u)
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, &key.PublicKey, p.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
-// serverFiles writes a server certificate and key for 127.0.0.1.
-func (p *pki) serverFiles(t *testing.T) (cert, key string) {
-	t.Helper()
-	c := p.issue(t, true)
-	k, err := x509.MarshalECPrivateKey(c.PrivateKey.(*ecdsa.PrivateKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.write(t, "server.pem", "CERTIFICATE", c.Certificate[0]), p.write(t, "server-key.pem", "EC PRIVATE KEY", k)
-}
 
 // adsAs returns an ADS client connected over mTLS presenting cert, and a
 // context for its streams; both end with the test.
-func (p *pki) adsAs(t *testing.T, addr string, cert tls.Certificate) (discoveryv3.AggregatedDiscoveryServiceClient, context.Context) {
+func adsAs(t *testing.T, ca *xdstest.CA, addr string, cert tls.Certificate) (discoveryv3.AggregatedDiscoveryServiceClient, context.Context) {
 	t.Helper()
-	creds := credentials.NewTLS(&tls.Config{RootCAs: p.pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	creds := credentials.NewTLS(ca.ClientConfig(cert))
 	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
 	if err != nil {
 		t.Fatal(err)
@@ -136,9 +42,9 @@ func (p *pki) adsAs(t *testing.T, addr string, cert tls.Certificate) (discoveryv
 // cdsAs opens a SotW stream presenting cert, as a node claiming namespace
 // ns ("": none), asks for every cluster and returns their names, or the
 // error that ended the stream.
-func (p *pki) cdsAs(t *testing.T, addr string, cert tls.Certificate, ns string) ([]string, error) {
+func cdsAs(t *testing.T, ca *xdstest.CA, addr string, cert tls.Certificate, ns string) ([]string, error) {
 	t.Helper()
-	ads, ctx := p.adsAs(t, addr, cert)
+	ads, ctx := adsAs(t, ca, addr, cert)
 	stream, err := ads.StreamAggregatedResources(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -164,14 +70,14 @@ func (p *pki) cdsAs(t *testing.T, addr string, cert tls.Certificate, ns string) 
 // checks what proxies with SPIFFE certificates of namespaces a and b are
 // served, and that refusals show in /metrics.
 func TestCertificateIdentityFlag(t *testing.T) {
-	p := newTestPKI(t)
-	cert, key := p.serverFiles(t)
+	ca := xdstest.NewCA(t)
 	dir := t.TempDir()
+	cert, key := xdstest.WriteKeyPair(t, dir, "server", ca.Server(t))
 	if err := os.WriteFile(filepath.Join(dir, "services.yaml"), []byte(scopedServices), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := ParseFlags([]string{"--config-dir", dir, "--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0", "--push-debounce", "10ms",
-		"--xds-tls-cert", cert, "--xds-tls-key", key, "--xds-client-ca", filepath.Join(p.dir, "ca.pem"),
+		"--xds-tls-cert", cert, "--xds-tls-key", key, "--xds-client-ca", ca.WriteCA(t, dir),
 		"--namespace-isolation", "--namespace-isolation-identity", "certificate", "--xds-max-subscribed-names", "3"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -179,8 +85,8 @@ func TestCertificateIdentityFlag(t *testing.T) {
 	r := start(t, cfg)
 	r.waitReady(t)
 	addr := r.app.XDSAddr()
-	certA := p.issue(t, false, "spiffe://cluster.local/ns/a/sa/default")
-	certB := p.issue(t, false, "spiffe://cluster.local/ns/b/sa/default")
+	certA := ca.Client(t, "spiffe://cluster.local/ns/a/sa/default")
+	certB := ca.Client(t, "spiffe://cluster.local/ns/b/sa/default")
 
 	both, public := []string{privCluster, pubCluster}, []string{pubCluster}
 	for _, tc := range []struct {
@@ -194,7 +100,7 @@ func TestCertificateIdentityFlag(t *testing.T) {
 		{"cert b, node silent", certB, "", public},
 		{"cert b, node claims a", certB, "a", nil},
 	} {
-		got, err := p.cdsAs(t, addr, tc.cert, tc.ns)
+		got, err := cdsAs(t, ca, addr, tc.cert, tc.ns)
 		if tc.want == nil {
 			if status.Code(err) != codes.PermissionDenied {
 				t.Errorf("%s: %v, %v; want PermissionDenied", tc.name, got, err)
@@ -207,7 +113,7 @@ func TestCertificateIdentityFlag(t *testing.T) {
 	}
 
 	// Four names over the limit of three.
-	ads, ctx := p.adsAs(t, addr, certA)
+	ads, ctx := adsAs(t, ca, addr, certA)
 	stream, err := ads.DeltaAggregatedResources(ctx)
 	if err != nil {
 		t.Fatal(err)

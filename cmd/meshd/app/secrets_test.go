@@ -3,17 +3,10 @@ package app
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -32,6 +25,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // The markers are unique strings that stand for secrets: none may appear
@@ -83,49 +77,6 @@ status:
   phase: Running
   podIP: 10.1.9.9
 `
-
-// selfSigned writes a certificate for 127.0.0.1 and its private key into
-// dir, and returns their paths, the key's PEM and a pool trusting the
-// certificate.
-func selfSigned(t *testing.T, dir string) (certFile, keyFile string, keyPEM []byte, pool *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "meshd-test"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyPEM = pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8})
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, keyPEM, pool
-}
 
 // pemSecrets returns what of a PEM key must never show: the block itself
 // and each line of its base64 body.
@@ -263,7 +214,13 @@ func assertShown(t *testing.T, bodies map[string]string, path string, wants ...s
 // them is shown.
 func TestNoSecretsLeak(t *testing.T) {
 	dir := copyDemo(t)
-	certFile, keyFile, keyPEM, pool := selfSigned(t, t.TempDir())
+	ca := xdstest.NewCA(t)
+	certFile, keyFile := xdstest.WriteKeyPair(t, t.TempDir(), "server", ca.Server(t))
+	keyPEM, err := os.ReadFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := ca.Pool
 	secretYAML := fmt.Sprintf(secretManifest, base64.StdEncoding.EncodeToString([]byte(secretDataMarker)))
 	for name, content := range map[string]string{"secret.yaml": secretYAML, "billing.yaml": podWithEnv} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
