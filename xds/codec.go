@@ -94,21 +94,24 @@ func (c *requestCodec) Name() string { return "proto" }
 func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) { return c.proto.Marshal(v) }
 
 func (c *requestCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	var (
+		msg   proto.Message
+		shape requestShape
+		set   func([2][]string)
+	)
 	switch req := v.(type) {
 	case *discovery.DiscoveryRequest:
-		buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-		defer buf.Free()
-		return c.unmarshal(buf.ReadOnlyData(), req, sotwShape, func(names [2][]string) {
-			req.ResourceNames = names[0]
-		})
+		msg, shape, set = req, sotwShape, func(names [2][]string) { req.ResourceNames = names[0] }
 	case *discovery.DeltaDiscoveryRequest:
-		buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-		defer buf.Free()
-		return c.unmarshal(buf.ReadOnlyData(), req, deltaShape, func(names [2][]string) {
+		msg, shape, set = req, deltaShape, func(names [2][]string) {
 			req.ResourceNamesSubscribe, req.ResourceNamesUnsubscribe = names[0], names[1]
-		})
+		}
+	default:
+		return c.proto.Unmarshal(data, v)
 	}
-	return c.proto.Unmarshal(data, v)
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	defer buf.Free()
+	return c.unmarshal(buf.ReadOnlyData(), msg, shape, set)
 }
 
 // requestShape gives the field numbers of a request's type URL and of

@@ -11,7 +11,8 @@ type unansweredWatch struct {
 	c     *conn
 	after time.Duration
 	timer *time.Timer
-	c_    <-chan time.Time
+	// fire is the timer's channel while armed, nil otherwise.
+	fire <-chan time.Time
 }
 
 func newUnansweredWatch(c *conn) *unansweredWatch {
@@ -19,12 +20,12 @@ func newUnansweredWatch(c *conn) *unansweredWatch {
 }
 
 // fired returns the channel the loop selects on; nil while unarmed.
-func (w *unansweredWatch) fired() <-chan time.Time { return w.c_ }
+func (w *unansweredWatch) fired() <-chan time.Time { return w.fire }
 
 // arm starts the timer for the oldest unanswered response, unless it runs
 // already, the stream is reported already, or nothing is unanswered.
 func (w *unansweredWatch) arm() {
-	if w.after <= 0 || w.c_ != nil {
+	if w.after <= 0 || w.fire != nil {
 		return
 	}
 	w.c.mu.Lock()
@@ -40,13 +41,13 @@ func (w *unansweredWatch) arm() {
 	} else {
 		w.timer.Reset(d)
 	}
-	w.c_ = w.timer.C
+	w.fire = w.timer.C
 }
 
 // check reports the stream if its oldest response has waited too long,
 // and re-arms for a younger one otherwise.
 func (w *unansweredWatch) check() {
-	w.c_ = nil
+	w.fire = nil
 	c := w.c
 	now := time.Now()
 	c.mu.Lock()
