@@ -186,13 +186,12 @@ func (f *fleet) connect(ctx context.Context, addr string, i int) error {
 }
 
 // newClient returns client i's state; with f.subscribe > 0 it asks for
-// the listeners of services i*K … i*K+K-1 (mod n), so that every service
-// has about p*K/n subscribers.
+// the listeners of its subscribedServices.
 func (f *fleet) newClient(i int) *client {
 	c := &client{f: f, raw: map[string]map[string][]byte{}, routeOf: map[string]string{},
 		edsOf: map[string]string{}, eds: map[string]bool{}, clusterOf: map[string][]string{}}
-	for k := range f.subscribe {
-		c.listeners = append(c.listeners, listenerName((i*f.subscribe+k)%f.n))
+	for _, svc := range subscribedServices(i, f.subscribe, f.n) {
+		c.listeners = append(c.listeners, listenerName(svc))
 	}
 	slices.Sort(c.listeners)
 	c.listeners = slices.Compact(c.listeners)

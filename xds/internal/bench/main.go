@@ -49,21 +49,21 @@ func main() {
 	if *subscribe > *n {
 		fatalf("need -subscribe <= n")
 	}
-	profile, useDelta, subscribeK, withBaseline, heapProfile = *cpuProfile, *delta, *subscribe, *baseline, *memProfile
-	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed); err != nil {
+	opt := runOptions{delta: *delta, subscribe: *subscribe, snapshot: *baseline, cpuProfile: *cpuProfile, memProfile: *memProfile}
+	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed, opt); err != nil {
 		fatalf("%v", err)
 	}
 }
 
-func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int64) error {
+func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int64, opt runOptions) error {
 	emit("param_services", n, "count")
 	emit("param_pods", m, "count")
 	emit("param_clients", p, "count")
 	emit("param_changes", changes, "count")
 	emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
 	emit("param_debounce", ms(debounce), "ms")
-	emit("param_delta", useDelta, "flag")
-	emit("param_subscribe", subscribeK, "count")
+	emit("param_delta", opt.delta, "flag")
+	emit("param_subscribe", opt.subscribe, "count")
 
 	// (a) The model and the server's serialized resources.
 	base := heapAlloc()
@@ -100,8 +100,8 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	}
 
 	ch := startChild([]string{"-addr", lis.Addr().String(), "-p", strconv.Itoa(p), "-n", strconv.Itoa(n),
-		"-m", strconv.Itoa(m), "-quiet", quiet.String(), "-delta=" + strconv.FormatBool(useDelta),
-		"-subscribe", strconv.Itoa(subscribeK)}, timeout)
+		"-m", strconv.Itoa(m), "-quiet", quiet.String(), "-delta=" + strconv.FormatBool(opt.delta),
+		"-subscribe", strconv.Itoa(opt.subscribe)}, timeout)
 	ch.wait("STARTED")
 
 	// (b) Every client connects and receives every type.
@@ -118,8 +118,8 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	emit("connect_msgs_per_client", float64(msgs)/float64(p), "count")
 	emit("server_idle_cpu_per_s", ms(idleCPU(time.Second)), "ms")
 	emit("server_heap_after_connect", float64(heapAlloc())/(1<<20), "MiB")
-	if heapProfile != "" {
-		if err := writeHeapProfile(heapProfile); err != nil {
+	if opt.memProfile != "" {
+		if err := writeHeapProfile(opt.memProfile); err != nil {
 			return err
 		}
 	}
@@ -127,8 +127,8 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	// (c) Single-pod changes.
 	var baseline *snapshotBaseline
 	var baseWall, baseCPU []time.Duration
-	if withBaseline {
-		baseline = newSnapshotBaseline(g, mesh.Model, w, p, subscribeK)
+	if opt.snapshot {
+		baseline = newSnapshotBaseline(g, mesh.Model, w, p, opt.subscribe)
 		if _, _, err := baseline.rebuild(); err != nil {
 			return err
 		}
@@ -138,8 +138,8 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	var totBytes, totMsgs int64
 	var affected []int
 	before := srv.Stats()
-	if profile != "" {
-		pf, err := os.Create(profile)
+	if opt.cpuProfile != "" {
+		pf, err := os.Create(opt.cpuProfile)
 		if err != nil {
 			return fmt.Errorf("cpu profile: %w", err)
 		}
@@ -222,17 +222,14 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	return nil
 }
 
-// profile is the -cpuprofile file; useDelta is -delta; subscribeK is
-// -subscribe.
-var (
-	profile    string
-	useDelta   bool
-	subscribeK int
-	// withBaseline is -snapshot.
-	withBaseline bool
-	// heapProfile is -memprofile.
-	heapProfile string
-)
+// runOptions are the flags beyond the anchors' own.
+type runOptions struct {
+	delta      bool   // -delta
+	subscribe  int    // -subscribe
+	snapshot   bool   // -snapshot
+	cpuProfile string // -cpuprofile
+	memProfile string // -memprofile
+}
 
 func fatalf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "FATAL: "+format+"\n", args...)

@@ -48,8 +48,7 @@ func newSnapshotBaseline(g *krt.Graph, model *collections.Model, w *workload, p,
 	for i := range p {
 		b.nodes = append(b.nodes, &corev3.Node{Id: "client-" + strconv.Itoa(i)})
 		var names [4][]string
-		for k := range subscribe {
-			svc := (i*subscribe + k) % w.n
+		for _, svc := range subscribedServices(i, subscribe, w.n) {
 			names[0] = append(names[0], listenerName(svc))
 			names[1] = append(names[1], listenerName(svc))
 			names[2] = append(names[2], w.cluster(svc))

@@ -33,6 +33,17 @@ func (w *workload) cluster(i int) string {
 	return collections.ClusterName(7070, collections.Hostname(svcName(i), svcNS(i), "cluster.local"))
 }
 
+// subscribedServices returns the services client i asks for by name when
+// each asks for k of n: i*k … i*k+k-1 (mod n), so that every service has
+// about p*k/n subscribers. The clients and the snapshot baseline share it.
+func subscribedServices(i, k, n int) []int {
+	out := make([]int, k)
+	for j := range out {
+		out[j] = (i*k + j) % n
+	}
+	return out
+}
+
 // listenerName is the name of service i's listener, the target a gRPC
 // proxyless client dials.
 func listenerName(i int) string {
