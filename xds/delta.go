@@ -30,14 +30,18 @@ func (c *conn) handleDelta(req *discovery.DeltaDiscoveryRequest) error {
 		c.answerLocked(ts, ts.version, req.ResponseNonce, nackOf(ts.version, req.ResponseNonce, req.GetErrorDetail()))
 	}
 	if first && len(req.InitialResourceVersions) > 0 {
-		// The client reconnects holding these versions: only what differs
-		// is sent, and what is gone is named removed.
+		// The client reconnects holding these versions, maybe from another
+		// replica (versions are hashes of content): only what differs is
+		// sent, and what is gone is named removed. The first flush of the
+		// type settles every name: the client's versions left held are
+		// the current ones.
 		known := make([]string, 0, len(req.InitialResourceVersions))
 		for name, v := range req.InitialResourceVersions {
-			ts.sent[name] = &resource{typeURL: req.TypeUrl, name: name, version: v}
+			ts.hold(clientResource(req.TypeUrl, name, v))
 			known = append(known, name)
 		}
 		c.addPendingLocked(req.TypeUrl, known)
+		ts.resuming = true
 	}
 
 	wildcard := ts.wildcard

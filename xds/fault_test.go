@@ -332,7 +332,9 @@ func startControlPlane(t testing.TB, lis net.Listener, target, cluster string, b
 // TestFaultControlPlaneRestart stops the control plane under a connected
 // grpc-go proxyless client: the client keeps routing with its last config
 // while the server is away, reconnects when a new server listens on the
-// same port, and takes that server's config.
+// same port, and takes that server's config. The new server's Listener,
+// Route and Cluster are those of the first, whose versions the client
+// names on reconnecting: it is sent only the Endpoints, which changed.
 func TestFaultControlPlaneRestart(t *testing.T) {
 	const target = "echo.default.svc.cluster.local:7070"
 	const cluster = "outbound|7070||echo.default.svc.cluster.local"
@@ -364,10 +366,16 @@ func TestFaultControlPlaneRestart(t *testing.T) {
 	second := startControlPlane(t, lis2, target, cluster, b.addr)
 	converge(t, cc, 10, "traffic on the new server's config", func(got string) bool { return got == b.addr })
 	p := proxyByNode(t, second.srv, "restart-client")
-	for _, typ := range []string{xds.ListenerType, xds.ClusterType, xds.EndpointType} {
-		if ts := p.Types[typ]; ts.Acks == 0 || ts.Nacks != 0 {
-			t.Errorf("after the restart %s: %+v", typ, ts)
+	for _, typ := range []string{xds.ListenerType, xds.RouteType, xds.ClusterType} {
+		if ts := p.Types[typ]; !ts.Resumed || ts.Pushes != 0 || ts.Resources != 1 || ts.AckedVersion == "" {
+			t.Errorf("after the restart %s, unchanged: %+v; want resumed, holding 1 resource, no push", typ, ts)
 		}
+	}
+	if ts := p.Types[xds.EndpointType]; ts.Resumed || ts.Acks == 0 || ts.Nacks != 0 {
+		t.Errorf("after the restart %s, changed: %+v; want pushed and ACKed", xds.EndpointType, ts)
+	}
+	if st := second.srv.Stats(); st.Pushes["lds"]+st.Pushes["rds"]+st.Pushes["cds"] != 0 || st.Resumed["lds"] == 0 || st.Resumed["rds"] == 0 || st.Resumed["cds"] == 0 {
+		t.Errorf("new server pushed %v, resumed %v; want only eds pushed", st.Pushes, st.Resumed)
 	}
 }
 

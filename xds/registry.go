@@ -49,7 +49,9 @@ type TypeStatus struct {
 	Subscribed []string `json:"subscribed,omitempty"`
 	// Resources is the number of resources the client holds.
 	Resources int `json:"resources"`
-	// SentVersion and SentNonce identify the last response.
+	// SentVersion and SentNonce identify the last response. A version
+	// is a digest of the resources the client holds once it accepts the
+	// response: equal versions mean equal content, on any server.
 	SentVersion string    `json:"sentVersion,omitempty"`
 	SentNonce   string    `json:"sentNonce,omitempty"`
 	LastPush    time.Time `json:"lastPush,omitzero"`
@@ -60,6 +62,12 @@ type TypeStatus struct {
 	AckedAt      time.Time `json:"ackedAt,omitzero"`
 	Acks         uint64    `json:"acks"`
 	Nacks        uint64    `json:"nacks"`
+	// Resumed is set when the stream's first request of the type showed
+	// that the client already held the current resources (from an
+	// earlier stream, maybe with another replica), so that none was sent:
+	// SentVersion and AckedVersion are then the version it named, with no
+	// nonce, and AckedAt the time of that request.
+	Resumed bool `json:"resumed,omitempty"`
 	// LastNack is the last NACK, if any.
 	LastNack *Nack `json:"lastNack,omitempty"`
 	// Rejected are the names held back at their last accepted version
@@ -147,6 +155,7 @@ func (c *conn) status() ProxyStatus {
 			AckedAt:      ts.ackedAt,
 			Acks:         ts.acks,
 			Nacks:        ts.nacks,
+			Resumed:      ts.resumed,
 			Pending:      len(c.pending[t]),
 		}
 		for n := range ts.names {

@@ -87,7 +87,58 @@ func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
 	if fullStateType(req.TypeUrl) && (first || changed || req.ResponseNonce == "") {
 		ts.respond = true
 	}
+	if first && req.VersionInfo != "" {
+		c.resumeLocked(ts, req.VersionInfo)
+	}
 	return nil
+}
+
+// resumeLocked takes the version_info of a stream's first request of a
+// type: the version the client accepted last, on an earlier stream, which
+// grpc-go and Envoy name when they reconnect — maybe to another replica,
+// since versions are digests of content. If it is the digest of the
+// resources the new subscription would be sent, the client holds them
+// already: they are recorded as sent and acknowledged, and no response is
+// owed. Otherwise the request is answered as any first one. c.mu must be
+// held.
+func (c *conn) resumeLocked(ts *typeState, version string) {
+	want, ok := parseDigest(version)
+	if !ok {
+		return
+	}
+	cache := c.srv.cache
+	cache.mu.RLock()
+	defer cache.mu.RUnlock()
+	cur := cache.types[ts.typeURL]
+	isolated := c.srv.opts.namespaceOf != nil
+	// each calls f with every resource the subscription would be sent:
+	// those it names, or all, that exist and the proxy may see.
+	each := func(f func(*resource)) {
+		visit := func(r *resource) {
+			if r != nil && (!isolated || !c.hiddenLocked(r)) {
+				f(r)
+			}
+		}
+		if ts.wildcard {
+			for _, r := range cur {
+				visit(r)
+			}
+			return
+		}
+		for n := range ts.names {
+			visit(cur[n])
+		}
+	}
+	var d digest
+	each(func(r *resource) { d.add(r.pair) })
+	if d != want {
+		return
+	}
+	each(ts.hold)
+	// The names the subscription marked pending are all held current.
+	delete(c.pending, ts.typeURL)
+	ts.respond = false
+	c.resumedLocked(ts, time.Now())
 }
 
 // sameList reports whether a non-empty names list is the list of the

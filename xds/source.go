@@ -121,7 +121,10 @@ type resource struct {
 	name    string
 	// version is a hash of the serialized bytes.
 	version string
-	msg     proto.Message
+	// pair is the hash of (name, version) that a stream's digest of what
+	// its client holds adds up.
+	pair digest
+	msg  proto.Message
 	// any wraps the serialized bytes; SotW responses share it.
 	any *anypb.Any
 	// delta is the Delta protocol's wrapper, shared likewise.
@@ -148,8 +151,16 @@ func newResource(typeURL, name string, msg proto.Message) (*resource, error) {
 		msg:     msg,
 		any:     &anypb.Any{TypeUrl: typeURL, Value: raw},
 	}
+	r.pair = pairDigest(name, r.version)
 	r.delta = &discovery.Resource{Name: name, Version: r.version, Resource: r.any}
 	return r, nil
+}
+
+// clientResource stands for a resource a client says it holds (Delta's
+// initial_resource_versions) and the server has no bytes of: only its
+// name and version are known.
+func clientResource(typeURL, name, version string) *resource {
+	return &resource{typeURL: typeURL, name: name, version: version, pair: pairDigest(name, version)}
 }
 
 // size is the number of serialized bytes of the resource.

@@ -48,6 +48,11 @@ type Stats struct {
 	// Acks and Nacks count the client's answers, per type.
 	Acks  map[string]uint64 `json:"acks"`
 	Nacks map[string]uint64 `json:"nacks"`
+	// Resumed counts, per type, the streams whose first request showed
+	// that the client already held the current resources — it named
+	// their version on reconnecting, maybe from another replica — and so
+	// got no response.
+	Resumed map[string]uint64 `json:"resumed"`
 	// Denied counts the names asked for explicitly that exist but are
 	// hidden from the asking proxy's namespace, per type
 	// (WithNamespaceIsolation).
@@ -120,6 +125,7 @@ func newCounters() *counters {
 		BytesSent:     map[string]uint64{},
 		Acks:          map[string]uint64{},
 		Nacks:         map[string]uint64{},
+		Resumed:       map[string]uint64{},
 		Denied:        map[string]uint64{},
 		UnknownTypes:  map[string]uint64{},
 		LimitExceeded: map[string]uint64{},
@@ -153,6 +159,12 @@ func (c *counters) ack(typeURL string, nack bool) {
 	} else {
 		c.s.Acks[shortType(typeURL)]++
 	}
+	c.mu.Unlock()
+}
+
+func (c *counters) resume(typeURL string) {
+	c.mu.Lock()
+	c.s.Resumed[shortType(typeURL)]++
 	c.mu.Unlock()
 }
 
@@ -230,6 +242,7 @@ func (c *counters) snapshot() Stats {
 	s.BytesSent = copyMap(s.BytesSent)
 	s.Acks = copyMap(s.Acks)
 	s.Nacks = copyMap(s.Nacks)
+	s.Resumed = copyMap(s.Resumed)
 	s.Denied = copyMap(s.Denied)
 	s.UnknownTypes = copyMap(s.UnknownTypes)
 	s.LimitExceeded = copyMap(s.LimitExceeded)

@@ -295,7 +295,6 @@ func (c *conn) flush() error {
 	var updates []update
 	cache := c.srv.cache
 	cache.mu.RLock()
-	version := strconv.FormatUint(cache.version, 10)
 	var hidden func(*resource) bool
 	if c.srv.opts.namespaceOf != nil {
 		hidden = c.hiddenLocked
@@ -307,10 +306,17 @@ func (c *conn) flush() error {
 			continue
 		}
 		changed, removed := ts.diff(names, cache.types[typeURL], hidden)
-		u := update{typeURL: typeURL, version: version, changed: len(changed), built: now}
+		resuming := ts.resuming
+		ts.resuming = false
+		u := update{typeURL: typeURL, changed: len(changed), built: now}
 		switch {
 		case c.kind == Delta:
 			if len(changed) == 0 && len(removed) == 0 {
+				if resuming {
+					// Every version the client named on reconnecting
+					// is current.
+					c.resumedLocked(ts, now)
+				}
 				continue
 			}
 			u.resources, u.removed = changed, removed
@@ -328,7 +334,10 @@ func (c *conn) flush() error {
 		ts.respond = false
 		c.nonce++
 		u.nonce = strconv.FormatUint(c.nonce, 10)
-		ts.nonce, ts.version, ts.lastPush, ts.answered = u.nonce, version, now, true
+		// The version is what the client holds once it accepts the
+		// response, by content: any replica would send the same.
+		u.version = ts.digest.String()
+		ts.nonce, ts.version, ts.lastPush, ts.answered = u.nonce, u.version, now, true
 		ts.sentResponse(u.nonce, now)
 		ts.pushes++
 		updates = append(updates, u)
@@ -361,6 +370,17 @@ func (c *conn) orderLocked() []string {
 	}
 	sort.Strings(rest)
 	return append(out, rest...)
+}
+
+// resumedLocked records that the first request of ts's type needed no
+// response: the client holds, from an earlier stream, the current
+// resources, which ts now holds as sent and acknowledged at their digest.
+// c.mu must be held.
+func (c *conn) resumedLocked(ts *typeState, now time.Time) {
+	v := ts.digest.String()
+	ts.version, ts.ackedVersion, ts.ackedAt, ts.resumed = v, v, now, true
+	c.srv.stats.resume(ts.typeURL)
+	c.srv.opts.logger.Debug("xds: proxy resumed holding the current config", "proxy", c.nodeIDLocked(), "type", shortType(ts.typeURL), "version", v, "resources", len(ts.sent))
 }
 
 // answerLocked records an ACK or NACK of typeURL. c.mu must be held.

@@ -17,8 +17,12 @@ type typeState struct {
 	names map[string]struct{}
 	// sent holds, per name, the resource the client holds or was last
 	// sent. A NACK puts back the values from before the rejected response,
-	// so after it sent holds what the client accepted.
+	// so after it sent holds what the client accepted. Change it only
+	// with hold and drop, which keep digest.
 	sent map[string]*resource
+	// digest is the digest of sent: the version of what the client holds,
+	// sent as the version of every response (see digest).
+	digest digest
 	// building holds, for the names changed by the response being built,
 	// the values of sent before it; pending pairs each response sent and
 	// not yet answered with those values (nil: the client did not hold the
@@ -37,6 +41,11 @@ type typeState struct {
 	lastNames []string
 	// answered is set once a response of this type was sent.
 	answered bool
+	// resuming is set from a Delta request naming the versions the client
+	// holds until the first flush of the type; resumed once a first
+	// request needed no response, the client holding the current state
+	// already (see conn.resumeLocked).
+	resuming, resumed bool
 
 	nonce, version string // of the last response
 	lastPush       time.Time
@@ -73,6 +82,23 @@ func newTypeState(typeURL string) *typeState {
 	}
 }
 
+// hold records that the client holds r (or is being sent it).
+func (ts *typeState) hold(r *resource) {
+	if old, ok := ts.sent[r.name]; ok {
+		ts.digest.sub(old.pair)
+	}
+	ts.sent[r.name] = r
+	ts.digest.add(r.pair)
+}
+
+// drop records that the client no longer holds name.
+func (ts *typeState) drop(name string) {
+	if old, ok := ts.sent[name]; ok {
+		ts.digest.sub(old.pair)
+		delete(ts.sent, name)
+	}
+}
+
 // subscribed reports whether the client wants name.
 func (ts *typeState) subscribed(name string) bool {
 	if ts.wildcard {
@@ -90,7 +116,7 @@ func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []str
 	for _, n := range remove {
 		delete(ts.names, n)
 		if !ts.wildcard {
-			delete(ts.sent, n)
+			ts.drop(n)
 			delete(ts.rejected, n)
 		}
 	}
@@ -101,7 +127,7 @@ func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []str
 		// Names the client kept only through the wildcard are dropped.
 		for n := range ts.sent {
 			if _, ok := ts.names[n]; !ok && !contains(add, n) {
-				delete(ts.sent, n)
+				ts.drop(n)
 				delete(ts.rejected, n)
 			}
 		}
@@ -184,7 +210,7 @@ func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource, h
 		held, has := ts.sent[name]
 		if !ts.subscribed(name) {
 			if has {
-				delete(ts.sent, name)
+				ts.drop(name)
 			}
 			delete(ts.rejected, name)
 			continue
@@ -192,7 +218,7 @@ func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource, h
 		if r == nil {
 			delete(ts.rejected, name)
 			if has {
-				delete(ts.sent, name)
+				ts.drop(name)
 				delete(ts.building, name)
 				removed = append(removed, name)
 			}
@@ -205,6 +231,12 @@ func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource, h
 			delete(ts.rejected, name)
 		}
 		if has && held.version == r.version {
+			if held.any == nil {
+				// The client named this version on reconnecting
+				// (clientResource): it holds the current bytes, which
+				// the registry's config dump can now show.
+				ts.hold(r)
+			}
 			continue
 		}
 		if ts.building == nil {
@@ -213,7 +245,7 @@ func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource, h
 		if _, ok := ts.building[name]; !ok {
 			ts.building[name] = held
 		}
-		ts.sent[name] = r
+		ts.hold(r)
 		changed = append(changed, r)
 	}
 	sort.Slice(changed, func(i, j int) bool { return changed[i].name < changed[j].name })
@@ -320,9 +352,9 @@ next:
 			nack.Rejected = append(nack.Rejected, name)
 		}
 		if p == nil {
-			delete(ts.sent, name)
+			ts.drop(name)
 		} else {
-			ts.sent[name] = p
+			ts.hold(p)
 		}
 	}
 	sort.Strings(nack.Rejected)
