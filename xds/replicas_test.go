@@ -417,3 +417,36 @@ func TestDeltaMoveBetweenReplicas(t *testing.T) {
 		t.Errorf("b resumed %v, want cds only", st.Resumed)
 	}
 }
+
+// TestSotWMoveBetweenIsolatingReplicas: under namespace isolation a
+// version covers what the proxy's namespace may see. A proxy of namespace
+// a moving between replicas with its wildcard subscription's version gets
+// nothing; a proxy of namespace b naming that version, which is not what
+// it may see, gets its own clusters.
+func TestSotWMoveBetweenIsolatingReplicas(t *testing.T) {
+	a := newScopedFixture(t, scopedItems, xds.WithNamespaceIsolation(nil))
+	b := newScopedFixture(t, scopedItems, xds.WithNamespaceIsolation(nil))
+	ca := newSotW(t, dial(t, a.addr), "in-a")
+	ca.node = nodeIn(t, "in-a", "a")
+	ca.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	ra := ca.recv()
+	if got := names(t, ra); !slices.Equal(got, []string{"priv.a", "pub.a", "pub.b", "shared.a"}) {
+		t.Fatalf("a sent namespace a %v", got)
+	}
+
+	cb := newSotW(t, dial(t, b.addr), "in-a")
+	cb.node = nodeIn(t, "in-a", "a")
+	cb.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: ra.VersionInfo})
+	quiet(t, cb.resps)
+	if ts := proxyByNode(t, b.srv, "in-a").Types[xds.ClusterType]; !ts.Resumed || ts.Resources != 4 {
+		t.Errorf("namespace a's proxy on b: %+v; want resumed holding 4", ts)
+	}
+
+	other := newSotW(t, dial(t, b.addr), "in-b")
+	other.node = nodeIn(t, "in-b", "b")
+	other.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: ra.VersionInfo})
+	rb := other.recv()
+	if got := names(t, rb); !slices.Equal(got, []string{"pub.a", "pub.b", "rest.a"}) || rb.VersionInfo == ra.VersionInfo {
+		t.Errorf("namespace b's proxy got %v at %s (a's version %s)", got, rb.VersionInfo, ra.VersionInfo)
+	}
+}
