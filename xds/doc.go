@@ -53,6 +53,28 @@
 // is sent again only once it changes. The NACK's detail is recorded in the
 // proxy registry.
 //
+// # Versions
+//
+// A resource's version is a hash of its bytes. A response's version (SotW
+// version_info, Delta system_version_info) is not the cache's graph
+// version, which differs between replicas and across restarts, but a
+// digest of what the client holds once it accepts the response: a 128-bit
+// sum of a hash of each (name, version) pair the stream holds of the
+// type, kept up to date as names are sent and dropped, never recounted.
+// Equal versions thus mean equal content on any server, and replicas
+// serving the same config send the same versions whatever their history.
+//
+// So a proxy moving to another replica, or reconnecting after a restart,
+// is not sent what it holds. A SotW client names its last accepted version
+// in its first request of a type on the new stream; if that is the digest
+// of what the server would send the request (the names asked for that
+// exist and the proxy may see, or all of them for a wildcard), the server
+// records those resources as sent and acknowledged and sends nothing
+// (Stats.Resumed, TypeStatus.Resumed); otherwise it answers as to any
+// first request. A Delta client names each resource's version
+// (initial_resource_versions) and is sent only the resources that differ
+// and the names of those gone.
+//
 // # Namespace isolation
 //
 // A source may give each resource a Visibility (WithVisibility): every
