@@ -140,6 +140,9 @@ func TestSotWProtocol(t *testing.T) {
 		t.Fatalf("EDS after unsubscribing c = %v, want [a]", got)
 	}
 
+	// The server counts a push once its send returns, which may be after
+	// the client has the response.
+	waitFor(t, "the last push counted", func() bool { return f.srv.Stats().Pushes["eds"] >= 4 })
 	st := f.srv.Stats()
 	if st.Nacks["cds"] != 1 || st.Acks["cds"] < 2 || st.Pushes["eds"] < 4 || st.ConnectedProxies != 1 {
 		t.Fatalf("stats = %+v", st)
