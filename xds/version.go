@@ -42,12 +42,15 @@ func (d *digest) add(p digest) { d.a += p.a; d.b += p.b }
 
 func (d *digest) sub(p digest) { d.a -= p.a; d.b -= p.b }
 
-// String returns the digest as 32 lowercase hex digits.
+// String returns the digest as 32 lowercase hex digits. It is built on
+// the stack: every response's version costs one allocation.
 func (d digest) String() string {
 	var b [16]byte
+	var out [digestLen]byte
 	binary.BigEndian.PutUint64(b[0:8], d.a)
 	binary.BigEndian.PutUint64(b[8:16], d.b)
-	return hex.EncodeToString(b[:])
+	hex.Encode(out[:], b[:])
+	return string(out[:])
 }
 
 // parseDigest reads the String form of a digest; ok is false for any other
