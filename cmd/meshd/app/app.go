@@ -50,6 +50,10 @@ type App struct {
 	proxies  debugui.Proxies
 	problems problemView
 	xds      *xds.Server
+	// cluster is set when a cluster is watched; leader is set with
+	// --leader-elect.
+	cluster *cluster
+	leader  *leadership
 
 	xdsLis, debugLis net.Listener
 	debug            *http.Server

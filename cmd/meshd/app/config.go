@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -66,6 +67,29 @@ type Config struct {
 	// DefaultConfig: xds.DefaultMaxSubscribedNames.
 	XDSMaxSubscribedNames int
 
+	// LeaderElect makes replicas watching the same cluster elect one leader
+	// through a coordination.k8s.io/v1 Lease; only the leader writes
+	// status. Off: this process writes status whenever it watches a
+	// cluster, as the only replica should.
+	LeaderElect bool
+	// LeaseName and LeaseNamespace name the Lease. Empty namespace: the
+	// namespace meshd runs in (in a pod), else "default".
+	LeaseName, LeaseNamespace string
+	// LeaseDuration, RenewDeadline and RetryPeriod time the election, as in
+	// client-go's leaderelection: a new leader takes over at most
+	// LeaseDuration after the old one stopped renewing.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+
+	// WriteStatus writes the status of Gateway API routes attached to
+	// Services when a cluster is watched (by the leader, with LeaderElect).
+	WriteStatus bool
+	// ControllerName is written as status.parents[].controllerName: the
+	// routes' status entries this meshd owns.
+	ControllerName string
+	// StatusQPS and StatusBurst limit the rate of status writes.
+	StatusQPS   float64
+	StatusBurst int
+
 	// LogLevel is debug, info, warn or error; LogFormat is console or json.
 	// ParseFlags validates both; the binary builds its logger from them.
 	LogLevel, LogFormat string
@@ -84,6 +108,10 @@ type Config struct {
 	Extend func(m *Model) error
 }
 
+// DefaultControllerName is the controllerName meshd writes in route status
+// unless --controller-name says otherwise.
+const DefaultControllerName = "meshd.io/mesh-controller"
+
 // Values of Config.NamespaceIsolationIdentity.
 const (
 	IdentityNode        = "node"
@@ -98,6 +126,14 @@ func DefaultConfig() Config {
 		DebugAddr:                  "127.0.0.1:15014",
 		NamespaceIsolationIdentity: IdentityNode,
 		XDSMaxSubscribedNames:      xds.DefaultMaxSubscribedNames,
+		LeaseName:                  "meshd",
+		LeaseDuration:              15 * time.Second,
+		RenewDeadline:              10 * time.Second,
+		RetryPeriod:                2 * time.Second,
+		WriteStatus:                true,
+		ControllerName:             DefaultControllerName,
+		StatusQPS:                  10,
+		StatusBurst:                20,
 		LogLevel:                   "info",
 		LogFormat:                  "console",
 	}
@@ -149,6 +185,16 @@ func ParseFlags(args []string, out io.Writer) (Config, error) {
 	fs.BoolVar(&c.NamespaceIsolation, "namespace-isolation", false, "send each proxy only the services exported to its namespace (annotation networking.istio.io/exportTo: *, . or namespaces); see --namespace-isolation-identity")
 	fs.StringVar(&c.NamespaceIsolationIdentity, "namespace-isolation-identity", c.NamespaceIsolationIdentity, "where a proxy's namespace comes from under --namespace-isolation: `node` (node metadata NAMESPACE or the Istio node id: the client's claim, trust it only on a trusted network) or certificate (the spiffe://<td>/ns/<ns>/sa/<sa> URI of its client certificate, needs --xds-client-ca; a node claiming another namespace is refused)")
 	fs.IntVar(&c.XDSMaxSubscribedNames, "xds-max-subscribed-names", c.XDSMaxSubscribedNames, "most resource names one ADS stream may hold subscribed, over all types; a request beyond it ends the stream with ResourceExhausted; 0: no limit")
+	fs.BoolVar(&c.WriteStatus, "write-status", c.WriteStatus, "write the status (Accepted, ResolvedRefs) of HTTPRoutes and GRPCRoutes attached to Services in the watched cluster; with --leader-elect only the leader writes")
+	fs.StringVar(&c.ControllerName, "controller-name", c.ControllerName, "`NAME` written as status.parents[].controllerName: the route status entries this meshd owns (domain/path)")
+	fs.Float64Var(&c.StatusQPS, "status-qps", c.StatusQPS, "most route status writes per second, on average")
+	fs.IntVar(&c.StatusBurst, "status-burst", c.StatusBurst, "most route status writes in a burst")
+	fs.BoolVar(&c.LeaderElect, "leader-elect", false, "elect one leader among the replicas watching the cluster, through a coordination.k8s.io/v1 Lease; only the leader writes status (every replica serves xDS)")
+	fs.StringVar(&c.LeaseName, "leader-elect-resource-name", c.LeaseName, "`NAME` of the leader election Lease")
+	fs.StringVar(&c.LeaseNamespace, "leader-elect-resource-namespace", "", "`NAMESPACE` of the leader election Lease; default: the namespace meshd runs in, else default")
+	fs.DurationVar(&c.LeaseDuration, "leader-elect-lease-duration", c.LeaseDuration, "how long a Lease holds without renewal: the longest a new leader waits after the old one stops")
+	fs.DurationVar(&c.RenewDeadline, "leader-elect-renew-deadline", c.RenewDeadline, "how long the leader keeps trying to renew before it stops leading")
+	fs.DurationVar(&c.RetryPeriod, "leader-elect-retry-period", c.RetryPeriod, "how often candidates try to acquire, and the leader to renew, the Lease")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "least severe log `LEVEL` printed: debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `FORMAT`: console (human-readable) or json (one object per line)")
 	help := fs.BoolP("help", "h", false, "show this help")
@@ -208,6 +254,9 @@ func (c Config) Validate() error {
 	if c.Kubeconfig != "" && c.InCluster {
 		return errors.New("--kubeconfig and --in-cluster both name a cluster: give one")
 	}
+	if err := c.validateLeadership(); err != nil {
+		return err
+	}
 	if c.LogLevel != "" {
 		if _, err := parseLevel(c.LogLevel); err != nil {
 			return err
@@ -217,6 +266,40 @@ func (c Config) Validate() error {
 	case "", "console", "json":
 	default:
 		return fmt.Errorf("--log-format %q: want console or json", c.LogFormat)
+	}
+	return nil
+}
+
+// controllerNamePattern is the Gateway API's GatewayController format: a
+// domain-prefixed path.
+var controllerNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$`)
+
+func (c Config) validateLeadership() error {
+	if c.WriteStatus && (len(c.ControllerName) > 253 || !controllerNamePattern.MatchString(c.ControllerName)) {
+		return fmt.Errorf("--controller-name %q: want a domain-prefixed path of at most 253 characters, e.g. %s", c.ControllerName, DefaultControllerName)
+	}
+	if c.WriteStatus && (c.StatusQPS <= 0 || c.StatusBurst < 1) {
+		return fmt.Errorf("--status-qps %g and --status-burst %d: both must be positive", c.StatusQPS, c.StatusBurst)
+	}
+	if !c.LeaderElect {
+		return nil
+	}
+	if c.Kubeconfig == "" && !c.InCluster {
+		return errors.New("--leader-elect needs a cluster to hold the Lease: give --kubeconfig or --in-cluster")
+	}
+	if c.LeaseName == "" {
+		return errors.New("--leader-elect-resource-name must not be empty")
+	}
+	// client-go's leaderelection refuses other timings with a panic-free
+	// but late error; say it at once, by flag.
+	if c.RetryPeriod <= 0 {
+		return fmt.Errorf("--leader-elect-retry-period %s: must be positive", c.RetryPeriod)
+	}
+	if c.RenewDeadline <= time.Duration(leaderJitter*float64(c.RetryPeriod)) {
+		return fmt.Errorf("--leader-elect-renew-deadline %s: must be more than %.1f × --leader-elect-retry-period (%s)", c.RenewDeadline, leaderJitter, c.RetryPeriod)
+	}
+	if c.LeaseDuration <= c.RenewDeadline {
+		return fmt.Errorf("--leader-elect-lease-duration %s: must be more than --leader-elect-renew-deadline (%s)", c.LeaseDuration, c.RenewDeadline)
 	}
 	return nil
 }

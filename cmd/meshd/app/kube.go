@@ -34,10 +34,19 @@ func (a *App) buildKube() (sources.Inputs, error) {
 	}
 	src := kube.New(a.model.Graph, clients, kube.WithLogger(a.log.With("source", "kubernetes")))
 	in := src.Inputs()
+	a.cluster = &cluster{clients: clients, inputs: in}
 	a.ready.add("source kubernetes ("+rc.Host+")", synced(in)...)
 	a.components = append(a.components, component{"kubernetes source", src.Run})
 	a.problems = append(a.problems, kubeProblems(src))
 	return in, nil
+}
+
+// cluster is the watched cluster: its clients, for the writes the leader
+// makes, and its own inputs, since status is written only for the routes
+// the cluster holds (not for a folder's).
+type cluster struct {
+	clients kube.Clients
+	inputs  sources.Inputs
 }
 
 // kubeProblems reports the collections whose informers have not listed yet

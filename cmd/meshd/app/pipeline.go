@@ -53,6 +53,7 @@ func (a *App) build() error {
 			return fmt.Errorf("extending the mesh model: %w", err)
 		}
 	}
+	a.buildStatus()
 	return a.buildXDS()
 }
 
