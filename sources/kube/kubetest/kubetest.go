@@ -5,6 +5,13 @@
 // A test package starts one Env in TestMain, shares it, and stops it at the
 // end; tests use unique namespace names, since no controller-manager runs
 // to finish deleting namespaces.
+//
+// By default every request is allowed. WithAuthorization("RBAC") makes the
+// API server authorize as a cluster does, so a test can check what a
+// service account's roles permit: Config stays a cluster admin (its token
+// is in system:masters), and ConfigAs and KubeconfigAs act as another user
+// through impersonation. InstallGatewayCRDs serves the Gateway API routes
+// with their real schemas.
 package kubetest
 
 import (
@@ -23,10 +30,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/yaml"
 )
 
 // ErrNoBinaries is returned by Start when etcd or kube-apiserver is not
@@ -58,13 +74,30 @@ type Env struct {
 	Kubeconfig string
 
 	dir       string
+	opts      options
 	etcd, api *exec.Cmd
+}
+
+// Option configures Start.
+type Option func(*options)
+
+type options struct {
+	authorization string
+}
+
+// WithAuthorization sets the API server's --authorization-mode, e.g.
+// "RBAC" or "Node,RBAC". Default: "AlwaysAllow". Under RBAC the API server
+// creates its bootstrap roles (system:discovery and the like) itself, so
+// an authenticated user may use discovery and nothing more until bound to
+// a role; the admin token keeps full access through system:masters.
+func WithAuthorization(mode string) Option {
+	return func(o *options) { o.authorization = mode }
 }
 
 // Start launches etcd and kube-apiserver on free loopback ports, with
 // their data and logs in a new temporary directory, and waits until the
 // API server is ready. Stop ends both and removes the directory.
-func Start(ctx context.Context) (*Env, error) {
+func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	bin := BinDir()
 	for _, b := range []string{"etcd", "kube-apiserver"} {
 		if _, err := os.Stat(filepath.Join(bin, b)); err != nil {
@@ -75,7 +108,10 @@ func Start(ctx context.Context) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{dir: dir}
+	e := &Env{dir: dir, opts: options{authorization: "AlwaysAllow"}}
+	for _, o := range opts {
+		o(&e.opts)
+	}
 	if err := e.start(ctx, bin); err != nil {
 		e.Stop()
 		return nil, err
@@ -115,7 +151,7 @@ func (e *Env) start(ctx context.Context, bin string) error {
 		"--service-account-key-file", filepath.Join(e.dir, "sa.pub"),
 		"--service-account-signing-key-file", filepath.Join(e.dir, "sa.key"),
 		"--token-auth-file", filepath.Join(e.dir, "tokens.csv"),
-		"--authorization-mode", "AlwaysAllow",
+		"--authorization-mode", e.opts.authorization,
 		"--service-cluster-ip-range", "10.0.0.0/24",
 		// No controller-manager creates default service accounts.
 		"--disable-admission-plugins", "ServiceAccount"); err != nil {
@@ -128,23 +164,57 @@ func (e *Env) start(ctx context.Context, bin string) error {
 		QPS:             1000, Burst: 1000,
 	}
 	e.Kubeconfig = filepath.Join(e.dir, "kubeconfig")
-	kubeconfig := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: test
-  cluster: {server: %q, insecure-skip-tls-verify: true}
-users:
-- name: admin
-  user: {token: %q}
-contexts:
-- name: test
-  context: {cluster: test, user: admin}
-current-context: test
-`, host, token)
-	if err := os.WriteFile(e.Kubeconfig, []byte(kubeconfig), 0o600); err != nil {
+	if err := e.writeKubeconfig(e.Kubeconfig, "", nil); err != nil {
 		return err
 	}
 	return e.waitReady(ctx, host, token)
+}
+
+// ConfigAs returns a copy of Config that acts as user, with groups, through
+// impersonation: its requests are authorized as the user's would be, as a
+// test of RBAC wants (see WithAuthorization). For a service account, pass
+// its user name, system:serviceaccount:<namespace>:<name>, and no groups:
+// the API server then adds the service account's own groups
+// (system:serviceaccounts, system:serviceaccounts:<namespace>), as for a
+// real service account token. Every impersonated user is in
+// system:authenticated too.
+func (e *Env) ConfigAs(user string, groups ...string) *rest.Config {
+	c := rest.CopyConfig(e.Config)
+	c.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
+	return c
+}
+
+// KubeconfigAs writes a kubeconfig file into dir that reaches the API
+// server as ConfigAs(user, groups...) does (the user entry's as and
+// as-groups fields), for a binary run with --kubeconfig, and returns its
+// path. The file holds the admin token: keep dir private to the test.
+func (e *Env) KubeconfigAs(dir, user string, groups ...string) (string, error) {
+	f, err := os.CreateTemp(dir, "kubeconfig-")
+	if err != nil {
+		return "", fmt.Errorf("kubeconfig for %s: %w", user, err)
+	}
+	path := f.Name()
+	f.Close()
+	if err := e.writeKubeconfig(path, user, groups); err != nil {
+		return "", fmt.Errorf("kubeconfig for %s: %w", user, err)
+	}
+	return path, nil
+}
+
+// writeKubeconfig writes a kubeconfig of the admin token to path,
+// impersonating user and groups when user is set.
+func (e *Env) writeKubeconfig(path, user string, groups []string) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["test"] = &clientcmdapi.Cluster{Server: e.Config.Host, InsecureSkipTLSVerify: true}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{
+		Token:             e.Config.BearerToken,
+		Impersonate:       user,
+		ImpersonateGroups: groups,
+	}
+	cfg.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "admin"}
+	cfg.CurrentContext = "test"
+	// WriteToFile creates the file with mode 0600: it holds the token.
+	return clientcmd.WriteToFile(*cfg, path)
 }
 
 // launch starts a binary with its output in a log file of the directory.
@@ -264,4 +334,61 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// GatewayRoutes are the Gateway API resources InstallGatewayCRDs serves.
+var GatewayRoutes = []schema.GroupVersionResource{
+	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"},
+	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "grpcroutes"},
+}
+
+var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// InstallGatewayCRDs creates the Gateway API's own standard CRDs of
+// GatewayRoutes (their schemas, validation and status subresource), read
+// from the sigs.k8s.io/gateway-api module this one builds with, which
+// `go list -m` locates, and waits until each resource can be listed. CRDs
+// that exist already are left as they are.
+func InstallGatewayCRDs(ctx context.Context, cfg *rest.Config) error {
+	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api").Output()
+	if err != nil {
+		return fmt.Errorf("locating the sigs.k8s.io/gateway-api module: %w", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "standard")
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("dynamic client: %w", err)
+	}
+	for _, gvr := range GatewayRoutes {
+		file := filepath.Join(dir, gvr.Group+"_"+gvr.Resource+".yaml")
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return fmt.Errorf("%s CRD: %w", gvr.Resource, err)
+		}
+		crd := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(data, &crd.Object); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		_, err = dyn.Resource(crdResource).Create(ctx, crd, metav1.CreateOptions{FieldValidation: "Strict"})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating the %s CRD: %w", gvr.Resource, err)
+		}
+	}
+	// A new CRD is served moments after it is created.
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for _, gvr := range GatewayRoutes {
+		for {
+			_, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1})
+			if err == nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s not served: %w (last error: %v)", gvr.Resource, ctx.Err(), err)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	return nil
 }
