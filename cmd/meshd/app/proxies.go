@@ -89,6 +89,8 @@ func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.
 			Subscribed:   t.Subscribed,
 			SentVersion:  t.SentVersion,
 			SentNonce:    t.SentNonce,
+			Pushes:       t.Pushes,
+			Resumed:      t.Resumed,
 			AckedVersion: t.AckedVersion,
 			LastAck:      t.AckedAt,
 			Rejected:     t.Rejected,

@@ -64,8 +64,13 @@ type TypeStatus struct {
 	// Subscribed lists the resource names subscribed to by name.
 	Subscribed []string `json:"subscribed,omitempty"`
 
-	SentVersion  string    `json:"sentVersion,omitempty"`
-	SentNonce    string    `json:"sentNonce,omitempty"`
+	SentVersion string `json:"sentVersion,omitempty"`
+	SentNonce   string `json:"sentNonce,omitempty"`
+	// Pushes counts the responses of this type sent on the stream.
+	Pushes uint64 `json:"pushes"`
+	// Resumed is set when the proxy reconnected holding this type's
+	// current config (from this or another replica), so none was sent.
+	Resumed      bool      `json:"resumed,omitempty"`
 	AckedVersion string    `json:"ackedVersion,omitempty"`
 	LastAck      time.Time `json:"lastAck,omitzero"`
 	// LastNACK is the latest rejection of this type, kept after a later

@@ -23,6 +23,7 @@ type XDSCollector struct {
 	resources, pushes, sent, bytes, acks, nacks   *prometheus.Desc
 	duration, rounds, names                       *prometheus.Desc
 	denied, unknown, limits, mismatch, unanswered *prometheus.Desc
+	resumed                                       *prometheus.Desc
 }
 
 // unknownHelp describes meshd_xds_unknown_type_requests_total, whose type
@@ -57,6 +58,7 @@ func NewXDSCollector(s XDSServer) *XDSCollector {
 		limits:     d("limit_exceeded_total", "Streams ended by a server limit; connections closed, for limit connections.", "limit"),
 		mismatch:   d("identity_mismatch_total", "Streams refused: the node named another namespace than its client certificate."),
 		unanswered: d("unanswered_total", "Times a proxy left a response unanswered longer than the server's limit (a stuck or vanished proxy)."),
+		resumed:    d("resumed_total", "Streams whose first request of the type named the version of the current config (a proxy reconnecting, from this replica or another), answered with nothing.", "type"),
 	}
 }
 
@@ -66,7 +68,7 @@ func (c *XDSCollector) Describe(ch chan<- *prometheus.Desc) {
 		c.connected, c.stale, c.rejecting, c.streams, c.version,
 		c.resources, c.pushes, c.sent, c.bytes, c.acks, c.nacks,
 		c.duration, c.rounds, c.names,
-		c.denied, c.unknown, c.limits, c.mismatch, c.unanswered,
+		c.denied, c.unknown, c.limits, c.mismatch, c.unanswered, c.resumed,
 	} {
 		ch <- d
 	}
@@ -110,6 +112,7 @@ func (c *XDSCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.acks, st.Acks[t], t)
 		counter(c.nacks, st.Nacks[t], t)
 		counter(c.denied, st.Denied[t], t)
+		counter(c.resumed, st.Resumed[t], t)
 	}
 	for _, l := range xds.Limits {
 		counter(c.limits, st.LimitExceeded[l], l)

@@ -37,6 +37,7 @@ func TestXDSCollector(t *testing.T) {
 			LimitExceeded:    map[string]uint64{xds.LimitSubscribedNames: 4, xds.LimitConnections: 1},
 			IdentityMismatch: 6,
 			Unanswered:       5,
+			Resumed:          map[string]uint64{"lds": 2},
 		},
 		proxies: []xds.ProxyStatus{
 			{NodeID: "a", Connected: true, Stale: true},
@@ -87,11 +88,17 @@ meshd_xds_identity_mismatch_total 6
 # HELP meshd_xds_unanswered_total Times a proxy left a response unanswered longer than the server's limit (a stuck or vanished proxy).
 # TYPE meshd_xds_unanswered_total counter
 meshd_xds_unanswered_total 5
+# HELP meshd_xds_resumed_total Streams whose first request of the type named the version of the current config (a proxy reconnecting, from this replica or another), answered with nothing.
+# TYPE meshd_xds_resumed_total counter
+meshd_xds_resumed_total{type="cds"} 0
+meshd_xds_resumed_total{type="eds"} 0
+meshd_xds_resumed_total{type="lds"} 2
+meshd_xds_resumed_total{type="rds"} 0
 `
 	names := []string{"meshd_xds_connected_proxies", "meshd_xds_stale_proxies", "meshd_xds_rejecting_proxies",
 		"meshd_xds_nacks_total", "meshd_xds_sent_bytes_total", "meshd_xds_denied_total",
 		"meshd_xds_unknown_type_requests_total", "meshd_xds_limit_exceeded_total", "meshd_xds_identity_mismatch_total",
-		"meshd_xds_unanswered_total"}
+		"meshd_xds_unanswered_total", "meshd_xds_resumed_total"}
 	if err := testutil.CollectAndCompare(NewXDSCollector(f), strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}

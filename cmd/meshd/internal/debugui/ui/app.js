@@ -769,8 +769,10 @@ function renderProxies() {
         return el('tr', { class: rejecting ? 'rejecting' : (t.sentVersion !== t.ackedVersion ? 'pending' : '') },
           el('td', { title: t.typeUrl }, shortTypeURL(t.typeUrl)),
           el('td', {}, t.wildcard ? 'all (wildcard)' : `${(t.subscribed || []).length} named`),
-          el('td', {}, el('code', {}, t.sentVersion || '—')),
-          el('td', {}, el('code', {}, t.ackedVersion || '—')),
+          el('td', {}, el('code', { title: t.sentVersion || '' }, shortVersion(t.sentVersion)),
+            el('span', { class: 'muted' }, ` · ${t.pushes || 0} pushes`),
+            t.resumed ? el('span', { class: 'muted', title: 'reconnected holding the current config: nothing was re-sent' }, ' · resumed') : null),
+          el('td', {}, el('code', { title: t.ackedVersion || '' }, shortVersion(t.ackedVersion))),
           el('td', { class: 'nack' }, t.lastNack
             ? [el('code', {}, t.lastNack.version || '?'), ' ', el('span', { class: 'muted' }, fmtAgo(t.lastNack.time)),
               el('div', { class: 'nack-reason' + (rejecting ? '' : ' old') }, t.lastNack.reason),
@@ -780,6 +782,13 @@ function renderProxies() {
             : el('span', { class: 'muted' }, 'none')));
       })))));
   box.replaceChildren(summary, ...cards);
+}
+
+// shortVersion abbreviates a version digest (32 hex digits) for the table;
+// the cell's title holds it whole.
+function shortVersion(v) {
+  if (!v) return '—';
+  return v.length > 12 ? v.slice(0, 12) + '…' : v;
 }
 
 async function showDump(id) {
