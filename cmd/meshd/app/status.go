@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 	"github.com/meshd/meshd/cmd/meshd/internal/routestatus"
 )
 
@@ -25,6 +27,7 @@ func (a *App) buildStatus() {
 			Logger:         a.log.With("component", "route-status"),
 		})
 	a.metrics = append(a.metrics, statusMetrics(w)...)
+	a.problems = append(a.problems, statusProblems(w))
 	if !a.cfg.LeaderElect {
 		a.components = append(a.components, component{"route status", func(ctx context.Context) error {
 			w.Run(ctx)
@@ -37,6 +40,24 @@ func (a *App) buildStatus() {
 	a.components = append(a.components, component{"leader election", func(ctx context.Context) error {
 		return a.leader.run(ctx, w.Run)
 	}})
+}
+
+// statusProblems shows the routes whose status could not be written (the
+// API server refuses, or RBAC forbids) in the debug UI's Problems tab.
+func statusProblems(w *routestatus.Writer) func() []debugui.Problem {
+	return func() []debugui.Problem {
+		var out []debugui.Problem
+		for _, f := range w.Failing() {
+			kind, name, _ := strings.Cut(f.Route, "/")
+			out = append(out, debugui.Problem{
+				Source: "route status",
+				Object: kind + " " + name,
+				Error:  "status not written (retried with backoff): " + f.Error,
+				Since:  f.Since,
+			})
+		}
+		return out
+	}
 }
 
 // statusMetrics exports the writer's counters.

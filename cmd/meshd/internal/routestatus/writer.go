@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -96,6 +97,16 @@ type Writer struct {
 	queue workqueue.TypedRateLimitingInterface[string] // nil while not running
 
 	written, unchanged, conflicts, notFound, errs atomic.Uint64
+
+	fmu     sync.Mutex
+	failing map[string]Failure // by route key, until a reconciliation succeeds
+}
+
+// Failure is a route whose status the writer last failed to write.
+type Failure struct {
+	Route string // "Kind/namespace/name"
+	Error string
+	Since time.Time // the first failure in a row
 }
 
 // New returns a writer of the statuses in statuses to the routes of
@@ -120,6 +131,7 @@ func New(client gatewayclient.Interface, statuses krt.Collection[collections.Rou
 		controller: gatewayv1.GatewayController(opts.ControllerName),
 		limiter:    flowcontrol.NewTokenBucketRateLimiter(float32(opts.QPS), opts.Burst),
 		log:        opts.Logger,
+		failing:    map[string]Failure{},
 	}
 	if routes.HTTP != nil {
 		w.kinds[collections.KindHTTPRoute] = &kindOf[*gatewayv1.HTTPRoute]{
@@ -243,6 +255,7 @@ func (w *Writer) processNext(ctx context.Context, q workqueue.TypedRateLimitingI
 	switch {
 	case err == nil:
 		q.Forget(key)
+		w.failed(key, nil)
 		switch out {
 		case outWritten:
 			w.written.Add(1)
@@ -257,14 +270,46 @@ func (w *Writer) processNext(ctx context.Context, q workqueue.TypedRateLimitingI
 		// The same write would be rejected again; the route's next change
 		// brings a new attempt.
 		w.errs.Add(1)
+		w.failed(key, err)
 		q.Forget(key)
 		w.log.Error("route status rejected", "route", key, "err", err)
 	default:
 		w.errs.Add(1)
+		w.failed(key, err)
 		q.AddRateLimited(key)
 		w.log.Warn("route status write failed; will retry", "route", key, "err", err, "retries", q.NumRequeues(key))
 	}
 	return true
+}
+
+// failed records the outcome of a route's reconciliation: err nil clears
+// a failure.
+func (w *Writer) failed(key string, err error) {
+	w.fmu.Lock()
+	defer w.fmu.Unlock()
+	if err == nil {
+		delete(w.failing, key)
+		return
+	}
+	f, ok := w.failing[key]
+	if !ok {
+		f = Failure{Route: key, Since: time.Now()}
+	}
+	f.Error = err.Error()
+	w.failing[key] = f
+}
+
+// Failing returns the routes whose last reconciliation failed, by key:
+// each stays until a later one succeeds.
+func (w *Writer) Failing() []Failure {
+	w.fmu.Lock()
+	defer w.fmu.Unlock()
+	out := make([]Failure, 0, len(w.failing))
+	for _, f := range w.failing {
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b Failure) int { return strings.Compare(a.Route, b.Route) })
+	return out
 }
 
 // outcome is how a reconciliation ended.

@@ -461,3 +461,39 @@ func TestCancelWhileThrottled(t *testing.T) {
 		t.Errorf("stats = %+v: a cancelled wait is no error", s)
 	}
 }
+
+// TestFailingReported: a write the API server refuses (the route's
+// status.parents would exceed the CRD's 32 entries, all but ours another
+// controller's) is counted, logged and listed by Failing until the route
+// changes so that the write succeeds.
+func TestFailingReported(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.createService("web", 80)
+	f.createHTTPRoute(f.httpRoute("r", []gatewayv1.ParentReference{serviceParent("web", 80)}, backend("web", 80)))
+	r := f.getHTTPRoute("r")
+	for i := range 32 {
+		r.Status.Parents = append(r.Status.Parents, gatewayv1.RouteParentStatus{
+			ParentRef: gatewayParent(fmt.Sprintf("gw%d", i)), ControllerName: "example.com/gateway-controller",
+			Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted",
+				ObservedGeneration: 1, LastTransitionTime: metav1.Now()}}})
+	}
+	r, err := f.gw.GatewayV1().HTTPRoutes(f.ns).UpdateStatus(context.Background(), r, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.run()
+	key := "HTTPRoute/" + f.ns + "/r"
+	eventually(t, func() string { return fmt.Sprintf("failing %+v, stats %+v", f.w.Failing(), f.w.Stats()) }, func() bool {
+		fs := f.w.Failing()
+		return len(fs) == 1 && fs[0].Route == key && fs[0].Error != "" && !fs[0].Since.IsZero() && f.w.Stats().Errors >= 1
+	})
+
+	// The other controller gives up its entries: ours now fits.
+	r = f.getHTTPRoute("r")
+	r.Status.Parents = []gatewayv1.RouteParentStatus{} // the CRD requires the field
+	if _, err := f.gw.GatewayV1().HTTPRoutes(f.ns).UpdateStatus(context.Background(), r, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.waitHTTPStatus("r", func(r *gatewayv1.HTTPRoute) bool { return len(ours(r.Status.Parents)) == 1 })
+	eventually(t, func() string { return fmt.Sprintf("failing %+v", f.w.Failing()) }, func() bool { return len(f.w.Failing()) == 0 })
+}
