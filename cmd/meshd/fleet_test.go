@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -58,20 +59,7 @@ const (
 func TestFleet(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	env, err := kubetest.Start(ctx, kubetest.WithAuthorization("RBAC"))
-	if errors.Is(err, kubetest.ErrNoBinaries) {
-		t.Skipf("no API server: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Stop()
-	if err := kubetest.InstallGatewayCRDs(ctx, env.Config); err != nil {
-		t.Fatal(err)
-	}
-	if err := deploy.Apply(ctx, env.Config); err != nil {
-		t.Fatalf("applying deploy/: %v", err)
-	}
+	env := kubeEnv(t)
 	kc, err := env.KubeconfigAs(t.TempDir(), fleetAccount, "system:serviceaccounts", "system:serviceaccounts:"+fleetNamespace, "system:authenticated")
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +70,8 @@ func TestFleet(t *testing.T) {
 	// Two backends on one port, as two pods of a mesh would be.
 	echoIP, canaryIP := "127.0.0.41", "127.0.0.42"
 	port := startHealthBackends(t, echoIP, canaryIP)
-	ns := "fleet-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
-	mesh := newFleetMesh(t, ctx, kube, gw, ns, port)
+	mesh := newFleetMesh(t, ctx, kube, gw, port)
+	ns := mesh.ns
 	mesh.service("echo")
 	mesh.service("canary")
 	mesh.pod("echo-0", "echo", echoIP)
@@ -93,7 +81,7 @@ func TestFleet(t *testing.T) {
 
 	replicas := make([]*replica, 3)
 	for i := range replicas {
-		replicas[i] = startReplica(t, kc)
+		replicas[i] = startReplica(t, kc, "--leader-elect-resource-namespace", fleetNamespace)
 	}
 	for _, r := range replicas {
 		r.waitReady(t)
@@ -180,6 +168,47 @@ func TestFleet(t *testing.T) {
 	}
 }
 
+// kubeEnv returns the package's API server, started on first use with
+// RBAC on, the Gateway API CRDs and deploy/ applied; TestMain stops it. It
+// skips the test when the binaries are not installed.
+func kubeEnv(t *testing.T) *kubetest.Env {
+	t.Helper()
+	kubeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		kubeShared, kubeErr = kubetest.Start(ctx, kubetest.WithAuthorization("RBAC"))
+		if kubeErr != nil {
+			return
+		}
+		if kubeErr = kubetest.InstallGatewayCRDs(ctx, kubeShared.Config); kubeErr != nil {
+			return
+		}
+		if err := deploy.Apply(ctx, kubeShared.Config); err != nil {
+			kubeErr = fmt.Errorf("applying deploy/: %w", err)
+		}
+	})
+	if errors.Is(kubeErr, kubetest.ErrNoBinaries) {
+		t.Skipf("no API server: %v", kubeErr)
+	}
+	if kubeErr != nil {
+		t.Fatal(kubeErr)
+	}
+	return kubeShared
+}
+
+var (
+	kubeOnce   sync.Once
+	kubeShared *kubetest.Env
+	kubeErr    error
+)
+
+// stopKubeEnv stops the API server if a test started it.
+func stopKubeEnv() {
+	if kubeShared != nil {
+		kubeShared.Stop()
+	}
+}
+
 // fleetLease is the replicas' lease timing: short, so takeover is quick.
 var fleetLease = []string{"--leader-elect-lease-duration", "2s", "--leader-elect-renew-deadline", "1500ms", "--leader-elect-retry-period", "250ms"}
 
@@ -192,12 +221,14 @@ type replica struct {
 	dead       bool
 }
 
-func startReplica(t *testing.T, kubeconfig string) *replica {
+// startReplica starts meshd on the cluster of kubeconfig with
+// --leader-elect, fleetLease and extra flags.
+func startReplica(t *testing.T, kubeconfig string, extra ...string) *replica {
 	t.Helper()
 	r := &replica{xds: freeAddr(t), debug: freeAddr(t), logs: &lockedBuffer{}, exited: make(chan error, 1)}
 	args := append([]string{"--kubeconfig", kubeconfig, "--leader-elect",
-		"--leader-elect-resource-namespace", fleetNamespace,
 		"--xds-addr", r.xds, "--debug-addr", r.debug, "--push-debounce", "10ms", "--log-format", "json"}, fleetLease...)
+	args = append(args, extra...)
 	r.cmd = exec.Command(bin, args...)
 	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs
 	if err := r.cmd.Start(); err != nil {
@@ -416,7 +447,9 @@ type fleetMesh struct {
 	port int
 }
 
-func newFleetMesh(t *testing.T, ctx context.Context, kube kubernetes.Interface, gw gatewayclient.Interface, ns string, port int) *fleetMesh {
+// newFleetMesh creates a namespace of its own.
+func newFleetMesh(t *testing.T, ctx context.Context, kube kubernetes.Interface, gw gatewayclient.Interface, port int) *fleetMesh {
+	ns := "fleet-" + strconv.FormatInt(time.Now().UnixNano()%1e12, 36)
 	m := &fleetMesh{t: t, ctx: ctx, kube: kube, gw: gw, ns: ns, port: port}
 	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	stopKubeEnv()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
