@@ -4,10 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,12 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -30,65 +21,10 @@ import (
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources/kube"
-	"github.com/meshd/meshd/sources/kube/kubetest"
 	"github.com/meshd/meshd/sources/meshconfig"
 )
 
 const controller = "meshd.io/mesh-controller"
-
-var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-
-// installGatewayCRDs creates the Gateway API's own HTTPRoute and GRPCRoute
-// CRDs (with their status subresource and validation), from the module
-// the project builds against, and waits until both are served.
-func installGatewayCRDs(ctx context.Context, env *kubetest.Env) error {
-	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api").Output()
-	if err != nil {
-		return fmt.Errorf("locating the gateway-api module: %w", err)
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "standard")
-	dyn, err := dynamic.NewForConfig(env.Config)
-	if err != nil {
-		return err
-	}
-	disc, err := discovery.NewDiscoveryClientForConfig(env.Config)
-	if err != nil {
-		return err
-	}
-	for _, resource := range []string{"httproutes", "grpcroutes"} {
-		data, err := os.ReadFile(filepath.Join(dir, "gateway.networking.k8s.io_"+resource+".yaml"))
-		if err != nil {
-			return err
-		}
-		var obj map[string]any
-		if err := yaml.Unmarshal(data, &obj); err != nil {
-			return fmt.Errorf("decoding the %s CRD: %w", resource, err)
-		}
-		delete(obj, "status")
-		if _, err := dyn.Resource(crdGVR).Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating the %s CRD: %w", resource, err)
-		}
-	}
-	// Discovery can lead the storage being ready: wait until lists work.
-	deadline := time.Now().Add(30 * time.Second)
-	for _, resource := range []string{"httproutes", "grpcroutes"} {
-		gvr := gatewayv1.SchemeGroupVersion.WithResource(resource)
-		for {
-			list, err := disc.ServerResourcesForGroupVersion(gvr.GroupVersion().String())
-			served := err == nil && slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == resource })
-			if served {
-				if _, err = dyn.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1}); err == nil {
-					break
-				}
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("CRD %s not served after 30s (last error: %v)", resource, err)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	return nil
-}
 
 var nsCounter atomic.Int64
 

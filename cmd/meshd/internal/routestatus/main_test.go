@@ -44,7 +44,7 @@ func (w withTestEnv) Run() int {
 			fmt.Fprintf(os.Stderr, "starting kube-apiserver: %v\n", testEnvErr)
 		}
 		if testEnvErr == nil {
-			if testEnvErr = installGatewayCRDs(context.Background(), testEnv); testEnvErr != nil {
+			if testEnvErr = kubetest.InstallGatewayCRDs(context.Background(), testEnv.Config); testEnvErr != nil {
 				fmt.Fprintf(os.Stderr, "installing the Gateway API CRDs: %v\n", testEnvErr)
 			}
 		}
