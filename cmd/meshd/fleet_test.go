@@ -214,6 +214,7 @@ var fleetLease = []string{"--leader-elect-lease-duration", "2s", "--leader-elect
 
 // replica is one meshd process of the fleet.
 type replica struct {
+	args       []string
 	cmd        *exec.Cmd
 	xds, debug string
 	logs       *lockedBuffer
@@ -228,13 +229,8 @@ func startReplica(t *testing.T, kubeconfig string, extra ...string) *replica {
 	r := &replica{xds: freeAddr(t), debug: freeAddr(t), logs: &lockedBuffer{}, exited: make(chan error, 1)}
 	args := append([]string{"--kubeconfig", kubeconfig, "--leader-elect",
 		"--xds-addr", r.xds, "--debug-addr", r.debug, "--push-debounce", "10ms", "--log-format", "json"}, fleetLease...)
-	args = append(args, extra...)
-	r.cmd = exec.Command(bin, args...)
-	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { r.exited <- r.cmd.Wait() }()
+	r.args = append(args, extra...)
+	r.start(t)
 	t.Cleanup(func() {
 		if !r.dead {
 			r.cmd.Process.Kill()
@@ -245,6 +241,26 @@ func startReplica(t *testing.T, kubeconfig string, extra ...string) *replica {
 		}
 	})
 	return r
+}
+
+func (r *replica) start(t *testing.T) {
+	t.Helper()
+	r.cmd = exec.Command(bin, r.args...)
+	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.dead = false
+	go func() { r.exited <- r.cmd.Wait() }()
+}
+
+// restart starts a stopped replica again, on the same addresses.
+func (r *replica) restart(t *testing.T) {
+	t.Helper()
+	if !r.dead {
+		t.Fatalf("replica %s restarted while running", r.debug)
+	}
+	r.start(t)
 }
 
 func (r *replica) waitReady(t *testing.T) {

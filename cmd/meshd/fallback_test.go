@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	grpcxds "google.golang.org/grpc/xds"
+	"k8s.io/client-go/kubernetes"
+	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
+)
+
+// TestFleetFallback covers the other way a proxy can reach several
+// replicas: a grpc-go bootstrap that lists two servers (xDS server
+// fallback, gRFC A71). grpc-go falls back only for resources it has not
+// received: a client holding its config keeps it, and keeps serving RPCs,
+// while it waits for its primary; a client that starts while the primary
+// is down comes up from the second server. When the primary returns, the
+// first client reconnects to it and converges on the config changed in
+// the meantime.
+func TestFleetFallback(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	env := kubeEnv(t)
+	kube := kubernetes.NewForConfigOrDie(env.Config)
+	gw := gatewayclient.NewForConfigOrDie(env.Config)
+	echoIP, canaryIP := "127.0.0.43", "127.0.0.44"
+	port := startHealthBackends(t, echoIP, canaryIP)
+	mesh := newFleetMesh(t, ctx, kube, gw, port)
+	mesh.service("echo")
+	mesh.service("canary")
+	mesh.pod("echo-0", "echo", echoIP)
+	mesh.pod("canary-0", "canary", canaryIP)
+	mesh.route("r", "echo", "echo")
+
+	lease := "fallback-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	flags := []string{"--leader-elect-resource-namespace", "default", "--leader-elect-resource-name", lease}
+	primary, secondary := startReplica(t, env.Kubeconfig, flags...), startReplica(t, env.Kubeconfig, flags...)
+	primary.waitReady(t)
+	secondary.waitReady(t)
+	servers := []string{primary.xds, secondary.xds}
+	echo := "echo." + mesh.ns + ".svc.cluster.local:7000"
+	canary := "canary." + mesh.ns + ".svc.cluster.local:7000"
+
+	first := fallbackClient(t, servers, "first", echo)
+	converge(t, first, "RPCs to echo", func(ip string) bool { return ip == echoIP })
+	if !primary.hasProxy(t, "first") || secondary.hasProxy(t, "first") {
+		t.Fatal("the client is not connected to its primary only")
+	}
+
+	primary.kill(t)
+	mesh.setBackend("r", "canary")
+	// The config the client holds keeps serving.
+	if ip, err := rpc(first, 2*time.Second); err != nil || ip != echoIP {
+		t.Fatalf("RPC with the primary down: %s, %v; want %s from the held config", ip, err, echoIP)
+	}
+
+	// A client starting now falls back to the second server.
+	second := fallbackClient(t, servers, "second", canary)
+	converge(t, second, "RPCs to canary through the fallback server", func(ip string) bool { return ip == canaryIP })
+	if !secondary.hasProxy(t, "second") {
+		t.Fatal("the new client is not connected to the fallback server")
+	}
+
+	// The primary returns; the first client reconnects and takes the
+	// change made while it was away.
+	primary.restart(t)
+	primary.waitReady(t)
+	converge(t, first, "the first client moved to canary after its primary returned", func(ip string) bool { return ip == canaryIP })
+	if !primary.hasProxy(t, "first") {
+		t.Errorf("the first client is not back on its primary")
+	}
+	for _, r := range []*replica{primary, secondary} {
+		r.stop(t)
+	}
+}
+
+// fallbackClient dials target through grpc-go's xDS resolver with a
+// bootstrap listing servers in priority order.
+func fallbackClient(t *testing.T, servers []string, node, target string) *grpc.ClientConn {
+	t.Helper()
+	var entries []string
+	for _, s := range servers {
+		entries = append(entries, fmt.Sprintf(`{"server_uri": %q, "channel_creds": [{"type": "insecure"}], "server_features": ["xds_v3"]}`, s))
+	}
+	bootstrap := fmt.Sprintf(`{"xds_servers": [%s], "node": {"id": %q}}`, strings.Join(entries, ","), node)
+	rb, err := grpcxds.NewXDSResolverWithConfigForTesting([]byte(bootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := grpc.NewClient("xds:///"+target, grpc.WithResolvers(rb), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cc.Close() })
+	return cc
+}
