@@ -28,6 +28,11 @@ func (a *App) buildKube() (sources.Inputs, error) {
 	if err != nil {
 		return sources.Inputs{}, fmt.Errorf("%s: %w", flag, err)
 	}
+	if rc.QPS == 0 {
+		// client-go's default (5 per second) would cap status writes
+		// below --status-qps; the writer's own bucket is the limit.
+		rc.QPS, rc.Burst = float32(max(2*a.cfg.StatusQPS, 20)), max(2*a.cfg.StatusBurst, 40)
+	}
 	clients, err := kube.ClientsForConfig(rc)
 	if err != nil {
 		return sources.Inputs{}, fmt.Errorf("%s: %w", flag, err)
