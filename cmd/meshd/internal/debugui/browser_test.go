@@ -172,6 +172,16 @@ func TestBrowser(t *testing.T) {
 	}
 	eval[int](b, `window.__noReload = 1`)
 
+	t.Run("no replica badge", func(t *testing.T) {
+		b := b.on(t)
+		// Without leader election the page learns there is no replica
+		// view, and shows no badge.
+		b.waitJS("the replica view's absence", `document.getElementById('replica').dataset.role === 'none'`)
+		if eval[bool](b, `document.getElementById('replica').checkVisibility()`) {
+			t.Errorf("a replica badge shows without leader election: %q", eval[string](b, `document.getElementById('replica').textContent`))
+		}
+	})
+
 	t.Run("graph", func(t *testing.T) {
 		b := b.on(t)
 		names := eval[[]string](b, `[...document.querySelectorAll('#nodes g.node')].map(n => n.dataset.name).sort()`)
@@ -381,8 +391,74 @@ func TestBrowser(t *testing.T) {
 	if os.Getenv(screenshotEnv) == "1" {
 		screenshots(t, b)
 	}
+	t.Run("replica badge", func(t *testing.T) { testReplicaBadge(t, b.on(t)) })
 	if errs := b.pageErrors(); len(errs) > 0 {
 		t.Errorf("the page reported errors: %q", errs)
+	}
+}
+
+// testReplicaBadge opens the page of a replica that leads, then loses the
+// Lease to another, then wins it back, and checks the header's badge and
+// its tooltip at each step, without a reload.
+func testReplicaBadge(t *testing.T, b *browser) {
+	since := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	leading := Replica{Lease: "mesh-system/meshd", Identity: "meshd-0_1a2b", Leading: true, Leader: "meshd-0_1a2b", Since: since, Terms: 1}
+	rep := newFakeReplica(leading)
+	ui := New(newFixture().g, WithReplica(rep.get), WithPollInterval(50*time.Millisecond))
+	srv := httptest.NewServer(ui)
+	defer srv.Close()
+	defer ui.Close() // end the page's event stream before srv.Close waits for it
+
+	b.run(chromedp.Navigate(srv.URL + ui.UIPath()))
+	b.waitJS("the graph", `document.querySelectorAll('#nodes g.node').length > 0`)
+	eval[int](b, `window.__noReload = 2`)
+	badge := func() (role, text, title string, visible bool) {
+		role = eval[string](b, `document.getElementById('replica').dataset.role`)
+		text = eval[string](b, `document.getElementById('replica').textContent`)
+		title = eval[string](b, `document.getElementById('replica').title`)
+		visible = eval[bool](b, `document.getElementById('replica').checkVisibility()`)
+		return
+	}
+
+	b.waitJS("the leader badge", `document.getElementById('replica').dataset.role === 'leader'`)
+	role, text, title, visible := badge()
+	if !visible || text != "leader" {
+		t.Errorf("leading replica: badge %q (visible %v), want a visible \"leader\"", text, visible)
+	}
+	for _, want := range []string{"lease: mesh-system/meshd", "this replica: meshd-0_1a2b", "leader: meshd-0_1a2b, since ", "terms won by this replica: 1"} {
+		if !strings.Contains(title, want) {
+			t.Errorf("leading replica: tooltip %q lacks %q", title, want)
+		}
+	}
+	// The leader stands out from a standby.
+	leaderBorder := eval[string](b, `getComputedStyle(document.getElementById('replica')).borderColor`)
+
+	// Another replica takes the Lease: the badge follows without a reload.
+	rep.set(Replica{Lease: "mesh-system/meshd", Identity: "meshd-0_1a2b", Leader: "meshd-1_3c4d", Since: since.Add(time.Minute), Terms: 1})
+	b.waitJS("the standby badge", `document.getElementById('replica').dataset.role === 'standby'`)
+	role, text, title, visible = badge()
+	if !visible || text != "standby · leader: meshd-1_3c4d" {
+		t.Errorf("standby: badge %q (role %s, visible %v), want \"standby · leader: meshd-1_3c4d\"", text, role, visible)
+	}
+	for _, want := range []string{"lease: mesh-system/meshd", "this replica: meshd-0_1a2b", "leader: meshd-1_3c4d, since ", "terms won by this replica: 1", "stands by"} {
+		if !strings.Contains(title, want) {
+			t.Errorf("standby: tooltip %q lacks %q", title, want)
+		}
+	}
+	if border := eval[string](b, `getComputedStyle(document.getElementById('replica')).borderColor`); border == leaderBorder {
+		t.Errorf("the standby badge looks like the leader's (border %s)", border)
+	}
+
+	// Before any holder is seen, the standby says so.
+	rep.set(Replica{Lease: "mesh-system/meshd", Identity: "meshd-0_1a2b", Terms: 1})
+	b.waitJS("no leader seen", `document.getElementById('replica').textContent === 'standby · no leader seen yet'`)
+
+	// It wins a second term.
+	leading.Terms = 2
+	rep.set(leading)
+	b.waitJS("the leader badge again", `document.getElementById('replica').textContent === 'leader' && document.getElementById('replica').title.includes('terms won by this replica: 2')`)
+	if eval[int](b, `window.__noReload`) != 2 {
+		t.Error("the page reloaded")
 	}
 }
 

@@ -18,6 +18,7 @@ type options struct {
 	prefix   string
 	proxies  Proxies
 	problems Problems
+	replica  func() Replica
 	log      *slog.Logger
 	poll     time.Duration
 	window   time.Duration
@@ -35,12 +36,18 @@ func WithProxies(p Proxies) Option { return func(o *options) { o.proxies = p } }
 // Default: none; the tab says no source reports problems.
 func WithProblems(p Problems) Option { return func(o *options) { o.problems = p } }
 
+// WithReplica sets the view of the leader election that the badge in the
+// page's header and api/replica show. The function is called from request
+// goroutines, every poll interval while an event stream is open: it must be
+// safe for concurrent use and cheap. Default: none; no badge shows.
+func WithReplica(f func() Replica) Option { return func(o *options) { o.replica = f } }
+
 // WithLogger sets the logger for failures to encode or write a response.
 // Default: discard.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 // WithPollInterval sets how often an event stream checks the graph version,
-// the proxies and the problems for changes. Default: 500ms.
+// the proxies, the problems and the replica for changes. Default: 500ms.
 func WithPollInterval(d time.Duration) Option { return func(o *options) { o.poll = d } }
 
 // WithRateWindow sets the window over which a collection's event rate is
@@ -92,6 +99,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET "+p+"api/proxies", h.serveProxies)
 	h.mux.HandleFunc("GET "+p+"api/proxies/{id}/config", h.serveConfigDump)
 	h.mux.HandleFunc("GET "+p+"api/problems", h.serveProblems)
+	h.mux.HandleFunc("GET "+p+"api/replica", h.serveReplica)
 	h.mux.HandleFunc("GET "+p+"api/stream", h.serveStream)
 	h.mux.HandleFunc(p+"api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API: "+r.URL.Path)

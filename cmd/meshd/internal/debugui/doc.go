@@ -1,7 +1,8 @@
 // Package debugui serves meshd's debug UI and the JSON APIs behind it: the
 // live dependency graph of a krt.Graph, one collection's items, events and
 // errors, "explain" for one output key, the xDS proxy registry with a config
-// dump per proxy, and the problems the sources report.
+// dump per proxy, the problems the sources report and, among replicas that
+// elect a leader, whether this one leads.
 //
 // The binary mounts the handler under its prefix (default "/debug/"):
 //
@@ -23,7 +24,8 @@
 //	api/proxies                      ProxiesResult: the registry, or available=false without an xDS server
 //	api/proxies/{id}/config          the proxy's config dump; 404 if unknown
 //	api/problems                     ProblemsResult: source problems, or available=false
-//	api/stream                       text/event-stream of "graph", "proxies" and "problems" events
+//	api/replica                      ReplicaResult: this replica's role in the leader election, or available=false
+//	api/stream                       text/event-stream of "graph", "proxies", "problems" and "replica" events
 //
 // Collection names and proxy ids are single path segments; escape slashes in
 // them as %2F.

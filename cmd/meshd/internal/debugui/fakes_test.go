@@ -69,3 +69,24 @@ func (f fakeProblems) Problems() []Problem { return f }
 func newFakeProblems(now time.Time) fakeProblems {
 	return fakeProblems{{Source: "config/routes.yaml", Object: "HTTPRoute shop/broken", Error: "yaml: line 7: mapping values are not allowed in this context", Since: now.Add(-2 * time.Minute)}}
 }
+
+// fakeReplica is a replica's view of a leader election that a test can
+// change, as a lost or won Lease would.
+type fakeReplica struct {
+	mu sync.Mutex
+	r  Replica
+}
+
+func newFakeReplica(r Replica) *fakeReplica { return &fakeReplica{r: r} }
+
+func (f *fakeReplica) get() Replica {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.r
+}
+
+func (f *fakeReplica) set(r Replica) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.r = r
+}

@@ -14,8 +14,10 @@ const keepAlive = 30
 
 // serveStream pushes server-sent events: "graph" (a GraphSummary) whenever
 // the graph's version changes or, while collections have a non-zero event
-// rate, whenever the rates do; "proxies" (a ProxiesResult) and "problems"
-// (a ProblemsResult) whenever they change. The first poll sends all three.
+// rate, whenever the rates do; "proxies" (a ProxiesResult), "problems"
+// (a ProblemsResult) and "replica" (a ReplicaResult) whenever they change,
+// each only when the handler has a source for it. The first poll sends
+// every one it has.
 // It runs in the request's goroutine and returns when the request's
 // context ends, a write fails or Close is called.
 func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
@@ -43,6 +45,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		lastGraph   []byte
 		lastProxies []byte
 		lastProbs   []byte
+		lastReplica []byte
 		moving      = true // the last summary had a non-zero rate, or none was sent yet
 		quiet       int
 	)
@@ -62,6 +65,11 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		if err == nil && h.opts.problems != nil {
 			var ok bool
 			ok, lastProbs, err = h.sendIfChanged(w, "problems", h.problems(), lastProbs)
+			sent = sent || ok
+		}
+		if err == nil && h.opts.replica != nil {
+			var ok bool
+			ok, lastReplica, err = h.sendIfChanged(w, "replica", h.replica(), lastReplica)
 			sent = sent || ok
 		}
 		if err == nil && !sent {

@@ -26,6 +26,7 @@ const state = {
   bounds: null,
   proxies: null,
   problems: null,
+  replica: null,     // the latest ReplicaResult
 };
 
 const $ = (id) => document.getElementById(id);
@@ -830,11 +831,50 @@ function renderProblems() {
       el('td', { class: 'time', title: p.since || '' }, fmtAgo(p.since)))))));
 }
 
+// ---- replica --------------------------------------------------------------
+
+// renderReplica shows in the header whether this replica leads the
+// replicas' election (and so writes to the cluster) or stands by; the badge
+// stays hidden when the binary runs without leader election.
+function renderReplica() {
+  const res = state.replica;
+  const badge = $('replica');
+  if (!res) return;
+  if (!res.available || !res.replica) {
+    badge.hidden = true;
+    badge.dataset.role = 'none';
+    return;
+  }
+  const r = res.replica;
+  const self = r.leader && r.leader === r.identity;
+  let text = 'leader';
+  if (!r.leading) {
+    if (!r.leader) text = 'standby · no leader seen yet';
+    else text = 'standby · leader: ' + r.leader + (self ? ' (this replica)' : '');
+  }
+  const since = r.since ? `${new Date(r.since).toLocaleString([], { hour12: false })} (${fmtAgo(r.since)})` : '';
+  const lines = [
+    r.leading ? 'This replica leads: it serves xDS and writes to the cluster.'
+      : 'This replica stands by: it serves xDS; only the leader writes to the cluster.',
+    `lease: ${r.lease}`,
+    `this replica: ${r.identity}`,
+    `leader: ${r.leader || 'none seen yet'}${since ? ', since ' + since : ''}`,
+    `terms won by this replica: ${r.terms}`,
+  ];
+  if (self && !r.leading) lines.push('The Lease still names this replica, which is not leading: its term is ending or starting.');
+  badge.textContent = text;
+  badge.title = lines.join('\n');
+  badge.dataset.role = r.leading ? 'leader' : 'standby';
+  badge.hidden = false;
+}
+
 // ---- live updates ---------------------------------------------------------
 
 function setStatus(s, text) {
   $('status').dataset.state = s;
   $('status-text').textContent = text;
+  // While the stream is down the role shown may be out of date.
+  $('replica').classList.toggle('stale', s === 'down');
 }
 
 function connect() {
@@ -847,6 +887,7 @@ function connect() {
   });
   es.addEventListener('proxies', (ev) => { state.proxies = JSON.parse(ev.data); renderProxies(); });
   es.addEventListener('problems', (ev) => { state.problems = JSON.parse(ev.data); renderProblems(); });
+  es.addEventListener('replica', (ev) => { state.replica = JSON.parse(ev.data); renderReplica(); });
   es.addEventListener('error', () => setStatus('down', 'reconnecting…'));
 }
 
@@ -866,9 +907,13 @@ function init() {
   // ask once so that the tabs can say when none is.
   getJSON('api/proxies').then((r) => { if (!state.proxies) { state.proxies = r; renderProxies(); } }).catch(() => {});
   getJSON('api/problems').then((r) => { if (!state.problems) { state.problems = r; renderProblems(); } }).catch(() => {});
+  getJSON('api/replica').then((r) => { if (!state.replica) { state.replica = r; renderReplica(); } }).catch(() => {});
   connect();
   // Keep relative times ("12s ago") current.
-  setInterval(() => { if (document.body.dataset.tab === 'proxies') renderProxies(); }, 5000);
+  setInterval(() => {
+    if (document.body.dataset.tab === 'proxies') renderProxies();
+    renderReplica();
+  }, 5000);
 }
 
 init();
