@@ -270,6 +270,9 @@ func (a *App) mountUI(r *debugRoutes) {
 		opts = append(opts, debugui.WithProxies(a.proxies))
 	}
 	opts = append(opts, debugui.WithProblems(a.problems))
+	if a.leader != nil {
+		opts = append(opts, debugui.WithReplica(replicaView(a.leader)))
+	}
 	ui := debugui.New(a.model.Graph, opts...)
 	r.ui, r.redirect, r.closeUI = ui, ui.RedirectHandler(), ui.Close
 }
