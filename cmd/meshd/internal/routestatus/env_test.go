@@ -31,7 +31,7 @@ var nsCounter atomic.Int64
 // fixture is one test's namespace, clients, and a krt graph fed by a kube
 // source over that namespace, with the mesh model built on it.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	ns    string
 	kube  kubernetes.Interface
 	gw    gatewayclient.Interface
@@ -47,7 +47,7 @@ type fixture struct {
 // newFixture starts the graph and the source for a new namespace and
 // builds a writer over them (not running). It stops everything at the
 // end of the test.
-func newFixture(t *testing.T, opts Options) *fixture {
+func newFixture(t testing.TB, opts Options) *fixture {
 	t.Helper()
 	env := needEnv(t)
 	f := &fixture{t: t}
@@ -212,7 +212,7 @@ func (f *fixture) updateHTTPRoute(name string, change func(*gatewayv1.HTTPRoute)
 
 // eventually polls cond every 20 ms until it holds, failing the test with
 // what() after 20 s.
-func eventually(t *testing.T, what func() string, cond func() bool) {
+func eventually(t testing.TB, what func() string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !cond() {

@@ -60,7 +60,7 @@ func (w withTestEnv) Run() int {
 
 // needEnv returns the shared API server, skipping the test when the
 // binaries are absent and failing it when the server did not start.
-func needEnv(t *testing.T) *kubetest.Env {
+func needEnv(t testing.TB) *kubetest.Env {
 	t.Helper()
 	switch {
 	case testEnvErr == nil && testEnv != nil:
