@@ -99,6 +99,7 @@ func TestFleet(t *testing.T) {
 	}
 	leader := waitLeader(t, replicas, nil)
 	t.Logf("leader: replica %s", leader.debug)
+	checkRoles(t, replicas, leader)
 
 	// Status: the valid route is accepted with its references resolved,
 	// the broken one accepted with a missing backend.
@@ -128,6 +129,7 @@ func TestFleet(t *testing.T) {
 		t.Fatalf("RPC right after the control plane's loss: %s, %v", ip, err)
 	}
 	successor := waitLeader(t, others(replicas, leader), leader)
+	checkRoles(t, others(replicas, leader), successor)
 	t.Logf("takeover: replica %s leads %v after the leader was killed (lease duration %s)", successor.debug, time.Since(killed).Round(10*time.Millisecond), fleetLease[1])
 
 	// The client reconnects to a survivor, which pushes it nothing: it
@@ -348,6 +350,33 @@ func waitLeader(t *testing.T, rs []*replica, not *replica) *replica {
 		return leader != nil && leader != not
 	})
 	return leader
+}
+
+// checkRoles checks that each replica's debug UI says who leads: the
+// leader that it does, the others that they stand by for its identity.
+func checkRoles(t *testing.T, rs []*replica, leader *replica) {
+	t.Helper()
+	id := leader.replica(t).Identity
+	if !leader.replica(t).Leading || id == "" {
+		t.Fatalf("leader %s: debug UI says %+v", leader.debug, leader.replica(t))
+	}
+	for _, r := range others(rs, leader) {
+		waitUntil(t, "replica "+r.debug+" to name the leader "+id, func() bool {
+			st := r.replica(t)
+			return !st.Leading && st.Leader == id && st.Identity != id
+		})
+	}
+}
+
+// replica returns the debug UI's view of the replica's election.
+func (r *replica) replica(t *testing.T) debugui.Replica {
+	t.Helper()
+	code, body := get("http://" + r.debug + "/debug/api/replica")
+	var res debugui.ReplicaResult
+	if err := json.Unmarshal([]byte(body), &res); code != http.StatusOK || err != nil || !res.Available || res.Replica == nil {
+		t.Fatalf("%s/debug/api/replica = %d %s (%v)", r.debug, code, body, err)
+	}
+	return *res.Replica
 }
 
 func others(rs []*replica, not ...*replica) []*replica {
