@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -170,46 +168,20 @@ func TestFleet(t *testing.T) {
 	}
 }
 
-// kubeEnv returns the package's API server, started on first use with
-// RBAC on, the Gateway API CRDs and deploy/ applied; TestMain stops it. It
-// skips the test when the binaries are not installed.
-func kubeEnv(t *testing.T) *kubetest.Env {
-	t.Helper()
-	kubeOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		kubeShared, kubeErr = kubetest.Start(ctx, kubetest.WithAuthorization("RBAC"))
-		if kubeErr != nil {
-			return
-		}
-		if kubeErr = kubetest.InstallGatewayCRDs(ctx, kubeShared.Config); kubeErr != nil {
-			return
-		}
-		if err := deploy.Apply(ctx, kubeShared.Config); err != nil {
-			kubeErr = fmt.Errorf("applying deploy/: %w", err)
-		}
-	})
-	if errors.Is(kubeErr, kubetest.ErrNoBinaries) {
-		t.Skipf("no API server: %v", kubeErr)
+// apiServer is the package's API server, started by the first test that
+// needs it, with RBAC on and the Gateway API CRDs and deploy/ applied.
+var apiServer = kubetest.NewShared(func(ctx context.Context, e *kubetest.Env) error {
+	if err := kubetest.InstallGatewayCRDs(ctx, e.Config); err != nil {
+		return err
 	}
-	if kubeErr != nil {
-		t.Fatal(kubeErr)
+	if err := deploy.Apply(ctx, e.Config); err != nil {
+		return fmt.Errorf("applying deploy/: %w", err)
 	}
-	return kubeShared
-}
+	return nil
+}, kubetest.WithAuthorization("RBAC"))
 
-var (
-	kubeOnce   sync.Once
-	kubeShared *kubetest.Env
-	kubeErr    error
-)
-
-// stopKubeEnv stops the API server if a test started it.
-func stopKubeEnv() {
-	if kubeShared != nil {
-		kubeShared.Stop()
-	}
-}
+// kubeEnv returns the API server, or skips t when it cannot run here.
+func kubeEnv(t *testing.T) *kubetest.Env { return apiServer.Env(t) }
 
 // fleetLease is the replicas' lease timing: short, so takeover is quick.
 var fleetLease = []string{"--leader-elect-lease-duration", "2s", "--leader-elect-renew-deadline", "1500ms", "--leader-elect-retry-period", "250ms"}

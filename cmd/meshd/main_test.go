@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
-	stopKubeEnv()
+	apiServer.Stop()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -4,17 +4,19 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/meshd/meshd/sources/kube/kubetest"
 )
 
-// leakOptions ignore the idle keep-alive connections of client-go's
-// process-wide transport cache, which outlive any one client by design.
-var leakOptions = []goleak.Option{
-	goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
-	goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
-	goleak.IgnoreAnyFunction("golang.org/x/net/http2.(*ClientConn).readLoop"),
-	goleak.IgnoreAnyFunction("net/http.(*http2ClientConn).readLoop"),
-}
+// apiServer is the API server of the package's integration tests, started
+// by the first of them.
+var apiServer = kubetest.NewShared(nil)
+
+// needEnv returns the API server, or skips t when it cannot run here.
+func needEnv(t *testing.T) *kubetest.Env { return apiServer.Env(t) }
+
+var leakOptions = kubetest.IgnoredGoroutines
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(withTestEnv{m}, leakOptions...)
+	goleak.VerifyTestMain(apiServer.Around(m), leakOptions...)
 }
