@@ -2,15 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	grpcxds "google.golang.org/grpc/xds"
 	"k8s.io/client-go/kubernetes"
 	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
@@ -47,7 +42,7 @@ func TestFleetFallback(t *testing.T) {
 	echo := "echo." + mesh.ns + ".svc.cluster.local:7000"
 	canary := "canary." + mesh.ns + ".svc.cluster.local:7000"
 
-	first := fallbackClient(t, servers, "first", echo)
+	first := xdsClientConn(t, servers, "first", echo)
 	converge(t, first, "RPCs to echo", func(ip string) bool { return ip == echoIP })
 	if !primary.hasProxy(t, "first") || secondary.hasProxy(t, "first") {
 		t.Fatal("the client is not connected to its primary only")
@@ -61,7 +56,7 @@ func TestFleetFallback(t *testing.T) {
 	}
 
 	// A client starting now falls back to the second server.
-	second := fallbackClient(t, servers, "second", canary)
+	second := xdsClientConn(t, servers, "second", canary)
 	converge(t, second, "RPCs to canary through the fallback server", func(ip string) bool { return ip == canaryIP })
 	if !secondary.hasProxy(t, "second") {
 		t.Fatal("the new client is not connected to the fallback server")
@@ -78,25 +73,4 @@ func TestFleetFallback(t *testing.T) {
 	for _, r := range []*replica{primary, secondary} {
 		r.stop(t)
 	}
-}
-
-// fallbackClient dials target through grpc-go's xDS resolver with a
-// bootstrap listing servers in priority order.
-func fallbackClient(t *testing.T, servers []string, node, target string) *grpc.ClientConn {
-	t.Helper()
-	var entries []string
-	for _, s := range servers {
-		entries = append(entries, fmt.Sprintf(`{"server_uri": %q, "channel_creds": [{"type": "insecure"}], "server_features": ["xds_v3"]}`, s))
-	}
-	bootstrap := fmt.Sprintf(`{"xds_servers": [%s], "node": {"id": %q}}`, strings.Join(entries, ","), node)
-	rb, err := grpcxds.NewXDSResolverWithConfigForTesting([]byte(bootstrap))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := grpc.NewClient("xds:///"+target, grpc.WithResolvers(rb), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cc.Close() })
-	return cc
 }

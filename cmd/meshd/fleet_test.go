@@ -410,10 +410,18 @@ func fleetClient(t *testing.T, rs []*replica, target string) *grpc.ClientConn {
 	res.InitialState(resolver.State{Addresses: addrs})
 	// The xDS client dials its server by URI through the global registry.
 	resolver.Register(res)
-	bootstrap := fmt.Sprintf(`{
-		"xds_servers": [{"server_uri": "%s:///meshd", "channel_creds": [{"type": "insecure"}], "server_features": ["xds_v3"]}],
-		"node": {"id": "fleet-client"}
-	}`, scheme)
+	return xdsClientConn(t, []string{scheme + ":///meshd"}, "fleet-client", target)
+}
+
+// xdsClientConn dials target through grpc-go's xDS resolver, bootstrapped
+// as node with the servers' URIs in priority order.
+func xdsClientConn(t *testing.T, servers []string, node, target string) *grpc.ClientConn {
+	t.Helper()
+	var entries []string
+	for _, s := range servers {
+		entries = append(entries, fmt.Sprintf(`{"server_uri": %q, "channel_creds": [{"type": "insecure"}], "server_features": ["xds_v3"]}`, s))
+	}
+	bootstrap := fmt.Sprintf(`{"xds_servers": [%s], "node": {"id": %q}}`, strings.Join(entries, ","), node)
 	rb, err := grpcxds.NewXDSResolverWithConfigForTesting([]byte(bootstrap))
 	if err != nil {
 		t.Fatal(err)
