@@ -39,6 +39,9 @@ type fleet struct {
 	bytes     atomic.Int64
 	msgs      atomic.Int64
 	last      atomic.Int64 // unix nanos of the last response
+	// clients are the P clients, kept across streams so that -reconnect
+	// can move them to another server holding what they received.
+	clients []*client
 
 	mu sync.Mutex // guards following
 	// complete counts the clients holding every type.
@@ -53,13 +56,27 @@ type fleet struct {
 	gotCh               chan struct{}
 }
 
-// client is one SotW ADS stream that wants everything.
+// client is one ADS client (SotW or Delta) and what it holds; its stream
+// can be dropped and opened again, on another server (reconnect.go).
 type client struct {
-	f      *fleet
+	f    *fleet
+	node *corev3.Node
+	// cc, cancel and done are the current stream's connection, the cancel
+	// of its context, and a channel closed once its receiving goroutine
+	// has returned.
+	cc     *grpc.ClientConn
+	cancel context.CancelFunc
+	done   chan struct{}
 	stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesClient
 	// out queues requests for the sending goroutine, so that receiving
-	// never waits for the server to read.
-	out chan *discovery.DiscoveryRequest
+	// never waits for the server to read; dout is its Delta counterpart.
+	out  chan *discovery.DiscoveryRequest
+	dout chan *discovery.DeltaDiscoveryRequest
+	// acked is, per type, the version_info of the last response accepted
+	// (SotW), and versions each resource's version (Delta): what a client
+	// names on reconnecting.
+	acked    map[string]string
+	versions map[string]map[string]string
 	// raw holds the last bytes received per type and name; a resource is
 	// decoded only when they change.
 	raw map[string]map[string][]byte
@@ -102,12 +119,14 @@ func runClients(addr string, p, n, subscribe int, quiet time.Duration, delta boo
 		case "CONNECT":
 			cpuMark = cpuSelf()
 			for i := range p {
+				c := f.newClient(i)
+				f.clients = append(f.clients, c)
 				go func() {
-					connect := f.connect
+					open := c.openSotW
 					if delta {
-						connect = f.connectDelta
+						open = c.openDelta
 					}
-					if err := connect(ctx, addr, i); err != nil {
+					if err := open(ctx, addr, false, false); err != nil {
 						fatalf("client %d: %v", i, err)
 					}
 				}()
@@ -137,6 +156,16 @@ func runClients(addr string, p, n, subscribe int, quiet time.Duration, delta boo
 				time.Sleep(quiet / 10)
 			}
 			say("SETTLED %d %d %d", f.bytes.Swap(0), f.msgs.Swap(0), (cpuSelf() - cpuMark).Microseconds())
+		case "DROP":
+			f.drop()
+			say("DROPPED")
+		case "RECONNECT":
+			f.bytes.Swap(0)
+			f.msgs.Swap(0)
+			cpuMark = cpuSelf()
+			f.reconnect(ctx, fields[1], fields[2] == "resume", delta)
+		case "COUNT":
+			say("SETTLED %d %d %d", f.bytes.Swap(0), f.msgs.Swap(0), (cpuSelf() - cpuMark).Microseconds())
 		case "QUIT":
 			return
 		}
@@ -156,40 +185,66 @@ func waitFleet(f *fleet, p int) {
 	}
 }
 
-func (f *fleet) connect(ctx context.Context, addr string, i int) error {
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+// dial returns a connection of its own to addr, as each proxy has.
+func dial(addr string) (*grpc.ClientConn, error) {
+	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))
+}
+
+// openSotW opens a SotW stream to addr and runs it in goroutines of its
+// own until drop. On the first stream (again false) the client asks for
+// Listeners, and Clusters when wildcard, and follows what they name; on a
+// later one it asks at once for every type it holds, naming with resume
+// the version it accepted last of each.
+func (c *client) openSotW(ctx context.Context, addr string, again, resume bool) error {
+	cc, err := dial(addr)
 	if err != nil {
 		return err
 	}
-	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx, grpc.WaitForReady(true))
+	sctx, cancel := context.WithCancel(ctx)
+	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(sctx, grpc.WaitForReady(true))
 	if err != nil {
+		cancel()
+		cc.Close()
 		return err
 	}
-	c := f.newClient(i)
-	c.stream = stream
-	node := &corev3.Node{Id: "client-" + strconv.Itoa(i), Cluster: "bench"}
+	c.cc, c.cancel, c.done, c.stream = cc, cancel, make(chan struct{}), stream
 	c.out = make(chan *discovery.DiscoveryRequest, 1024)
-	go func() {
-		for req := range c.out {
+	go func(out <-chan *discovery.DiscoveryRequest) {
+		for req := range out {
 			if err := stream.Send(req); err != nil {
+				// Drain until drop closes out: the receiving
+				// goroutine must never block on it.
+				for range out {
+				}
 				return
 			}
 		}
-	}()
-	c.out <- &discovery.DiscoveryRequest{Node: node, TypeUrl: xds.ListenerType, ResourceNames: c.listeners}
-	if c.listeners == nil {
-		c.out <- &discovery.DiscoveryRequest{TypeUrl: xds.ClusterType}
+	}(c.out)
+	if again {
+		for _, req := range c.sotwRequests(resume) {
+			c.out <- req
+		}
+	} else {
+		c.out <- &discovery.DiscoveryRequest{Node: c.node, TypeUrl: xds.ListenerType, ResourceNames: c.listeners}
+		if c.listeners == nil {
+			c.out <- &discovery.DiscoveryRequest{TypeUrl: xds.ClusterType}
+		}
 	}
-	c.run()
+	go func() {
+		defer close(c.done)
+		c.run()
+	}()
 	return nil
 }
 
 // newClient returns client i's state; with f.subscribe > 0 it asks for
 // the listeners of its subscribedServices.
 func (f *fleet) newClient(i int) *client {
-	c := &client{f: f, raw: map[string]map[string][]byte{}, routeOf: map[string]string{},
-		edsOf: map[string]string{}, eds: map[string]bool{}, clusterOf: map[string][]string{}}
+	c := &client{f: f, node: &corev3.Node{Id: "client-" + strconv.Itoa(i), Cluster: "bench"},
+		raw: map[string]map[string][]byte{}, routeOf: map[string]string{},
+		edsOf: map[string]string{}, eds: map[string]bool{}, clusterOf: map[string][]string{},
+		acked: map[string]string{}, versions: map[string]map[string]string{}}
 	for _, svc := range subscribedServices(i, f.subscribe, f.n) {
 		c.listeners = append(c.listeners, listenerName(svc))
 	}
@@ -275,6 +330,7 @@ func (c *client) handle(resp *discovery.DiscoveryResponse) error {
 		names = c.clusters
 	}
 	c.out <- &discovery.DiscoveryRequest{TypeUrl: resp.TypeUrl, VersionInfo: resp.VersionInfo, ResponseNonce: resp.Nonce, ResourceNames: names}
+	c.acked[resp.TypeUrl] = resp.VersionInfo
 	c.markComplete()
 	return nil
 }

@@ -6,62 +6,78 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"time"
 
-	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/meshd/meshd/xds"
 )
 
-// connectDelta runs client i over a Delta ADS stream: wildcard Listeners
-// and Clusters, and subscriptions to the routes and load assignments they
-// name, added and dropped as they change. ACKs carry only the nonce.
-func (f *fleet) connectDelta(ctx context.Context, addr string, i int) error {
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))
+// openDelta opens a Delta ADS stream to addr and runs it in goroutines of
+// its own until drop: wildcard Listeners and Clusters, and subscriptions
+// to the routes and load assignments they name, added and dropped as they
+// change. ACKs carry only the nonce. On a later stream (again) the client
+// subscribes at once to every type it holds, naming with resume the
+// version of each resource it holds (initial_resource_versions).
+func (c *client) openDelta(ctx context.Context, addr string, again, resume bool) error {
+	cc, err := dial(addr)
 	if err != nil {
 		return err
 	}
-	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).DeltaAggregatedResources(ctx, grpc.WaitForReady(true))
+	sctx, cancel := context.WithCancel(ctx)
+	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).DeltaAggregatedResources(sctx, grpc.WaitForReady(true))
 	if err != nil {
+		cancel()
+		cc.Close()
 		return err
 	}
-	c := f.newClient(i)
+	c.cc, c.cancel, c.done = cc, cancel, make(chan struct{})
 	out := make(chan *discovery.DeltaDiscoveryRequest, 1024)
+	c.dout = out
 	go func() {
 		for req := range out {
 			if err := stream.Send(req); err != nil {
+				// Drain until drop closes out: the receiving
+				// goroutine must never block on it.
+				for range out {
+				}
 				return
 			}
 		}
 	}()
-	node := &corev3.Node{Id: "client-" + strconv.Itoa(i), Cluster: "bench"}
-	out <- &discovery.DeltaDiscoveryRequest{Node: node, TypeUrl: xds.ListenerType, ResourceNamesSubscribe: c.listeners}
-	if c.listeners == nil {
-		out <- &discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType}
+	if again {
+		for _, req := range c.deltaRequests(resume) {
+			out <- req
+		}
+	} else {
+		out <- &discovery.DeltaDiscoveryRequest{Node: c.node, TypeUrl: xds.ListenerType, ResourceNamesSubscribe: c.listeners}
+		if c.listeners == nil {
+			out <- &discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType}
+		}
 	}
-	for {
-		resp, err := stream.Recv()
-		if err != nil {
-			if status.Code(err) != codes.Canceled {
-				fmt.Fprintf(os.Stderr, "client: stream ended: %v\n", err)
+	go func() {
+		defer close(c.done)
+		for {
+			resp, err := stream.Recv()
+			if err != nil {
+				if status.Code(err) != codes.Canceled {
+					fmt.Fprintf(os.Stderr, "client: stream ended: %v\n", err)
+				}
+				return
 			}
-			return nil
+			c.f.bytes.Add(int64(proto.Size(resp)))
+			c.f.msgs.Add(1)
+			if err := c.handleDelta(resp, out); err != nil {
+				fatalf("client: %v", err)
+			}
+			c.f.last.Store(time.Now().UnixNano())
 		}
-		f.bytes.Add(int64(proto.Size(resp)))
-		f.msgs.Add(1)
-		if err := c.handleDelta(resp, out); err != nil {
-			fatalf("client: %v", err)
-		}
-		f.last.Store(time.Now().UnixNano())
-	}
+	}()
+	return nil
 }
 
 func (c *client) handleDelta(resp *discovery.DeltaDiscoveryResponse, out chan<- *discovery.DeltaDiscoveryRequest) error {
@@ -70,7 +86,13 @@ func (c *client) handleDelta(resp *discovery.DeltaDiscoveryResponse, out chan<- 
 		raw = map[string][]byte{}
 		c.raw[resp.TypeUrl] = raw
 	}
+	versions := c.versions[resp.TypeUrl]
+	if versions == nil {
+		versions = map[string]string{}
+		c.versions[resp.TypeUrl] = versions
+	}
 	for _, r := range resp.Resources {
+		versions[r.Name] = r.Version
 		b := r.GetResource().GetValue()
 		if prev, ok := raw[r.Name]; ok && bytes.Equal(prev, b) {
 			continue
@@ -81,6 +103,7 @@ func (c *client) handleDelta(resp *discovery.DeltaDiscoveryResponse, out chan<- 
 		}
 	}
 	for _, name := range resp.RemovedResources {
+		delete(versions, name)
 		delete(raw, name)
 		delete(c.routeOf, name)
 		delete(c.edsOf, name)
@@ -96,6 +119,7 @@ func (c *client) handleDelta(resp *discovery.DeltaDiscoveryResponse, out chan<- 
 		routes := sortedValues(c.routeOf)
 		if add, drop := setDiff(c.routes, routes); len(add)+len(drop) > 0 {
 			c.routes = routes
+			c.forget(xds.RouteType, drop)
 			out <- &discovery.DeltaDiscoveryRequest{TypeUrl: xds.RouteType, ResourceNamesSubscribe: add, ResourceNamesUnsubscribe: drop}
 		}
 	case xds.RouteType:
@@ -103,6 +127,7 @@ func (c *client) handleDelta(resp *discovery.DeltaDiscoveryResponse, out chan<- 
 			cds := c.routeClusters()
 			if add, drop := setDiff(c.cdsNames, cds); len(add)+len(drop) > 0 {
 				c.cdsNames = cds
+				c.forget(xds.ClusterType, drop)
 				out <- &discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: add, ResourceNamesUnsubscribe: drop}
 			}
 		}
@@ -110,6 +135,7 @@ func (c *client) handleDelta(resp *discovery.DeltaDiscoveryResponse, out chan<- 
 		clusters := sortedValues(c.edsOf)
 		if add, drop := setDiff(c.clusters, clusters); len(add)+len(drop) > 0 {
 			c.clusters = clusters
+			c.forget(xds.EndpointType, drop)
 			out <- &discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: add, ResourceNamesUnsubscribe: drop}
 		}
 	}
@@ -131,4 +157,12 @@ func setDiff(a, b []string) (add, drop []string) {
 		}
 	}
 	return add, drop
+}
+
+// forget drops the versions of the names the client unsubscribes from:
+// it does not hold them any more, and does not name them on reconnecting.
+func (c *client) forget(typeURL string, names []string) {
+	for _, n := range names {
+		delete(c.versions[typeURL], n)
+	}
 }

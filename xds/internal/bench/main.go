@@ -38,6 +38,7 @@ func main() {
 	baseline := flag.Bool("snapshot", false, "after each change, also handle it as a go-control-plane user would (a full SnapshotCache snapshot set for every node with open watches), in this process, and report that cost")
 	memProfile := flag.String("memprofile", "", "write a heap profile of the server once every client is connected to this file")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the server during the changes to this file")
+	reconnect := flag.Bool("reconnect", false, "after the changes, start a second server over a model built anew from the same objects and move every client to it, first naming what it holds (as grpc-go and Envoy do), then again without; report both (reconnect_*, reconnect_fresh_*)")
 	flag.Parse()
 	if *n <= 0 || *m < *n || *p <= 0 {
 		fatalf("need 0 < n <= m and p > 0")
@@ -49,7 +50,7 @@ func main() {
 	if *subscribe > *n {
 		fatalf("need -subscribe <= n")
 	}
-	opt := runOptions{delta: *delta, subscribe: *subscribe, snapshot: *baseline, cpuProfile: *cpuProfile, memProfile: *memProfile}
+	opt := runOptions{delta: *delta, subscribe: *subscribe, snapshot: *baseline, cpuProfile: *cpuProfile, memProfile: *memProfile, reconnect: *reconnect}
 	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed, opt); err != nil {
 		fatalf("%v", err)
 	}
@@ -72,8 +73,7 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	g := krt.NewGraph()
 	mesh := meshmodel.New(g, "bench", collections.WithSidecarResources(false))
 	in := mesh.Inputs
-	srv := xds.New(g, mesh.Sources, xds.WithDebounce(debounce), xds.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		xds.WithGRPCServerOptions(grpc.MaxConcurrentStreams(1<<20)))
+	srv := newServer(g, mesh, debounce)
 	w := newWorkload(n, m)
 	g.Update(func(tx *krt.Txn) {
 		in.Services.In(tx).Set(w.services()...)
@@ -154,6 +154,7 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	for k := 1; k <= changes; k++ {
 		j := rng.Intn(m)
 		ip := w.freshIP()
+		w.ips[j] = ip // the pods a replica is built from (-reconnect)
 		ch.send("EXPECT %d %s %s", k, w.cluster(j%n), ip)
 		affected = append(affected, parseArmed(ch.wait("ARMED")))
 		c0 := cpuSelf()
@@ -212,6 +213,12 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 			emit("baseline_snapshot_cpu_ratio", float64(meanDur(baseCPU))/float64(meanDur(scpu)), "x")
 		}
 	}
+	if opt.reconnect {
+		r := reconnection{w: w, p: p, subscribe: opt.subscribe, debounce: debounce, timeout: timeout, rng: rng, ch: ch}
+		if err := r.run(srv); err != nil {
+			return err
+		}
+	}
 	emit("server_heap_end", float64(heapAlloc())/(1<<20), "MiB")
 	ch.quit()
 	cancel()
@@ -229,6 +236,14 @@ type runOptions struct {
 	snapshot   bool   // -snapshot
 	cpuProfile string // -cpuprofile
 	memProfile string // -memprofile
+	reconnect  bool   // -reconnect
+}
+
+// newServer returns the ADS server over mesh's sources, as the bench
+// configures it: any replica it starts is configured alike.
+func newServer(g *krt.Graph, mesh meshmodel.Mesh, debounce time.Duration) *xds.Server {
+	return xds.New(g, mesh.Sources, xds.WithDebounce(debounce), xds.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		xds.WithGRPCServerOptions(grpc.MaxConcurrentStreams(1<<20)))
 }
 
 func fatalf(format string, args ...any) {

@@ -1,0 +1,393 @@
+package main
+
+// -reconnect: a replica's proxies moving to another.
+//
+// When a replica dies, every proxy it served reconnects at once to the
+// survivors. Versions are digests of content, so a survivor serving the
+// same config can tell a proxy that names what it holds — SotW
+// version_info on its first request of each type, Delta
+// initial_resource_versions — that it holds the current config, and send
+// nothing. This phase measures that against the same clients reconnecting
+// without naming anything.
+//
+// The second server runs in the parent beside the first, over its own
+// graph and a model built anew from the workload's current objects (the
+// changes included), so nothing but content is shared. The clients drop
+// their streams (and the parent waits until the first server has seen
+// them go, so that its teardown is not charged), then open new ones to
+// the second server, each on a connection of its own, asking at once for
+// every type with the names they hold.
+//
+// A reconnect is complete when every stream on the second server holds
+// every type, each either resumed (Stats.Resumed, TypeStatus.Resumed) or
+// answered with its last response acknowledged and nothing pending. The
+// parent polls the cheap Stats until their counts allow that, then checks
+// each stream's status; the clients ask for every name at once and the
+// config does not change meanwhile, so no request is still in flight.
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand"
+	"net"
+	"os"
+	"time"
+
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+
+	"github.com/meshd/meshd/collections"
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
+	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/internal/meshmodel"
+)
+
+// reconnection is the -reconnect phase, run by the parent after the
+// changes.
+type reconnection struct {
+	w                 *workload
+	p, subscribe      int
+	debounce, timeout time.Duration
+	rng               *rand.Rand
+	ch                *child
+}
+
+// run starts the replica, moves the clients from first to it naming what
+// they hold (reconnect_*), then once more without (reconnect_fresh_*),
+// checking after each move that a pod change reaches the clients from the
+// replica.
+func (r *reconnection) run(first *xds.Server) error {
+	c0, t0 := cpuSelf(), time.Now()
+	rep, err := startReplica(r.w, r.debounce, r.timeout)
+	if err != nil {
+		return err
+	}
+	emit("reconnect_model_build", ms(time.Since(t0)), "ms")
+	emit("reconnect_model_build_cpu", ms(cpuSelf()-c0), "ms")
+	emit("server_heap_two_models", float64(heapAlloc())/(1<<20), "MiB")
+
+	from := first
+	for _, mode := range []struct {
+		prefix string
+		resume bool
+	}{{"reconnect_", true}, {"reconnect_fresh_", false}} {
+		if err := r.move(from, rep, mode.resume, mode.prefix); err != nil {
+			return err
+		}
+		from = rep.srv
+	}
+	// The replica stops before the child: drop the streams first, so that
+	// the clients do not see them broken.
+	r.ch.send("DROP")
+	r.ch.wait("DROPPED")
+	return rep.stop()
+}
+
+// move drops every client's stream to from and reconnects it to rep.
+func (r *reconnection) move(from *xds.Server, rep *replica, resume bool, prefix string) error {
+	r.ch.send("DROP")
+	r.ch.wait("DROPPED")
+	if err := waitStreams(from, 0, r.timeout); err != nil {
+		return err
+	}
+	mode := "fresh"
+	if resume {
+		mode = "resume"
+	}
+	before := rep.srv.Stats()
+	c0, t0 := cpuSelf(), time.Now()
+	r.ch.send("RECONNECT %s %s", rep.addr, mode)
+	got, err := waitSettled(rep.srv, before, r.p, r.timeout)
+	if err != nil {
+		return fmt.Errorf("reconnect (%s): %w", mode, err)
+	}
+	wall, cpu := time.Since(t0), cpuSelf()-c0
+	r.ch.send("COUNT")
+	bytes, msgs, ccpu := parseSettled(r.ch.wait("SETTLED"))
+	p := float64(r.p)
+	emit(prefix+"all_clients", ms(wall), "ms")
+	emit(prefix+"server_cpu", ms(cpu), "ms")
+	emit(prefix+"client_cpu", ms(ccpu), "ms")
+	emit(prefix+"bytes_per_client", float64(bytes)/p, "bytes")
+	emit(prefix+"msgs_per_client", float64(msgs)/p, "count")
+	emit(prefix+"types_resumed", got.resumed, "count")
+	emit(prefix+"types_answered", got.answered, "count")
+	emit(prefix+"check_wall", ms(got.check), "ms")
+	if resume && got.resumed != 4*r.p {
+		// Identical config on both servers: every type of every stream
+		// should have resumed.
+		fmt.Fprintf(os.Stderr, "WARNING: %d of %d stream types resumed; not resumed: %v\n", got.resumed, 4*r.p, got.notResumed)
+	}
+
+	// The replica must serve the moved streams from here on: one more pod
+	// change has to reach every client holding its load assignment.
+	lat, affected, err := r.change(rep)
+	if err != nil {
+		return fmt.Errorf("after reconnect (%s): %w", mode, err)
+	}
+	emit(prefix+"change_latency", ms(lat), "ms")
+	emit(prefix+"change_streams_affected", affected, "count")
+	return nil
+}
+
+// change moves one pod, of a service some client holds, in the replica's
+// model, and waits until every client holding its cluster has the new
+// address.
+func (r *reconnection) change(rep *replica) (time.Duration, int, error) {
+	w := r.w
+	svc := r.rng.Intn(w.n)
+	if r.subscribe > 0 {
+		svcs := subscribedServices(r.rng.Intn(r.p), r.subscribe, w.n)
+		svc = svcs[r.rng.Intn(len(svcs))]
+	}
+	j := svc + w.n*r.rng.Intn(w.m/w.n) // a pod of svc: j%n == svc, j < m
+	ip := w.freshIP()
+	w.ips[j] = ip
+	r.ch.send("EXPECT 0 %s %s", w.cluster(svc), ip)
+	affected := parseArmed(r.ch.wait("ARMED"))
+	if affected == 0 {
+		return 0, 0, fmt.Errorf("no client holds %s", w.cluster(svc))
+	}
+	t0 := time.Now()
+	rep.in.Pods.Set(w.pod(j, ip))
+	r.ch.wait("GOT") // fails the run after -timeout
+	lat := time.Since(t0)
+	r.ch.wait("SETTLED")
+	return lat, affected, nil
+}
+
+// replica is a second server, in this process, over a graph and a model of
+// its own built from the workload's current objects.
+type replica struct {
+	in                   sources.StaticInputs
+	srv                  *xds.Server
+	addr                 string
+	cancel               context.CancelFunc
+	serveDone, graphDone chan error
+}
+
+func startReplica(w *workload, debounce, timeout time.Duration) (*replica, error) {
+	g := krt.NewGraph()
+	mesh := meshmodel.New(g, "bench", collections.WithSidecarResources(false))
+	srv := newServer(g, mesh, debounce)
+	g.Update(func(tx *krt.Txn) {
+		mesh.Inputs.Services.In(tx).Set(w.services()...)
+		mesh.Inputs.Pods.In(tx).Set(w.pods()...)
+	})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("replica: listen: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &replica{in: mesh.Inputs, srv: srv, addr: lis.Addr().String(), cancel: cancel,
+		serveDone: make(chan error, 1), graphDone: make(chan error, 1)}
+	go func() { r.graphDone <- g.Run(ctx) }()
+	go func() { r.serveDone <- srv.Serve(ctx, lis) }()
+	select {
+	case <-srv.Ready():
+		return r, nil
+	case <-time.After(timeout):
+		r.stop()
+		return nil, fmt.Errorf("replica not ready after %v", timeout)
+	}
+}
+
+func (r *replica) stop() error {
+	r.cancel()
+	err := <-r.serveDone
+	<-r.graphDone
+	if err != nil {
+		return fmt.Errorf("replica: serve: %w", err)
+	}
+	return nil
+}
+
+// waitStreams waits until srv has n streams open.
+func waitStreams(srv *xds.Server, n int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for srv.Stats().ConnectedProxies != n {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d streams open after %v, want %d", srv.Stats().ConnectedProxies, timeout, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+// benchTypes are the short names (Stats keys) of the four types every
+// client asks for.
+var benchTypes = []string{"lds", "rds", "cds", "eds"}
+
+// settled counts a finished reconnect's stream types by how they ended.
+type settled struct {
+	resumed, answered int
+	// notResumed describes the first few answered ones.
+	notResumed []string
+	// check is the time spent reading the streams' status (Proxies),
+	// charged to the reconnect's wall and CPU time alike.
+	check time.Duration
+}
+
+// waitSettled waits until p streams are open on srv and every one holds
+// every type, resumed or answered and acknowledged, with nothing pending.
+// before is srv's Stats before the reconnect.
+func waitSettled(srv *xds.Server, before xds.Stats, p int, timeout time.Duration) (settled, error) {
+	deadline := time.Now().Add(timeout)
+	var last string
+	var check time.Duration
+	for time.Now().Before(deadline) {
+		s := srv.Stats()
+		var err error
+		if last, err = countsSettled(s, before, p); err != nil {
+			return settled{}, err
+		}
+		if last == "" {
+			t0 := time.Now()
+			got, why := streamsSettled(srv.Proxies(), p)
+			check += time.Since(t0)
+			if why == "" {
+				got.check = check
+				return got, nil
+			}
+			last = why
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return settled{}, fmt.Errorf("not settled after %v: %s", timeout, last)
+}
+
+// countsSettled tells from srv's counters (since before) whether every
+// stream can be settled: p streams open and, per type, a resume or an ACK
+// for each and every response acknowledged. It returns what is missing,
+// "" when nothing is, and an error on a NACK, which the bench's clients
+// never send.
+func countsSettled(s, before xds.Stats, p int) (string, error) {
+	if s.ConnectedProxies != p {
+		return fmt.Sprintf("%d of %d streams open", s.ConnectedProxies, p), nil
+	}
+	for _, t := range benchTypes {
+		if n := s.Nacks[t] - before.Nacks[t]; n > 0 {
+			return "", fmt.Errorf("%d %s NACKs", n, t)
+		}
+		resumed := s.Resumed[t] - before.Resumed[t]
+		acks := s.Acks[t] - before.Acks[t]
+		pushes := s.Pushes[t] - before.Pushes[t]
+		if resumed+acks < uint64(p) || acks != pushes {
+			return fmt.Sprintf("%s: %d resumed, %d of %d responses acknowledged", t, resumed, acks, pushes), nil
+		}
+	}
+	return "", nil
+}
+
+// streamsSettled checks every open stream: each of its four types either
+// resumed, with no response since, or with its last response acknowledged,
+// and nothing pending. It returns what is missing, "" when nothing is.
+func streamsSettled(proxies []xds.ProxyStatus, p int) (settled, string) {
+	var got settled
+	open := 0
+	for _, px := range proxies {
+		if !px.Connected {
+			continue
+		}
+		open++
+		for _, t := range []string{xds.ListenerType, xds.RouteType, xds.ClusterType, xds.EndpointType} {
+			ts, ok := px.Types[t]
+			switch {
+			case !ok:
+				return got, fmt.Sprintf("%s has not asked for %s", px.NodeID, t)
+			case ts.Pending > 0:
+				return got, fmt.Sprintf("%s: %d %s names pending", px.NodeID, ts.Pending, t)
+			case ts.SentNonce == "" && ts.Resumed:
+				got.resumed++
+			case ts.SentNonce != "" && ts.AckedNonce == ts.SentNonce:
+				got.answered++
+				if len(got.notResumed) < 5 {
+					got.notResumed = append(got.notResumed, fmt.Sprintf("%s %s (%d resources, version %s)", px.NodeID, t, ts.Resources, ts.SentVersion))
+				}
+			default:
+				return got, fmt.Sprintf("%s: %s neither resumed nor acknowledged", px.NodeID, t)
+			}
+		}
+	}
+	if open != p {
+		return got, fmt.Sprintf("%d of %d streams open", open, p)
+	}
+	return got, ""
+}
+
+// Child side.
+
+// drop ends every client's stream, as when its server dies, and waits
+// until each has stopped receiving.
+func (f *fleet) drop() {
+	for _, c := range f.clients {
+		c.cancel()
+	}
+	for _, c := range f.clients {
+		<-c.done
+		if c.out != nil {
+			close(c.out)
+			c.out = nil
+		}
+		if c.dout != nil {
+			close(c.dout)
+			c.dout = nil
+		}
+		c.cc.Close()
+	}
+}
+
+// reconnect opens a new stream for every client, to addr, naming what it
+// holds when resume is set.
+func (f *fleet) reconnect(ctx context.Context, addr string, resume, delta bool) {
+	for i, c := range f.clients {
+		go func() {
+			open := c.openSotW
+			if delta {
+				open = c.openDelta
+			}
+			if err := open(ctx, addr, true, resume); err != nil {
+				fatalf("client %d: reconnect: %v", i, err)
+			}
+		}()
+	}
+}
+
+// sotwRequests are a SotW client's first requests on a new stream: every
+// type it holds, with the names it asks for, and with resume the
+// version_info it accepted last of each, as grpc-go and Envoy send.
+func (c *client) sotwRequests(resume bool) []*discovery.DiscoveryRequest {
+	reqs := []*discovery.DiscoveryRequest{
+		{Node: c.node, TypeUrl: xds.ListenerType, ResourceNames: c.listeners},
+		{TypeUrl: xds.RouteType, ResourceNames: c.routes},
+		{TypeUrl: xds.ClusterType, ResourceNames: c.cdsNames},
+		{TypeUrl: xds.EndpointType, ResourceNames: c.clusters},
+	}
+	if resume {
+		for _, r := range reqs {
+			r.VersionInfo = c.acked[r.TypeUrl]
+		}
+	}
+	return reqs
+}
+
+// deltaRequests are a Delta client's first requests on a new stream: a
+// subscription to every type it holds and, with resume, the version of
+// every resource it holds (initial_resource_versions).
+func (c *client) deltaRequests(resume bool) []*discovery.DeltaDiscoveryRequest {
+	reqs := []*discovery.DeltaDiscoveryRequest{
+		{Node: c.node, TypeUrl: xds.ListenerType, ResourceNamesSubscribe: c.listeners},
+		{TypeUrl: xds.RouteType, ResourceNamesSubscribe: c.routes},
+		{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: c.cdsNames},
+		{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: c.clusters},
+	}
+	if resume {
+		for _, r := range reqs {
+			// A copy: the sending goroutine marshals it while the
+			// receiving one updates the client's versions.
+			r.InitialResourceVersions = maps.Clone(c.versions[r.TypeUrl])
+		}
+	}
+	return reqs
+}
