@@ -13,6 +13,12 @@
 // workload, endpoints and load assignment, and the server pushes that one
 // load assignment to the streams subscribed to it.
 //
+// With -reconnect, the bench then starts a second server over a model
+// built anew from the same objects and moves every client to it, first
+// naming what it holds (SotW version_info, Delta
+// initial_resource_versions), then again without, as when a replica dies
+// and its proxies land on a survivor (reconnect.go).
+//
 // The clients run in a child process (this binary with -child), so that the
 // parent's CPU (getrusage) is the server's alone.
 package main

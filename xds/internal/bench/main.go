@@ -10,8 +10,8 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"strconv"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -39,6 +39,7 @@ func main() {
 	memProfile := flag.String("memprofile", "", "write a heap profile of the server once every client is connected to this file")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the server during the changes to this file")
 	reconnect := flag.Bool("reconnect", false, "after the changes, start a second server over a model built anew from the same objects and move every client to it, first naming what it holds (as grpc-go and Envoy do), then again without; report both (reconnect_*, reconnect_fresh_*)")
+	reconnectProfile := flag.String("reconnectprofile", "", "with -reconnect, write CPU profiles of the server during each reconnect to this file with .resume and .fresh appended")
 	flag.Parse()
 	if *n <= 0 || *m < *n || *p <= 0 {
 		fatalf("need 0 < n <= m and p > 0")
@@ -50,7 +51,8 @@ func main() {
 	if *subscribe > *n {
 		fatalf("need -subscribe <= n")
 	}
-	opt := runOptions{delta: *delta, subscribe: *subscribe, snapshot: *baseline, cpuProfile: *cpuProfile, memProfile: *memProfile, reconnect: *reconnect}
+	opt := runOptions{delta: *delta, subscribe: *subscribe, snapshot: *baseline, cpuProfile: *cpuProfile, memProfile: *memProfile,
+		reconnect: *reconnect, reconnectProfile: *reconnectProfile}
 	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed, opt); err != nil {
 		fatalf("%v", err)
 	}
@@ -138,18 +140,11 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	var totBytes, totMsgs int64
 	var affected []int
 	before := srv.Stats()
+	stopProfile := func() {}
 	if opt.cpuProfile != "" {
-		pf, err := os.Create(opt.cpuProfile)
-		if err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
+		if stopProfile, err = startCPUProfile(opt.cpuProfile); err != nil {
+			return err
 		}
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
-		}
-		defer func() {
-			pprof.StopCPUProfile()
-			pf.Close()
-		}()
 	}
 	for k := 1; k <= changes; k++ {
 		j := rng.Intn(m)
@@ -180,6 +175,7 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 		}
 		totMsgs += mm
 	}
+	stopProfile()
 	if changes > 0 {
 		after := srv.Stats()
 		s := sortDur(lat)
@@ -213,20 +209,24 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 			emit("baseline_snapshot_cpu_ratio", float64(meanDur(baseCPU))/float64(meanDur(scpu)), "x")
 		}
 	}
+	stop := sync.OnceValue(func() error {
+		cancel()
+		err := <-serveDone
+		<-graphDone
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	})
 	if opt.reconnect {
-		r := reconnection{w: w, p: p, subscribe: opt.subscribe, debounce: debounce, timeout: timeout, rng: rng, ch: ch}
-		if err := r.run(srv); err != nil {
+		r := reconnection{w: w, p: p, subscribe: opt.subscribe, debounce: debounce, timeout: timeout, rng: rng, ch: ch, profile: opt.reconnectProfile}
+		if err := r.run(srv, stop); err != nil {
 			return err
 		}
 	}
 	emit("server_heap_end", float64(heapAlloc())/(1<<20), "MiB")
 	ch.quit()
-	cancel()
-	if err := <-serveDone; err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	<-graphDone
-	return nil
+	return stop()
 }
 
 // runOptions are the flags beyond the anchors' own.
@@ -237,6 +237,8 @@ type runOptions struct {
 	cpuProfile string // -cpuprofile
 	memProfile string // -memprofile
 	reconnect  bool   // -reconnect
+	// reconnectProfile is -reconnectprofile.
+	reconnectProfile string
 }
 
 // newServer returns the ADS server over mesh's sources, as the bench

@@ -204,3 +204,20 @@ func writeHeapProfile(file string) error {
 	}
 	return nil
 }
+
+// startCPUProfile starts profiling this process's CPU to file; stop ends
+// it and closes the file.
+func startCPUProfile(file string) (stop func(), err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}

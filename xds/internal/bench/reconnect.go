@@ -13,10 +13,12 @@ package main
 // The second server runs in the parent beside the first, over its own
 // graph and a model built anew from the workload's current objects (the
 // changes included), so nothing but content is shared. The clients drop
-// their streams (and the parent waits until the first server has seen
-// them go, so that its teardown is not charged), then open new ones to
-// the second server, each on a connection of its own, asking at once for
-// every type with the names they hold.
+// their streams, and the first server stops once it has seen them go (its
+// teardown is not charged, and the survivor's heap holds one model, as it
+// would); then the clients open new streams to the second server, each on
+// a connection of its own, asking at once for every type with the names
+// they hold. The fresh baseline repeats the move from the second server
+// to itself.
 //
 // A reconnect is complete when every stream on the second server holds
 // every type, each either resumed (Stats.Resumed, TypeStatus.Resumed) or
@@ -51,13 +53,18 @@ type reconnection struct {
 	debounce, timeout time.Duration
 	rng               *rand.Rand
 	ch                *child
+	// profile, when set, names the CPU profiles of each reconnect:
+	// profile.resume and profile.fresh.
+	profile string
 }
 
 // run starts the replica, moves the clients from first to it naming what
 // they hold (reconnect_*), then once more without (reconnect_fresh_*),
 // checking after each move that a pod change reaches the clients from the
-// replica.
-func (r *reconnection) run(first *xds.Server) error {
+// replica. Once its clients have left, the first server and its graph
+// stop (stopFirst), as a dead replica's would, so that the replica's
+// garbage collector marks one model, not two, while they reconnect.
+func (r *reconnection) run(first *xds.Server, stopFirst func() error) error {
 	c0, t0 := cpuSelf(), time.Now()
 	rep, err := startReplica(r.w, r.debounce, r.timeout)
 	if err != nil {
@@ -67,33 +74,51 @@ func (r *reconnection) run(first *xds.Server) error {
 	emit("reconnect_model_build_cpu", ms(cpuSelf()-c0), "ms")
 	emit("server_heap_two_models", float64(heapAlloc())/(1<<20), "MiB")
 
-	from := first
-	for _, mode := range []struct {
-		prefix string
-		resume bool
-	}{{"reconnect_", true}, {"reconnect_fresh_", false}} {
-		if err := r.move(from, rep, mode.resume, mode.prefix); err != nil {
-			return err
-		}
-		from = rep.srv
+	if err := r.drop(first); err != nil {
+		return err
+	}
+	if err := stopFirst(); err != nil {
+		return err
+	}
+	if err := r.move(rep, true, "reconnect_"); err != nil {
+		return err
+	}
+	if err := r.drop(rep.srv); err != nil {
+		return err
+	}
+	if err := r.move(rep, false, "reconnect_fresh_"); err != nil {
+		return err
 	}
 	// The replica stops before the child: drop the streams first, so that
 	// the clients do not see them broken.
-	r.ch.send("DROP")
-	r.ch.wait("DROPPED")
+	if err := r.drop(rep.srv); err != nil {
+		return err
+	}
 	return rep.stop()
 }
 
-// move drops every client's stream to from and reconnects it to rep.
-func (r *reconnection) move(from *xds.Server, rep *replica, resume bool, prefix string) error {
+// drop ends every client's stream, and waits until srv has seen them end,
+// so that their teardown is charged to no measurement.
+func (r *reconnection) drop(srv *xds.Server) error {
 	r.ch.send("DROP")
 	r.ch.wait("DROPPED")
-	if err := waitStreams(from, 0, r.timeout); err != nil {
-		return err
-	}
+	return waitStreams(srv, 0, r.timeout)
+}
+
+// move reconnects every client, its stream dropped, to rep.
+func (r *reconnection) move(rep *replica, resume bool, prefix string) error {
+	// Both moves start from a collected heap.
+	emit(prefix+"server_heap", float64(heapAlloc())/(1<<20), "MiB")
 	mode := "fresh"
 	if resume {
 		mode = "resume"
+	}
+	stopProfile := func() {}
+	if r.profile != "" {
+		var err error
+		if stopProfile, err = startCPUProfile(r.profile + "." + mode); err != nil {
+			return err
+		}
 	}
 	before := rep.srv.Stats()
 	c0, t0 := cpuSelf(), time.Now()
@@ -103,6 +128,7 @@ func (r *reconnection) move(from *xds.Server, rep *replica, resume bool, prefix 
 		return fmt.Errorf("reconnect (%s): %w", mode, err)
 	}
 	wall, cpu := time.Since(t0), cpuSelf()-c0
+	stopProfile()
 	r.ch.send("COUNT")
 	bytes, msgs, ccpu := parseSettled(r.ch.wait("SETTLED"))
 	p := float64(r.p)
