@@ -109,6 +109,17 @@ func WithKeepalive(kp keepalive.ServerParameters, ep keepalive.EnforcementPolicy
 	return func(o *options) { o.keepalive, o.enforcement = kp, ep }
 }
 
+// WithMaxConnectionAge ends each client connection after about age (gRPC
+// adds ±10% jitter) with a GOAWAY, then closes its streams after grace.
+// Clients reconnect — through a load-balanced address, maybe to another
+// replica — so connections spread over the replicas again after one has
+// been down. A client that names what it holds on reconnecting is sent
+// nothing it has, which makes this cheap. 0: never (the default). Give it
+// after WithKeepalive, which replaces it.
+func WithMaxConnectionAge(age, grace time.Duration) Option {
+	return func(o *options) { o.keepalive.MaxConnectionAge, o.keepalive.MaxConnectionAgeGrace = age, grace }
+}
+
 // WithMaxMessageSize sets the largest request, in bytes, the server
 // accepts. Responses are not limited. Default: 4 MiB.
 func WithMaxMessageSize(n int) Option { return func(o *options) { o.maxRecvMsg = n } }
