@@ -90,6 +90,14 @@ type Config struct {
 	StatusQPS   float64
 	StatusBurst int
 
+	// XDSMaxConnectionAge ends each xDS client connection after about this
+	// long, so proxies reconnect and spread over the replicas again after
+	// one was down (xds.WithMaxConnectionAge); 0: never.
+	// XDSConnectionAgeGrace is how long such a connection then keeps its
+	// streams, for a proxy to reconnect and a response being sent to
+	// complete. Zero: 10s.
+	XDSMaxConnectionAge, XDSConnectionAgeGrace time.Duration
+
 	// LogLevel is debug, info, warn or error; LogFormat is console or json.
 	// ParseFlags validates both; the binary builds its logger from them.
 	LogLevel, LogFormat string
@@ -126,6 +134,7 @@ func DefaultConfig() Config {
 		DebugAddr:                  "127.0.0.1:15014",
 		NamespaceIsolationIdentity: IdentityNode,
 		XDSMaxSubscribedNames:      xds.DefaultMaxSubscribedNames,
+		XDSMaxConnectionAge:        30 * time.Minute,
 		LeaseName:                  "meshd",
 		LeaseDuration:              15 * time.Second,
 		RenewDeadline:              10 * time.Second,
@@ -185,6 +194,7 @@ func ParseFlags(args []string, out io.Writer) (Config, error) {
 	fs.BoolVar(&c.NamespaceIsolation, "namespace-isolation", false, "send each proxy only the services exported to its namespace (annotation networking.istio.io/exportTo: *, . or namespaces); see --namespace-isolation-identity")
 	fs.StringVar(&c.NamespaceIsolationIdentity, "namespace-isolation-identity", c.NamespaceIsolationIdentity, "where a proxy's namespace comes from under --namespace-isolation: `node` (node metadata NAMESPACE or the Istio node id: the client's claim, trust it only on a trusted network) or certificate (the spiffe://<td>/ns/<ns>/sa/<sa> URI of its client certificate, needs --xds-client-ca; a node claiming another namespace is refused)")
 	fs.IntVar(&c.XDSMaxSubscribedNames, "xds-max-subscribed-names", c.XDSMaxSubscribedNames, "most resource names one ADS stream may hold subscribed, over all types; a request beyond it ends the stream with ResourceExhausted; 0: no limit")
+	fs.DurationVar(&c.XDSMaxConnectionAge, "xds-max-connection-age", c.XDSMaxConnectionAge, "end each xDS client connection after about this long (±10%), with 10s of grace, so proxies reconnect and spread over the replicas again after one was down; a proxy naming what it holds is sent nothing on reconnecting; 0: never")
 	fs.BoolVar(&c.WriteStatus, "write-status", c.WriteStatus, "write the status (Accepted, ResolvedRefs) of HTTPRoutes and GRPCRoutes attached to Services in the watched cluster; with --leader-elect only the leader writes")
 	fs.StringVar(&c.ControllerName, "controller-name", c.ControllerName, "`NAME` written as status.parents[].controllerName: the route status entries this meshd owns (domain/path)")
 	fs.Float64Var(&c.StatusQPS, "status-qps", c.StatusQPS, "most route status writes per second, on average")
@@ -253,6 +263,9 @@ func (c Config) Validate() error {
 	}
 	if c.Kubeconfig != "" && c.InCluster {
 		return errors.New("--kubeconfig and --in-cluster both name a cluster: give one")
+	}
+	if c.XDSMaxConnectionAge < 0 {
+		return fmt.Errorf("--xds-max-connection-age %s: must not be negative (0: never)", c.XDSMaxConnectionAge)
 	}
 	if err := c.validateLeadership(); err != nil {
 		return err

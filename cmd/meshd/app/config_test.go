@@ -101,7 +101,7 @@ func TestHelp(t *testing.T) {
 	for _, flag := range []string{"--config-dir", "--kubeconfig", "--in-cluster", "--mesh-config", "--xds-addr", "--debug-addr",
 		"--log-level", "--log-format", "--push-debounce", "--xds-tls-cert", "--xds-tls-key", "--xds-client-ca",
 		"--namespace-isolation", "--namespace-isolation-identity", "--xds-max-subscribed-names",
-		"--write-status", "--controller-name", "--status-qps", "--status-burst", "--leader-elect", "--leader-elect-resource-name",
+		"--xds-max-connection-age", "--write-status", "--controller-name", "--status-qps", "--status-burst", "--leader-elect", "--leader-elect-resource-name",
 		"--leader-elect-resource-namespace", "--leader-elect-lease-duration", "--leader-elect-renew-deadline", "--leader-elect-retry-period"} {
 		if !strings.Contains(out.String(), flag) {
 			t.Errorf("help does not explain %s", flag)

@@ -173,6 +173,13 @@ func (a *App) buildXDS() error {
 		}
 		opts = append(opts, xds.WithTLSConfig(tc))
 	}
+	if a.cfg.XDSMaxConnectionAge > 0 {
+		grace := a.cfg.XDSConnectionAgeGrace
+		if grace == 0 {
+			grace = 10 * time.Second
+		}
+		opts = append(opts, xds.WithMaxConnectionAge(a.cfg.XDSMaxConnectionAge, grace))
+	}
 	opts = append(opts, xds.WithMaxSubscribedNames(a.cfg.XDSMaxSubscribedNames),
 		xds.WithUnansweredAfter(staleAfter))
 	if a.cfg.NamespaceIsolation {

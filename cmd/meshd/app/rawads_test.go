@@ -203,3 +203,25 @@ func (r *running) getJSON(t *testing.T, path string, v any) {
 func collectionPath(name string) string {
 	return "/debug/api/collections/" + url.PathEscape(name)
 }
+
+// TestMaxConnectionAgeFlag: --xds-max-connection-age reaches the xDS
+// server: a stream that outlives the age and its grace is closed.
+func TestMaxConnectionAgeFlag(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.XDSMaxConnectionAge, cfg.XDSConnectionAgeGrace = 300*time.Millisecond, 100*time.Millisecond
+	r := start(t, cfg)
+	r.waitReady(t)
+	c := dialADS(t, r.app.XDSAddr(), nil, &corev3.Node{Id: "aging"}, true)
+	c.ack(c.recv())
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case _, ok := <-c.resps:
+			if !ok {
+				return // closed by the server: the age took effect
+			}
+		case <-deadline:
+			t.Fatal("the stream outlived its connection age by 10s")
+		}
+	}
+}
