@@ -35,12 +35,7 @@ func (c *conn) handleDelta(req *discovery.DeltaDiscoveryRequest) error {
 		// sent, and what is gone is named removed. The first flush of the
 		// type settles every name: the client's versions left held are
 		// the current ones.
-		known := make([]string, 0, len(req.InitialResourceVersions))
-		for name, v := range req.InitialResourceVersions {
-			ts.hold(clientResource(req.TypeUrl, name, v))
-			known = append(known, name)
-		}
-		c.addPendingLocked(req.TypeUrl, known)
+		c.holdInitialLocked(ts, req.InitialResourceVersions)
 		ts.resuming = true
 	}
 
@@ -68,6 +63,37 @@ func (c *conn) handleDelta(req *discovery.DeltaDiscoveryRequest) error {
 	}
 	c.subscribeLocked(ts, add, remove, wildcard)
 	return nil
+}
+
+// holdInitialLocked records the versions a reconnecting Delta client
+// names (initial_resource_versions) as held, and marks the names pending
+// so that the type's first flush settles each. A name whose current
+// resource, visible to the proxy, has the version named is held as that
+// resource: its (name, version) hash is computed already, and the config
+// dump has its bytes. Hashing thousands of pairs (clientResource) is
+// most of what resuming a wildcard stream costs otherwise. c.mu must be
+// held; the cache's read lock is taken after it, as flush does.
+func (c *conn) holdInitialLocked(ts *typeState, versions map[string]string) {
+	known := make([]string, 0, len(versions))
+	if len(ts.sent) == 0 {
+		// Sized once, not grown name by name.
+		ts.sent = make(map[string]*resource, len(versions))
+	}
+	cache := c.srv.cache
+	cache.mu.RLock()
+	cur := cache.types[ts.typeURL]
+	isolated := c.srv.opts.namespaceOf != nil
+	for name, v := range versions {
+		if r := cur[name]; r != nil && r.version == v && (!isolated || !c.hiddenLocked(r)) {
+			ts.hold(r)
+			known = append(known, r.name)
+			continue
+		}
+		ts.hold(clientResource(ts.typeURL, name, v))
+		known = append(known, name)
+	}
+	cache.mu.RUnlock()
+	c.addPendingLocked(ts.typeURL, known)
 }
 
 // sendDelta sends u as a DeltaDiscoveryResponse.
