@@ -22,7 +22,9 @@ import (
 // held for the stream's life. A name the server serves is answered with
 // the cache's own string instead of a fresh one, so an ACK allocates no
 // strings, and a thousand streams subscribed to the same names share one
-// copy of each. Everything else is the proto codec.
+// copy of each. So are the names and versions of a reconnecting Delta
+// client's initial_resource_versions — thousands per type for a wildcard
+// client — where the server has them. Everything else is the proto codec.
 type requestCodec struct {
 	proto encoding.CodecV2
 	cache *cache
@@ -97,14 +99,15 @@ func (c *requestCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	var (
 		msg   proto.Message
 		shape requestShape
-		set   func([2][]string)
+		set   func(requestFields)
 	)
 	switch req := v.(type) {
 	case *discovery.DiscoveryRequest:
-		msg, shape, set = req, sotwShape, func(names [2][]string) { req.ResourceNames = names[0] }
+		msg, shape, set = req, sotwShape, func(f requestFields) { req.ResourceNames = f.names[0] }
 	case *discovery.DeltaDiscoveryRequest:
-		msg, shape, set = req, deltaShape, func(names [2][]string) {
-			req.ResourceNamesSubscribe, req.ResourceNamesUnsubscribe = names[0], names[1]
+		msg, shape, set = req, deltaShape, func(f requestFields) {
+			req.ResourceNamesSubscribe, req.ResourceNamesUnsubscribe = f.names[0], f.names[1]
+			req.InitialResourceVersions = f.versions
 		}
 	default:
 		return c.proto.Unmarshal(data, v)
@@ -114,29 +117,46 @@ func (c *requestCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	return c.unmarshal(buf.ReadOnlyData(), msg, shape, set)
 }
 
-// requestShape gives the field numbers of a request's type URL and of
-// its (up to two) repeated resource-name fields; 0 is no field.
+// requestShape gives the field numbers of a request's type URL, of its
+// (up to two) repeated resource-name fields and of its map of resource
+// versions; 0 is no field.
 type requestShape struct {
-	typeURL protowire.Number
-	names   [2]protowire.Number
+	typeURL  protowire.Number
+	names    [2]protowire.Number
+	versions protowire.Number
 }
 
 var (
-	sotwShape  = requestShape{typeURL: 4, names: [2]protowire.Number{3}}    // DiscoveryRequest
-	deltaShape = requestShape{typeURL: 2, names: [2]protowire.Number{3, 4}} // DeltaDiscoveryRequest
+	sotwShape  = requestShape{typeURL: 4, names: [2]protowire.Number{3}}                 // DiscoveryRequest
+	deltaShape = requestShape{typeURL: 2, names: [2]protowire.Number{3, 4}, versions: 5} // DeltaDiscoveryRequest
 )
+
+// requestFields are the fields the codec decodes itself: the names per
+// name field, and the map of versions.
+type requestFields struct {
+	names    [2][]string
+	versions map[string]string
+}
+
+// fieldCounts counts a request's names per name field and the entries of
+// its map of versions.
+type fieldCounts struct {
+	names    [2]int
+	versions int
+}
 
 var errBadName = errors.New("xds: resource name is not valid UTF-8")
 
-// unmarshal decodes b into msg: the resource names here, handed to set,
-// and the other fields by proto.Unmarshal of the bytes without them.
-func (c *requestCodec) unmarshal(b []byte, msg proto.Message, shape requestShape, set func([2][]string)) error {
+// unmarshal decodes b into msg: the resource names and versions here,
+// handed to set, and the other fields by proto.Unmarshal of the bytes
+// without them.
+func (c *requestCodec) unmarshal(b []byte, msg proto.Message, shape requestShape, set func(requestFields)) error {
 	typeURL, count, region, ok := scanRequest(b, shape)
-	if !ok || count == [2]int{} {
+	if !ok || count == (fieldCounts{}) {
 		return proto.Unmarshal(b, msg) // the proto package reports what is wrong
 	}
 	var key listKey
-	cacheable := shape == sotwShape && region.contiguous && count[0] >= minCachedList
+	cacheable := shape == sotwShape && region.contiguous && count.names[0] >= minCachedList
 	if cacheable {
 		var names []string
 		if names, key = c.lists.get(typeURL, b[region.lo:region.hi]); names != nil {
@@ -145,11 +165,11 @@ func (c *requestCodec) unmarshal(b []byte, msg proto.Message, shape requestShape
 			if err := proto.Unmarshal(rest, msg); err != nil {
 				return err
 			}
-			set([2][]string{names})
+			set(requestFields{names: [2][]string{names}})
 			return nil
 		}
 	}
-	names, rest, err := c.decodeNames(b, typeURL, shape, count)
+	fields, rest, err := c.decodeNames(b, typeURL, shape, count)
 	if err != nil {
 		return err
 	}
@@ -157,20 +177,23 @@ func (c *requestCodec) unmarshal(b []byte, msg proto.Message, shape requestShape
 		return err
 	}
 	if cacheable {
-		c.lists.put(key, b[region.lo:region.hi], names[0])
+		c.lists.put(key, b[region.lo:region.hi], fields.names[0])
 	}
-	set(names)
+	set(fields)
 	return nil
 }
 
 // decodeNames returns the resource names of the request b, per name
-// field, and b without them.
-func (c *requestCodec) decodeNames(b []byte, typeURL string, shape requestShape, count [2]int) ([2][]string, []byte, error) {
-	var names [2][]string
-	for i, n := range count {
+// field, and its versions, and b without them.
+func (c *requestCodec) decodeNames(b []byte, typeURL string, shape requestShape, count fieldCounts) (requestFields, []byte, error) {
+	var f requestFields
+	for i, n := range count.names {
 		if n > 0 {
-			names[i] = make([]string, 0, n)
+			f.names[i] = make([]string, 0, n)
 		}
+	}
+	if count.versions > 0 {
+		f.versions = make(map[string]string, count.versions)
 	}
 	rest := make([]byte, 0, 64)
 	c.cache.mu.RLock()
@@ -181,6 +204,15 @@ func (c *requestCodec) decodeNames(b []byte, typeURL string, shape requestShape,
 		m := protowire.ConsumeFieldValue(num, typ, in[n:])
 		field := in[:n+m]
 		in = in[n+m:]
+		if shape.versionsField(num, typ) {
+			e, _ := protowire.ConsumeBytes(field[n:])
+			name, version, err := decodeVersion(e, served)
+			if err != nil {
+				return f, nil, err
+			}
+			f.versions[name] = version
+			continue
+		}
 		i := shape.nameField(num, typ)
 		if i < 0 {
 			rest = append(rest, field...)
@@ -188,15 +220,65 @@ func (c *requestCodec) decodeNames(b []byte, typeURL string, shape requestShape,
 		}
 		v, _ := protowire.ConsumeBytes(field[n:])
 		if r := served[string(v)]; r != nil { // no allocation: a map lookup
-			names[i] = append(names[i], r.name)
+			f.names[i] = append(f.names[i], r.name)
 			continue
 		}
 		if !utf8.Valid(v) {
-			return names, nil, fmt.Errorf("%w: %q", errBadName, v)
+			return f, nil, fmt.Errorf("%w: %q", errBadName, v)
 		}
-		names[i] = append(names[i], string(v))
+		f.names[i] = append(f.names[i], string(v))
 	}
-	return names, rest, nil
+	return f, rest, nil
+}
+
+// decodeVersion decodes one entry of a map of versions as the proto
+// package decodes a map<string, string> entry: a key or value left out
+// is "", the last of repeated ones counts, other fields are skipped. A
+// served name is the cache's string, and so is its version when the
+// current one.
+func decodeVersion(b []byte, served map[string]*resource) (name, version string, err error) {
+	var (
+		r          *resource
+		key, value []byte
+	)
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return "", "", fmt.Errorf("xds: resource version: %w", protowire.ParseError(n))
+		}
+		if num > protowire.MaxValidNumber {
+			return "", "", fmt.Errorf("xds: resource version: field number %d out of range", num)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return "", "", fmt.Errorf("xds: resource version: %w", protowire.ParseError(m))
+		}
+		if typ == protowire.BytesType && (num == 1 || num == 2) {
+			v, _ := protowire.ConsumeBytes(b[n:])
+			if num == 1 {
+				key, r = v, served[string(v)]
+			} else {
+				value = v
+			}
+			if (num == 2 || r == nil) && !utf8.Valid(v) {
+				return "", "", fmt.Errorf("%w: %q", errBadName, v)
+			}
+		}
+		b = b[n+m:]
+	}
+	if r == nil {
+		return string(key), string(value), nil
+	}
+	if string(value) == r.version { // no allocation: a comparison
+		return r.name, r.version, nil
+	}
+	return r.name, string(value), nil
+}
+
+// versionsField reports whether a field is an entry of the shape's map
+// of versions.
+func (s requestShape) versionsField(num protowire.Number, typ protowire.Type) bool {
+	return s.versions != 0 && num == s.versions && typ == protowire.BytesType
 }
 
 // nameField returns which of the shape's name fields a field is, or -1.
@@ -220,36 +302,39 @@ type nameRegion struct {
 }
 
 // scanRequest reads a request's type URL, counts its resource names per
-// name field and finds where they lie; ok is false for bytes that are not
-// a well-formed message.
-func scanRequest(b []byte, shape requestShape) (typeURL string, names [2]int, region nameRegion, ok bool) {
+// name field and its versions, and finds where the names lie; ok is false
+// for bytes that are not a well-formed message.
+func scanRequest(b []byte, shape requestShape) (typeURL string, count fieldCounts, region nameRegion, ok bool) {
 	region.contiguous = true
 	gap := false // a field other than a name after the first name
 	for pos := 0; pos < len(b); {
 		num, typ, n := protowire.ConsumeTag(b[pos:])
 		if n < 0 {
-			return "", names, region, false
+			return "", count, region, false
 		}
 		m := protowire.ConsumeFieldValue(num, typ, b[pos+n:])
 		if m < 0 {
-			return "", names, region, false
+			return "", count, region, false
 		}
 		if i := shape.nameField(num, typ); i >= 0 {
-			if names == [2]int{} {
+			if count.names == [2]int{} {
 				region.lo = pos
 			} else if gap {
 				region.contiguous = false
 			}
-			names[i]++
+			count.names[i]++
 			region.hi = pos + n + m
 		} else {
-			if num == shape.typeURL && typ == protowire.BytesType {
+			switch {
+			case shape.versionsField(num, typ):
+				count.versions++
+			case num == shape.typeURL && typ == protowire.BytesType:
 				v, _ := protowire.ConsumeBytes(b[pos+n:])
 				typeURL = string(v)
 			}
-			gap = names != [2]int{}
+			gap = count.names != [2]int{}
 		}
 		pos += n + m
 	}
-	return typeURL, names, region, true
+	return typeURL, count, region, true
 }

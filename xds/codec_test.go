@@ -15,13 +15,13 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// codecCache holds clusters c0…c99, so that names decode both ways: shared
-// with the cache and allocated.
+// codecCache holds clusters c0…c99 at versions v0…v99, so that names and
+// versions decode both ways: shared with the cache and allocated.
 func codecCache() *cache {
 	c := newCache([]string{ClusterType, EndpointType})
 	for i := range 100 {
 		n := "c" + strconv.Itoa(i)
-		c.types[ClusterType][n] = &resource{typeURL: ClusterType, name: n}
+		c.types[ClusterType][n] = &resource{typeURL: ClusterType, name: n, version: "v" + strconv.Itoa(i)}
 	}
 	return c
 }
@@ -45,6 +45,24 @@ func checkCodec(t *testing.T, codec *requestCodec, b []byte) {
 			t.Fatalf("codec decoded\n%v\nproto decoded\n%v", got, want)
 		}
 	}
+}
+
+// randomVersions returns up to 20 names, served or unknown, with versions:
+// current for served ones, or not.
+func randomVersions(rng *rand.Rand) map[string]string {
+	out := map[string]string{}
+	for range rng.Intn(20) {
+		i := rng.Intn(150)
+		v := "v" + strconv.Itoa(i)
+		if rng.Intn(3) == 0 {
+			v = "v" + strconv.Itoa(rng.Intn(150))
+		}
+		if rng.Intn(10) == 0 {
+			v = ""
+		}
+		out["c"+strconv.Itoa(i)] = v
+	}
+	return out
 }
 
 // randomNames returns up to 20 names: served, unknown, wildcard, empty.
@@ -91,6 +109,7 @@ func TestRequestCodecMatchesProto(t *testing.T) {
 			msg = &discovery.DeltaDiscoveryRequest{
 				ResponseNonce: strconv.Itoa(rng.Intn(5)), TypeUrl: types[rng.Intn(len(types))], Node: node, ErrorDetail: detail,
 				ResourceNamesSubscribe: randomNames(rng), ResourceNamesUnsubscribe: randomNames(rng),
+				InitialResourceVersions: randomVersions(rng),
 			}
 			names = deltaShape.names[rng.Intn(2)]
 		}
@@ -126,6 +145,81 @@ func TestRequestCodecMatchesProto(t *testing.T) {
 	}
 }
 
+// TestRequestCodecVersions: the entries of a Delta request's
+// initial_resource_versions decode as proto.Unmarshal decodes them, odd
+// ones included, and a served name and its current version are the
+// cache's strings.
+func TestRequestCodecVersions(t *testing.T) {
+	codec := newRequestCodec(codecCache())
+	field := deltaShape.versions
+	// withEntry is a request with one more map entry made of parts.
+	withEntry := func(parts ...func([]byte) []byte) []byte {
+		b, _ := proto.Marshal(&discovery.DeltaDiscoveryRequest{TypeUrl: ClusterType,
+			InitialResourceVersions: map[string]string{"c1": "v1", "c2": "old", "nope": "v3"}})
+		var e []byte
+		for _, p := range parts {
+			e = p(e)
+		}
+		b = protowire.AppendTag(b, field, protowire.BytesType)
+		return protowire.AppendBytes(b, e)
+	}
+	str := func(num protowire.Number, v string) func([]byte) []byte {
+		return func(b []byte) []byte {
+			return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), v)
+		}
+	}
+	varint := func(num protowire.Number) func([]byte) []byte {
+		return func(b []byte) []byte {
+			return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), 7)
+		}
+	}
+	for _, b := range [][]byte{
+		withEntry(str(1, "c4"), str(2, "v4")),
+		withEntry(str(2, "v4"), str(1, "c4")),                         // value first
+		withEntry(str(1, "c4")),                                       // no value
+		withEntry(str(2, "v4")),                                       // no key
+		withEntry(),                                                   // empty entry
+		withEntry(str(1, "c4"), str(2, "v4"), str(1, "c5")),           // repeated key: the last counts
+		withEntry(str(1, "c1"), str(2, "v9")),                         // a repeated entry: the last counts
+		withEntry(str(1, "c4"), varint(1), str(2, "v4"), varint(2)),   // wrong wire types: skipped
+		withEntry(str(1, "c4"), str(3, "x"), varint(9), str(2, "v4")), // unknown fields: dropped
+		withEntry(str(1, "c4"), str(2, "\xff")),                       // invalid UTF-8
+		withEntry(str(1, "\xff"), str(2, "v4")),
+		withEntry(str(1, "\xff"), str(1, "c4"), str(2, "v4")),                  // invalid, then overwritten
+		withEntry(func(b []byte) []byte { return append(b, 0x0a, 0x05, 'c') }), // truncated
+		withEntry(func(b []byte) []byte { return protowire.AppendTag(b, 1<<29, protowire.VarintType) }), // field number out of range
+		withEntry(func(b []byte) []byte { return protowire.AppendTag(b, 1<<29-1, protowire.VarintType) }),
+		protowire.AppendVarint(protowire.AppendTag(withEntry(str(1, "c4")), field, protowire.VarintType), 1), // the map's field as a varint: unknown
+	} {
+		checkCodec(t, codec, b)
+	}
+
+	b, _ := proto.Marshal(&discovery.DeltaDiscoveryRequest{TypeUrl: ClusterType,
+		InitialResourceVersions: map[string]string{"c5": "v5", "c6": "old", "nope": "v5"}})
+	var req discovery.DeltaDiscoveryRequest
+	if err := codec.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, &req); err != nil {
+		t.Fatal(err)
+	}
+	served := codec.cache.types[ClusterType]
+	for name, v := range req.InitialResourceVersions {
+		var sharedName, sharedVersion bool
+		r := served[name]
+		if r != nil {
+			sharedName = unsafeData(name) == unsafeData(r.name)
+			sharedVersion = unsafeData(v) == unsafeData(r.version)
+		}
+		if sharedName != (r != nil) {
+			t.Errorf("name %s shared with the cache: %v, want %v", name, sharedName, r != nil)
+		}
+		if want := r != nil && v == r.version; sharedVersion != want {
+			t.Errorf("version %s of %s shared with the cache: %v, want %v", v, name, sharedVersion, want)
+		}
+	}
+	if len(req.InitialResourceVersions) != 3 {
+		t.Fatalf("decoded %v, want 3 versions", req.InitialResourceVersions)
+	}
+}
+
 // TestRequestCodecRejectsBadNames: a name that is not UTF-8 is an error,
 // as proto.Unmarshal makes it (checkCodec also decodes the bytes as a
 // Delta request, where field 3 is a name too and field 4 a name field).
@@ -153,6 +247,8 @@ func FuzzRequestCodec(f *testing.F) {
 		&discovery.DeltaDiscoveryRequest{TypeUrl: ClusterType, ResourceNamesSubscribe: []string{"c1", "nope"}, ResourceNamesUnsubscribe: []string{"c2"}},
 		&discovery.DiscoveryRequest{TypeUrl: ClusterType, ResourceNames: longList(70)}, // cached lists
 		&discovery.DiscoveryRequest{TypeUrl: ClusterType, ResponseNonce: "1", ResourceNames: longList(70)},
+		&discovery.DeltaDiscoveryRequest{TypeUrl: ClusterType, ResourceNamesSubscribe: []string{"*"},
+			InitialResourceVersions: map[string]string{"c1": "v1", "c2": "v3", "nope": "v1", "": ""}},
 	} {
 		b, _ := proto.Marshal(req)
 		f.Add(b)

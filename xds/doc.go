@@ -111,5 +111,8 @@
 // The server decodes discovery requests with its own gRPC codec: resource
 // names it serves come back as the cache's own strings, so the thousands
 // of names a SotW client repeats in every ACK allocate nothing, and a SotW
-// ACK repeating the last list is recognised without hashing a name.
+// ACK repeating the last list is recognised without hashing a name. The
+// names and current versions of a reconnecting Delta client's
+// initial_resource_versions come back as the cache's strings too, and are
+// held as the cache's resources, whose hashes are computed already.
 package xds
