@@ -1,7 +1,6 @@
 package xds
 
 import (
-	"sort"
 	"sync"
 
 	"github.com/meshd/meshd/krt"
@@ -61,17 +60,6 @@ func (c *cache) markReady() {
 		c.readyDone = true
 		close(c.ready)
 	}
-}
-
-// namesLocked returns the sorted names of typeURL. c.mu must be held.
-func (c *cache) namesLocked(typeURL string) []string {
-	m := c.types[typeURL]
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // counts returns the number of resources per type.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -196,8 +198,9 @@ func (c *conn) subscribeLocked(ts *typeState, add, remove []string, wildcard boo
 		c.srv.cache.mu.RUnlock()
 	}
 	if all {
+		// Every name of the type, unsorted: pending is a set.
 		c.srv.cache.mu.RLock()
-		names = append(names, c.srv.cache.namesLocked(ts.typeURL)...)
+		names = slices.AppendSeq(names, maps.Keys(c.srv.cache.types[ts.typeURL]))
 		c.srv.cache.mu.RUnlock()
 	}
 	c.addPendingLocked(ts.typeURL, names)
