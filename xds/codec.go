@@ -93,7 +93,55 @@ func (lc *listCache) put(k listKey, raw []byte, names []string) {
 
 func (c *requestCodec) Name() string { return "proto" }
 
-func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) { return c.proto.Marshal(v) }
+// Marshal marshals a response as gRPC's proto codec does, into a buffer
+// of responseBuffers. The returned buffers are freed by gRPC once
+// written.
+func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) {
+	msg, ok := v.(proto.Message)
+	if !ok {
+		return c.proto.Marshal(v)
+	}
+	size := proto.Size(msg)
+	// Size has just cached the size of every message: marshaling reuses it.
+	opts := proto.MarshalOptions{UseCachedSize: true}
+	if mem.IsBelowBufferPoolingThreshold(size) {
+		b, err := opts.Marshal(msg)
+		if err != nil {
+			return nil, fmt.Errorf("xds: marshal %T: %w", v, err)
+		}
+		return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+	}
+	buf := responseBuffers.Get(size)
+	out, err := opts.MarshalAppend((*buf)[:0], msg)
+	if err != nil {
+		responseBuffers.Put(buf)
+		return nil, fmt.Errorf("xds: marshal %T: %w", v, err)
+	}
+	if len(out) != size {
+		// Not what Size said: the message changed meanwhile (responses
+		// share immutable resources, so it should not). Send what was
+		// marshaled; buf may hold part of it, so it is not pooled again.
+		return mem.BufferSlice{mem.SliceBuffer(out)}, nil
+	}
+	return mem.BufferSlice{mem.NewBuffer(buf, responseBuffers)}, nil
+}
+
+// responseBuffers pools the buffers responses are marshaled into, in
+// tiers a power of two apart from 4 KiB to 16 MiB (larger ones share one
+// pool). gRPC's default pool has none between 32 KiB and 1 MiB, so each
+// response in between — a CDS or EDS response of a few hundred resources
+// — took a 1 MiB buffer, newly allocated and zeroed whenever the pool was
+// empty, as it is while a thousand reconnecting streams are answered at
+// once: with these tiers a buffer is at most twice its response.
+var responseBuffers = mem.NewTieredBufferPool(responseBufferTiers()...)
+
+func responseBufferTiers() []int {
+	var tiers []int
+	for size := 4 << 10; size <= 16<<20; size *= 2 {
+		tiers = append(tiers, size)
+	}
+	return tiers
+}
 
 func (c *requestCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	var (

@@ -1,12 +1,15 @@
 package xds
 
 import (
+	"bytes"
 	"math/rand"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/genproto/googleapis/rpc/status"
@@ -329,4 +332,76 @@ func longList(n int) []string {
 		out[i] = "c" + strconv.Itoa(i*3%150)
 	}
 	return out
+}
+
+// TestResponseMarshal: responses of every size — below the pooling
+// threshold, in the pooled tiers and above the largest — marshal to the
+// bytes proto.Marshal gives, also into buffers freed by a larger response
+// before and taken from the pool again.
+func TestResponseMarshal(t *testing.T) {
+	codec := newRequestCodec(codecCache())
+	// response carries n resources of about size bytes each; fill picks
+	// their bytes, so that a reused buffer's old content would show.
+	response := func(n, size int, fill byte) proto.Message {
+		resp := &discovery.DiscoveryResponse{VersionInfo: "v", TypeUrl: ClusterType, Nonce: strconv.Itoa(n)}
+		for i := range n {
+			raw := bytes.Repeat([]byte{fill}, size)
+			r, err := newResource(ClusterType, "c"+strconv.Itoa(i), &clusterv3.Cluster{Name: "c" + strconv.Itoa(i), AltStatName: string(raw)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Resources = append(resp.Resources, r.any)
+		}
+		return resp
+	}
+	check := func(msg proto.Message) {
+		t.Helper()
+		want, err := proto.Marshal(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := codec.Marshal(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := data.Materialize(); !bytes.Equal(got, want) {
+			t.Fatalf("%d-byte response: codec marshaled %d bytes unlike proto.Marshal", len(want), len(got))
+		}
+		data.Free() // as gRPC does once written
+	}
+	for _, c := range []struct{ n, size int }{
+		{0, 0},        // empty
+		{2, 100},      // below the pooling threshold
+		{10, 500},     // 4 KiB tier
+		{100, 400},    // 64 KiB tier, where the default pool gave 1 MiB
+		{300, 1000},   // 512 KiB tier
+		{1100, 1000},  // 2 MiB tier
+		{17, 1 << 20}, // above the largest tier
+	} {
+		check(response(c.n, c.size, 'a'))
+		// The same tier again, smaller: a reused buffer, written over.
+		check(response(c.n*2/3, c.size, 'b'))
+	}
+	delta := &discovery.DeltaDiscoveryResponse{SystemVersionInfo: "v", TypeUrl: ClusterType, Nonce: "1", RemovedResources: []string{"gone"}}
+	for i := range 200 {
+		r, err := newResource(ClusterType, "c"+strconv.Itoa(i), &clusterv3.Cluster{Name: "c" + strconv.Itoa(i), AltStatName: strings.Repeat("x", 300)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		delta.Resources = append(delta.Resources, r.delta)
+	}
+	check(delta)
+	// A response between gRPC's 32 KiB and 1 MiB tiers takes a buffer at
+	// most twice its size.
+	for _, size := range []int{40 << 10, 100 << 10, 600 << 10} {
+		b := responseBuffers.Get(size)
+		if len(*b) != size || cap(*b) >= 2*size {
+			t.Errorf("a %d-byte response takes a buffer of length %d, capacity %d", size, len(*b), cap(*b))
+		}
+		responseBuffers.Put(b)
+	}
+	// What is not a proto message is the proto codec's to refuse.
+	if _, err := codec.Marshal(struct{}{}); err == nil {
+		t.Fatal("a non-proto value marshaled")
+	}
 }
