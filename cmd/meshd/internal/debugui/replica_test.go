@@ -1,9 +1,7 @@
 package debugui
 
 import (
-	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -53,13 +51,8 @@ func TestStreamDeliversReplica(t *testing.T) {
 	f := newFixture()
 	rep := newFakeReplica(Replica{Lease: "default/meshd", Identity: "meshd-1_bb", Leader: "meshd-0_aa", Since: time.Now(), Terms: 0})
 	h := New(f.g, WithPollInterval(5*time.Millisecond), WithReplica(rep.get))
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	// The timeout only guards against a hang; nothing here measures time.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	resp, events := openStream(t, ctx, srv)
-	defer resp.Body.Close()
+	events, stop := serveStream(t, h)
+	defer stop()
 
 	first := until(t, events, "replica", func(ReplicaResult) bool { return true })
 	if !first.Available || first.Replica == nil || first.Replica.Leading || first.Replica.Leader != "meshd-0_aa" {
@@ -74,12 +67,8 @@ func TestStreamWithoutReplica(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	f := newFixture()
 	h := New(f.g, WithPollInterval(5*time.Millisecond))
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	resp, events := openStream(t, ctx, srv)
-	defer resp.Body.Close()
+	events, stop := serveStream(t, h)
+	defer stop()
 	// The first poll sends what the handler has; then ending the stream
 	// shows what was sent, and no replica event was among it.
 	if ev, err := events.next(); err != nil || ev.name != "graph" {

@@ -76,6 +76,20 @@ func until[T any](t *testing.T, r *sseReader, name string, ok func(T) bool) T {
 }
 
 // openStream starts an event stream; the request ends with ctx.
+// serveStream serves h and opens its event stream; stop closes both. The
+// stream's timeout only guards against a hang: nothing measures time.
+func serveStream(t *testing.T, h http.Handler) (events *sseReader, stop func()) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	resp, events := openStream(t, ctx, srv)
+	return events, func() {
+		resp.Body.Close()
+		cancel()
+		srv.Close()
+	}
+}
+
 func openStream(t *testing.T, ctx context.Context, srv *httptest.Server) (*http.Response, *sseReader) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/debug/api/stream", nil)
@@ -107,13 +121,8 @@ func TestStreamDeliversChanges(t *testing.T) {
 	f := newFixture()
 	proxies := newFakeProxies(now)
 	h := New(f.g, WithPollInterval(5*time.Millisecond), WithProxies(proxies), WithProblems(newFakeProblems(now)))
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	// The timeout only guards against a hang; nothing here measures time.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	resp, events := openStream(t, ctx, srv)
-	defer resp.Body.Close()
+	events, stop := serveStream(t, h)
+	defer stop()
 
 	// The first poll sends the current state of all three.
 	var names []string
@@ -152,7 +161,6 @@ func TestStreamEndsOnClose(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-
 	resp, events := openStream(t, ctx, srv)
 	defer resp.Body.Close()
 	if ev, err := events.next(); err != nil || ev.name != "graph" {
