@@ -8,8 +8,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 )
 
 // debugRoutes are the handlers of the debug HTTP server.
@@ -58,12 +56,4 @@ func (d debugRoutes) serveReady(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	fmt.Fprintln(w, "ready")
-}
-
-// replicaView shows l's election in the debug UI's header.
-func replicaView(l *leadership) func() debugui.Replica {
-	return func() debugui.Replica {
-		s := l.status()
-		return debugui.Replica{Lease: s.Lease, Identity: s.Identity, Leading: s.Leading, Leader: s.Leader, Since: s.Since, Terms: s.Terms}
-	}
 }

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 )
 
 // leaderJitter is client-go's bound on RenewDeadline/RetryPeriod, checked
@@ -161,20 +163,11 @@ func (l *leadership) observe(identity string) {
 	}
 }
 
-// LeaderStatus is what the debug UI and /metrics show of the election.
-type LeaderStatus struct {
-	Lease    string    `json:"lease"`
-	Identity string    `json:"identity"`
-	Leading  bool      `json:"leading"`
-	Leader   string    `json:"leader,omitempty"`
-	Since    time.Time `json:"since,omitzero"`
-	Terms    uint64    `json:"terms"`
-}
-
-func (l *leadership) status() LeaderStatus {
+// status is the election as the debug UI's header shows it.
+func (l *leadership) status() debugui.Replica {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return LeaderStatus{
+	return debugui.Replica{
 		Lease:    l.ns + "/" + l.name,
 		Identity: l.identity,
 		Leading:  l.leading.Load(),

@@ -278,7 +278,7 @@ func (a *App) mountUI(r *debugRoutes) {
 	}
 	opts = append(opts, debugui.WithProblems(a.problems))
 	if a.leader != nil {
-		opts = append(opts, debugui.WithReplica(replicaView(a.leader)))
+		opts = append(opts, debugui.WithReplica(a.leader.status))
 	}
 	ui := debugui.New(a.model.Graph, opts...)
 	r.ui, r.redirect, r.closeUI = ui, ui.RedirectHandler(), ui.Close
