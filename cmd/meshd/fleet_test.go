@@ -123,12 +123,31 @@ func TestFleet(t *testing.T) {
 	// goodbye to the proxies.
 	killed := time.Now()
 	leader.kill(t)
+	// The dead leader renews no more: its last renewal is in the Lease.
+	leases := kube.CoordinationV1().Leases(fleetNamespace)
+	dead, err := leases.Get(ctx, "meshd", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if ip, err := rpc(cc, 2*time.Second); err != nil || ip != echoIP {
 		t.Fatalf("RPC right after the control plane's loss: %s, %v", ip, err)
 	}
 	successor := waitLeader(t, others(replicas, leader), leader)
 	checkRoles(t, others(replicas, leader), successor)
-	t.Logf("takeover: replica %s leads %v after the leader was killed (lease duration %s)", successor.debug, time.Since(killed).Round(10*time.Millisecond), fleetLease[1])
+	taken, err := leases.Get(ctx, "meshd", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Measured on the Lease: from the dead leader's last renewal to the
+	// successor's acquisition. client-go bounds it by the lease duration
+	// plus a retry period (with its jitter).
+	gap := taken.Spec.AcquireTime.Sub(dead.Spec.RenewTime.Time)
+	t.Logf("takeover: replica %s acquired the Lease %v after the dead leader's last renewal, and says it leads %v after the kill (lease duration 2s, retry period 250ms)",
+		successor.debug, gap.Round(10*time.Millisecond), time.Since(killed).Round(10*time.Millisecond))
+	if *taken.Spec.HolderIdentity == *dead.Spec.HolderIdentity || gap <= 0 || gap > 2*time.Second+2*300*time.Millisecond {
+		t.Errorf("Lease went from %s (renewed %v) to %s (acquired %v): want another holder within the lease duration and a retry",
+			*dead.Spec.HolderIdentity, dead.Spec.RenewTime, *taken.Spec.HolderIdentity, taken.Spec.AcquireTime)
+	}
 
 	// The client reconnects to a survivor, which pushes it nothing: it
 	// already holds every resource at the version the survivor has.
