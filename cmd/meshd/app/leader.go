@@ -136,7 +136,13 @@ func (l *leadership) term(ctx context.Context, lead func(ctx context.Context)) e
 			l.leading.Store(true)
 			l.terms.Add(1)
 			l.log.Info("leading: this replica writes status", "identity", l.identity)
+			var watch sync.WaitGroup
+			watch.Go(func() { l.stopWhenTaken(termCtx, le, cancel) })
 			lead(termCtx)
+			// The term is over; so is this elector, which would otherwise
+			// keep renewing a Lease nobody here acts on.
+			cancel()
+			watch.Wait()
 			l.leading.Store(false)
 			if ctx.Err() == nil {
 				l.log.Warn("lost the lease: stopped writing status", "identity", l.identity)
@@ -148,6 +154,26 @@ func (l *leadership) term(ctx context.Context, lead func(ctx context.Context)) e
 	cancel()
 	wg.Wait()
 	return nil
+}
+
+// stopWhenTaken ends the term (stop) as soon as the elector sees another
+// holder in the Lease. client-go ends it only once the renew deadline has
+// passed, and until then this replica could write over its successor.
+func (l *leadership) stopWhenTaken(ctx context.Context, le *leaderelection.LeaderElector, stop func()) {
+	tick := time.NewTicker(max(l.timing[2]/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if !le.IsLeader() {
+				l.log.Warn("the Lease has another holder: stopped writing status", "holder", le.GetLeader())
+				stop()
+				return
+			}
+		}
+	}
 }
 
 // observe records the Lease's holder as the elector reports it.
