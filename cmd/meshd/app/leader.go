@@ -32,16 +32,17 @@ const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/n
 // serving xDS whatever the outcome: only writes to the cluster are the
 // leader's.
 type leadership struct {
-	client    kubernetes.Interface
-	name, ns  string
-	identity  string
-	timing    [3]time.Duration // lease duration, renew deadline, retry period
-	log       *slog.Logger
-	leading   atomic.Bool
-	terms     atomic.Uint64
-	mu        sync.Mutex
-	leader    string // the identity last seen holding the Lease
-	leaderFor time.Time
+	client   kubernetes.Interface
+	name, ns string
+	identity string
+	// The election's timing, as client-go's LeaderElectionConfig has it.
+	leaseDuration, renewDeadline, retryPeriod time.Duration
+	log                                       *slog.Logger
+	leading                                   atomic.Bool
+	terms                                     atomic.Uint64
+	mu                                        sync.Mutex
+	leader                                    string // the identity last seen holding the Lease
+	leaderFor                                 time.Time
 }
 
 func newLeadership(cfg Config, client kubernetes.Interface, log *slog.Logger) *leadership {
@@ -50,12 +51,14 @@ func newLeadership(cfg Config, client kubernetes.Interface, log *slog.Logger) *l
 		ns = ownNamespace(cfg.InCluster)
 	}
 	return &leadership{
-		client:   client,
-		name:     cfg.LeaseName,
-		ns:       ns,
-		identity: candidateIdentity(),
-		timing:   [3]time.Duration{cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod},
-		log:      log.With("lease", ns+"/"+cfg.LeaseName),
+		client:        client,
+		name:          cfg.LeaseName,
+		ns:            ns,
+		identity:      candidateIdentity(),
+		leaseDuration: cfg.LeaseDuration,
+		renewDeadline: cfg.RenewDeadline,
+		retryPeriod:   cfg.RetryPeriod,
+		log:           log.With("lease", ns+"/"+cfg.LeaseName),
 	}
 }
 
@@ -111,9 +114,9 @@ func (l *leadership) term(ctx context.Context, lead func(ctx context.Context)) e
 			Client:     l.client.CoordinationV1(),
 			LockConfig: resourcelock.ResourceLockConfig{Identity: l.identity},
 		},
-		LeaseDuration:   l.timing[0],
-		RenewDeadline:   l.timing[1],
-		RetryPeriod:     l.timing[2],
+		LeaseDuration:   l.leaseDuration,
+		RenewDeadline:   l.renewDeadline,
+		RetryPeriod:     l.retryPeriod,
 		ReleaseOnCancel: true,
 		Name:            l.name,
 		Callbacks: leaderelection.LeaderCallbacks{
@@ -160,7 +163,7 @@ func (l *leadership) term(ctx context.Context, lead func(ctx context.Context)) e
 // holder in the Lease. client-go ends it only once the renew deadline has
 // passed, and until then this replica could write over its successor.
 func (l *leadership) stopWhenTaken(ctx context.Context, le *leaderelection.LeaderElector, stop func()) {
-	tick := time.NewTicker(max(l.timing[2]/4, 10*time.Millisecond))
+	tick := time.NewTicker(max(l.retryPeriod/4, 10*time.Millisecond))
 	defer tick.Stop()
 	for {
 		select {
