@@ -366,8 +366,15 @@ func TestServiceAccountRequests(t *testing.T) {
 	_, err = sa.CoreV1().Services(saNamespace).Update(ctx, svc, metav1.UpdateOptions{})
 	forbidden("update a Service", err)
 
-	// The Lease: what client-go's elector does, and no more.
+	// The Lease: what client-go's elector does, and no more. The
+	// administrator removes what the test creates, so the test can run
+	// again on the same API server (-count).
 	leases := sa.CoordinationV1().Leases(saNamespace)
+	t.Cleanup(func() {
+		for _, name := range []string{"meshd", "other"} {
+			_ = admin.CoordinationV1().Leases(saNamespace).Delete(context.Background(), name, metav1.DeleteOptions{})
+		}
+	})
 	lease, err := leases.Create(ctx, &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Name: "meshd"},
 		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ref("replica-a"), LeaseDurationSeconds: ref[int32](15)},
