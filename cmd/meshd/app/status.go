@@ -16,6 +16,9 @@ import (
 func (a *App) buildStatus() {
 	c := a.cluster
 	if c == nil || !a.cfg.WriteStatus {
+		if a.cfg.LeaderElect {
+			a.log.Info("no leader election: with --write-status=false a leader would have nothing to do")
+		}
 		return
 	}
 	w := routestatus.New(c.clients.Gateway, a.model.Mesh.RouteStatus,
