@@ -97,7 +97,7 @@ func compileRoute(ctx krt.HandlerContext, services krt.Collection[ServiceInfo], 
 		if ref.Namespace != nil {
 			ns = string(*ref.Namespace)
 		}
-		ps := ParentStatus{Service: ns + "/" + string(ref.Name)}
+		ps := ParentStatus{Ref: *ref.DeepCopy(), Service: ns + "/" + string(ref.Name)}
 		accepted := Condition{Type: ConditionAccepted, Status: true, Reason: ReasonAccepted, Message: "route accepted"}
 		svc, ok := krt.FetchOne(ctx, services, krt.FilterKey(ps.Service))
 		switch {
@@ -122,12 +122,12 @@ func compileRoute(ctx krt.HandlerContext, services krt.Collection[ServiceInfo], 
 			Kind: kind, Namespace: meta.Namespace, Name: meta.Name, Created: meta.CreationTimestamp.Time,
 			Service: ps.Service, Port: ps.Port, Rules: resolved,
 		}
+		res.Status.Parents = append(res.Status.Parents, ps)
 		if seen[b.ResourceName()] {
-			// The same parent twice adds nothing.
+			// The same service port twice binds nothing more.
 			continue
 		}
 		seen[b.ResourceName()] = true
-		res.Status.Parents = append(res.Status.Parents, ps)
 		if ps.Accepted() {
 			res.Bindings = append(res.Bindings, b)
 		}

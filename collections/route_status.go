@@ -1,5 +1,7 @@
 package collections
 
+import gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 // Route condition types and reasons, as in the Gateway API.
 const (
 	ConditionAccepted     = "Accepted"
@@ -22,8 +24,14 @@ type Condition struct {
 	Message string
 }
 
-// ParentStatus is the status of a route for one Service parent.
+// ParentStatus is the status of a route for one Service parentRef. A route
+// has one per Service parentRef, in spec order, also for a ref that names
+// the same service port as an earlier one (a port and the section name of
+// that port), which binds nothing more.
 type ParentStatus struct {
+	// Ref is the parentRef as the route's spec gives it: what a status
+	// entry names.
+	Ref gatewayv1.ParentReference
 	// Service is the parent, "namespace/name".
 	Service string
 	// Port is the parent port, 0 for all ports.
@@ -43,7 +51,7 @@ func (p ParentStatus) Accepted() bool {
 }
 
 // RouteStatus is the status of one HTTPRoute or GRPCRoute that has Service
-// parents. A route that is not accepted, or whose references do not all
+// parents, with one ParentStatus per Service parentRef. A route that is not accepted, or whose references do not all
 // resolve, is skipped for that parent: traffic to the service takes its
 // default route.
 type RouteStatus struct {

@@ -2,6 +2,7 @@ package collections
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -459,5 +460,35 @@ func TestRouteClustersExist(t *testing.T) {
 	}
 	if named == 0 {
 		t.Fatal("no cluster named")
+	}
+}
+
+// TestRouteStatusPerParentRef: a route's status holds one entry per
+// Service parentRef, in spec order and naming the ref as written, also for
+// a ref naming the same service port as an earlier one (by port, then by
+// section name); the route binds to that port once.
+func TestRouteStatusPerParentRef(t *testing.T) {
+	_, in, m := newTestModel()
+	in.services.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080)))
+	byPort := serviceParent("web", ptr(int32(80)))
+	bySection := serviceParent("web", nil)
+	bySection.SectionName = ptr(gatewayv1.SectionName("http"))
+	gateway := gatewayv1.ParentReference{Name: "gw"}
+	r := httpRoute("ns", "r", byPort, gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 80, 1)}})
+	r.Spec.ParentRefs = []gatewayv1.ParentReference{gateway, byPort, bySection}
+	in.http.Set(r)
+
+	st, ok := m.RouteStatus.Get("HTTPRoute/ns/r")
+	if !ok || len(st.Parents) != 2 {
+		t.Fatalf("status %s: want two parents", statusString(st))
+	}
+	for i, want := range []gatewayv1.ParentReference{byPort, bySection} {
+		p := st.Parents[i]
+		if !reflect.DeepEqual(p.Ref, want) || p.Service != "ns/web" || p.Port != 80 || !p.Accepted() {
+			t.Errorf("parent %d = %+v, want ref %+v, ns/web:80, accepted", i, p, want)
+		}
+	}
+	if n := len(m.RouteBindings.List()); n != 1 {
+		t.Errorf("%d bindings, want 1: the same port twice binds once", n)
 	}
 }
