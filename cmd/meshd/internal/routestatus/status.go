@@ -1,6 +1,7 @@
 package routestatus
 
 import (
+	"slices"
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -29,89 +30,30 @@ func isServiceParent(ref gatewayv1.ParentReference) bool {
 	return (g == "" || g == "core") && k == "Service"
 }
 
-// parentName returns the "namespace/name" a parentRef names; its namespace
-// defaults to the route's.
-func parentName(routeNS string, ref gatewayv1.ParentReference) string {
-	ns := routeNS
-	if ref.Namespace != nil {
-		ns = string(*ref.Namespace)
-	}
-	return ns + "/" + string(ref.Name)
-}
-
-// portFits reports whether a computed parent port can belong to ref: the
-// model reports the port a ref restricts the route to (its port, or the
-// port its sectionName resolves to), 0 when it names none, and also 0 when
-// the service or port was not found.
-func portFits(port int32, ref gatewayv1.ParentReference) bool {
-	switch {
-	case ref.Port != nil:
-		return port == *ref.Port || port == 0
-	case ref.SectionName != nil:
-		return true
-	default:
-		return port == 0
-	}
-}
-
-// matchParents returns, for each parentRef, the index of its status in
-// computed, or -1 (not a Service parent, or no status for it).
-//
-// The model emits one status per Service parentRef in spec order, except
-// that a ref resolving to the same service port as an earlier one (say
-// port 80 and the sectionName of port 80) is reported once. Without such
-// duplicates the two lists pair up in order. With them, a ref that does not
-// fit the next status takes the earlier one it duplicates.
-func matchParents(routeNS string, refs []gatewayv1.ParentReference, computed []collections.ParentStatus) []int {
-	idx := make([]int, len(refs))
-	var svc []int
-	for i, ref := range refs {
-		idx[i] = -1
-		if isServiceParent(ref) {
-			svc = append(svc, i)
-		}
-	}
-	next := 0
-	for _, i := range svc {
-		name := parentName(routeNS, refs[i])
-		if next < len(computed) && computed[next].Service == name && portFits(computed[next].Port, refs[i]) {
-			idx[i] = next
-			next++
-			continue
-		}
-		for k := range next {
-			if computed[k].Service == name && portFits(computed[k].Port, refs[i]) {
-				idx[i] = k
-				break
-			}
-		}
-	}
-	return idx
-}
-
 // ownParents returns the status.parents entries the controller wants for a
-// route in namespace routeNS with the given parentRefs and computed status
-// (nil: none). A condition whose status is the same as in the controller's
-// current entry for the same parentRef (in prev) keeps its
-// lastTransitionTime; others take now.
-func ownParents(controller gatewayv1.GatewayController, routeNS string, refs []gatewayv1.ParentReference,
-	rs *collections.RouteStatus, prev []gatewayv1.RouteParentStatus, now metav1.Time) []gatewayv1.RouteParentStatus {
+// route with the computed status rs (nil: none): one per Service parentRef,
+// which the model reports in spec order with the ref itself. A condition
+// whose status is the same as in the controller's current entry for the
+// same parentRef (in prev) keeps its lastTransitionTime; others take now.
+func ownParents(controller gatewayv1.GatewayController, rs *collections.RouteStatus,
+	prev []gatewayv1.RouteParentStatus, now metav1.Time) []gatewayv1.RouteParentStatus {
 	if rs == nil {
 		return nil
 	}
 	var out []gatewayv1.RouteParentStatus
-	for i, j := range matchParents(routeNS, refs, rs.Parents) {
-		if j < 0 {
+	for _, ps := range rs.Parents {
+		if slices.ContainsFunc(out, func(p gatewayv1.RouteParentStatus) bool { return equality.Semantic.DeepEqual(p.ParentRef, ps.Ref) }) {
+			// A ref given twice (possible outside a cluster's validation)
+			// gets one entry.
 			continue
 		}
 		var prevConds []metav1.Condition
 		for _, p := range prev {
-			if equality.Semantic.DeepEqual(p.ParentRef, refs[i]) {
+			if equality.Semantic.DeepEqual(p.ParentRef, ps.Ref) {
 				prevConds = p.Conditions
 				break
 			}
 		}
-		ps := rs.Parents[j]
 		conds := make([]metav1.Condition, 0, len(ps.Conditions))
 		for _, c := range ps.Conditions {
 			mc := metav1.Condition{
@@ -131,7 +73,7 @@ func ownParents(controller gatewayv1.GatewayController, routeNS string, refs []g
 			conds = append(conds, mc)
 		}
 		out = append(out, gatewayv1.RouteParentStatus{
-			ParentRef:      *refs[i].DeepCopy(),
+			ParentRef:      *ps.Ref.DeepCopy(),
 			ControllerName: controller,
 			Conditions:     conds,
 		})

@@ -1,7 +1,6 @@
 package routestatus
 
 import (
-	"slices"
 	"testing"
 	"time"
 
@@ -23,49 +22,34 @@ func gatewayParent(name string) gatewayv1.ParentReference {
 	return gatewayv1.ParentReference{Name: gatewayv1.ObjectName(name)}
 }
 
-func TestMatchParents(t *testing.T) {
+// TestOwnParentsOnePerRef: the writer owns one entry per parentRef the
+// model reports, in its order and named as written, a ref given twice
+// once; a port and a section name of the same port are two refs.
+func TestOwnParentsOnePerRef(t *testing.T) {
+	ctrl := gatewayv1.GatewayController(controller)
 	other := gatewayv1.Namespace("other")
 	crossNS := serviceParent("db", 0)
 	crossNS.Namespace = &other
-	for _, tc := range []struct {
-		name     string
-		refs     []gatewayv1.ParentReference
-		computed []collections.ParentStatus
-		want     []int
-	}{{
-		name:     "in order, skipping gateways",
-		refs:     []gatewayv1.ParentReference{gatewayParent("gw"), serviceParent("web", 80), crossNS, sectionParent("web", "grpc")},
-		computed: []collections.ParentStatus{{Service: "ns/web", Port: 80}, {Service: "other/db"}, {Service: "ns/web", Port: 9090}},
-		want:     []int{-1, 0, 1, 2},
-	}, {
-		name:     "missing service reports port 0 for a ref with a port",
-		refs:     []gatewayv1.ParentReference{serviceParent("ghost", 80)},
-		computed: []collections.ParentStatus{{Service: "ns/ghost", Port: 0}},
-		want:     []int{0},
-	}, {
-		name:     "a section name resolving to an earlier port is reported once",
-		refs:     []gatewayv1.ParentReference{serviceParent("web", 80), sectionParent("web", "http"), serviceParent("api", 0)},
-		computed: []collections.ParentStatus{{Service: "ns/web", Port: 80}, {Service: "ns/api"}},
-		want:     []int{0, 0, 1},
-	}, {
-		name:     "no status for a ref",
-		refs:     []gatewayv1.ParentReference{serviceParent("web", 0)},
-		computed: nil,
-		want:     []int{-1},
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := matchParents("ns", tc.refs, tc.computed); !slices.Equal(got, tc.want) {
-				t.Errorf("matchParents = %v, want %v", got, tc.want)
-			}
-		})
+	accepted := []collections.Condition{{Type: collections.ConditionAccepted, Status: true, Reason: collections.ReasonAccepted}}
+	refs := []gatewayv1.ParentReference{serviceParent("web", 80), sectionParent("web", "http"), crossNS, serviceParent("web", 80)}
+	rs := &collections.RouteStatus{Generation: 1}
+	for _, r := range refs {
+		rs.Parents = append(rs.Parents, collections.ParentStatus{Ref: r, Conditions: accepted})
+	}
+	got := ownParents(ctrl, rs, nil, metav1.Now())
+	var gotRefs []gatewayv1.ParentReference
+	for _, p := range got {
+		gotRefs = append(gotRefs, p.ParentRef)
+	}
+	if !equality.Semantic.DeepEqual(gotRefs, refs[:3]) {
+		t.Errorf("entries name %+v, want %+v", gotRefs, refs[:3])
 	}
 }
 
 func TestOwnParentsKeepsTransitionTimes(t *testing.T) {
 	ctrl := gatewayv1.GatewayController(controller)
-	refs := []gatewayv1.ParentReference{gatewayParent("gw"), serviceParent("web", 80)}
 	rs := &collections.RouteStatus{Kind: collections.KindHTTPRoute, Namespace: "ns", Name: "r", Generation: 3,
-		Parents: []collections.ParentStatus{{Service: "ns/web", Port: 80, Conditions: []collections.Condition{
+		Parents: []collections.ParentStatus{{Ref: serviceParent("web", 80), Service: "ns/web", Port: 80, Conditions: []collections.Condition{
 			{Type: collections.ConditionAccepted, Status: true, Reason: collections.ReasonAccepted, Message: "ok"},
 			{Type: collections.ConditionResolvedRefs, Status: false, Reason: collections.ReasonBackendNotFound, Message: "gone"},
 		}}}}
@@ -75,13 +59,13 @@ func TestOwnParentsKeepsTransitionTimes(t *testing.T) {
 		{Type: collections.ConditionAccepted, Status: metav1.ConditionTrue, Reason: "Accepted", ObservedGeneration: 2, LastTransitionTime: then},
 		{Type: collections.ConditionResolvedRefs, Status: metav1.ConditionTrue, Reason: "ResolvedRefs", ObservedGeneration: 2, LastTransitionTime: then},
 	}}}
-	got := ownParents(ctrl, "ns", refs, rs, prev, now)
+	got := ownParents(ctrl, rs, prev, now)
 	if len(got) != 1 {
 		t.Fatalf("got %d entries, want 1 (the Service parent): %+v", len(got), got)
 	}
 	p := got[0]
-	if !equality.Semantic.DeepEqual(p.ParentRef, refs[1]) || p.ControllerName != ctrl {
-		t.Errorf("entry = %+v, want parentRef %+v of %s", p, refs[1], ctrl)
+	if !equality.Semantic.DeepEqual(p.ParentRef, serviceParent("web", 80)) || p.ControllerName != ctrl {
+		t.Errorf("entry = %+v, want parentRef %+v of %s", p, serviceParent("web", 80), ctrl)
 	}
 	want := []metav1.Condition{
 		{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted", Message: "ok", ObservedGeneration: 3, LastTransitionTime: then},
@@ -91,11 +75,11 @@ func TestOwnParentsKeepsTransitionTimes(t *testing.T) {
 		t.Errorf("conditions = %+v\nwant %+v", p.Conditions, want)
 	}
 	// Computing again from what was just computed changes nothing.
-	again := ownParents(ctrl, "ns", refs, rs, got, metav1.NewTime(now.Add(time.Hour)))
+	again := ownParents(ctrl, rs, got, metav1.NewTime(now.Add(time.Hour)))
 	if !equality.Semantic.DeepEqual(again, got) {
 		t.Errorf("recomputed entries differ:\n%+v\n%+v", again, got)
 	}
-	if ownParents(ctrl, "ns", refs, nil, prev, now) != nil {
+	if ownParents(ctrl, nil, prev, now) != nil {
 		t.Error("a route without computed status wants entries")
 	}
 }

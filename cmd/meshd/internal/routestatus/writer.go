@@ -349,11 +349,10 @@ func (w *Writer) status(key string) *collections.RouteStatus {
 
 // desired returns current with the controller's entries replaced by those
 // rs calls for, and whether they differ.
-func (w *Writer) desired(routeNS string, refs []gatewayv1.ParentReference, rs *collections.RouteStatus,
-	current []gatewayv1.RouteParentStatus) ([]gatewayv1.RouteParentStatus, bool) {
+func (w *Writer) desired(rs *collections.RouteStatus, current []gatewayv1.RouteParentStatus) ([]gatewayv1.RouteParentStatus, bool) {
 	// The server keeps seconds: a finer time would read back different.
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
-	ours := ownParents(w.controller, routeNS, refs, rs, owned(w.controller, current), now)
+	ours := ownParents(w.controller, rs, owned(w.controller, current), now)
 	return merge(w.controller, current, ours)
 }
 
@@ -441,7 +440,7 @@ func (k *kindOf[T]) reconcile(ctx context.Context, w *Writer, key, ns, name stri
 					return nil
 				}
 			}
-			parents, changed := w.desired(ns, k.refs(cached), rs, k.status(obj).Parents)
+			parents, changed := w.desired(rs, k.status(obj).Parents)
 			if !changed {
 				out = outUnchanged
 				return nil
