@@ -31,7 +31,7 @@ func (r routeResult) ResourceName() string { return r.Key }
 
 func newHTTPRouteResults(g *krt.Graph, routes krt.Collection[*gatewayv1.HTTPRoute], services krt.Collection[ServiceInfo]) krt.Collection[routeResult] {
 	return krt.NewCollection(g, routes, func(ctx krt.HandlerContext, r *gatewayv1.HTTPRoute) *routeResult {
-		if !hasServiceParent(r.Spec.ParentRefs) {
+		if !HasServiceParent(r.Spec.ParentRefs) {
 			return nil
 		}
 		rules, err := convertHTTPRules(r.Spec.Rules)
@@ -41,7 +41,7 @@ func newHTTPRouteResults(g *krt.Graph, routes krt.Collection[*gatewayv1.HTTPRout
 
 func newGRPCRouteResults(g *krt.Graph, routes krt.Collection[*gatewayv1.GRPCRoute], services krt.Collection[ServiceInfo]) krt.Collection[routeResult] {
 	return krt.NewCollection(g, routes, func(ctx krt.HandlerContext, r *gatewayv1.GRPCRoute) *routeResult {
-		if !hasServiceParent(r.Spec.ParentRefs) {
+		if !HasServiceParent(r.Spec.ParentRefs) {
 			return nil
 		}
 		rules, err := convertGRPCRules(r.Spec.Rules)
@@ -70,7 +70,10 @@ func isServiceRef(group *gatewayv1.Group, kind *gatewayv1.Kind, defaultKind stri
 	return (g == "" || g == "core") && k == "Service"
 }
 
-func hasServiceParent(refs []gatewayv1.ParentReference) bool {
+// HasServiceParent reports whether refs name a core Service (group "" or
+// "core", kind Service; an absent kind means Gateway): whether the mesh
+// model reads the route at all.
+func HasServiceParent(refs []gatewayv1.ParentReference) bool {
 	for _, p := range refs {
 		if isServiceRef(p.Group, p.Kind, "Gateway") {
 			return true

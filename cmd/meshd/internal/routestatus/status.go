@@ -15,21 +15,6 @@ import (
 // maxMessage is the longest condition message the API server accepts.
 const maxMessage = 32768
 
-// isServiceParent reports whether a parentRef names a core Service, as the
-// mesh model reads it: group "" or "core" and kind Service (an absent kind
-// means Gateway).
-func isServiceParent(ref gatewayv1.ParentReference) bool {
-	g := ""
-	if ref.Group != nil {
-		g = string(*ref.Group)
-	}
-	k := "Gateway"
-	if ref.Kind != nil {
-		k = string(*ref.Kind)
-	}
-	return (g == "" || g == "core") && k == "Service"
-}
-
 // ownParents returns the status.parents entries the controller wants for a
 // route with the computed status rs (nil: none): one per Service parentRef,
 // which the model reports in spec order with the ref itself. A condition

@@ -359,12 +359,7 @@ func (w *Writer) desired(rs *collections.RouteStatus, current []gatewayv1.RouteP
 // relevant reports whether the writer has anything to do with a route:
 // it has a Service parent, or entries of the controller to keep or remove.
 func (w *Writer) relevant(refs []gatewayv1.ParentReference, st *gatewayv1.RouteStatus) bool {
-	for _, r := range refs {
-		if isServiceParent(r) {
-			return true
-		}
-	}
-	return len(owned(w.controller, st.Parents)) > 0
+	return collections.HasServiceParent(refs) || len(owned(w.controller, st.Parents)) > 0
 }
 
 // routeKind is one kind of route the writer writes.
