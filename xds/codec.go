@@ -217,7 +217,7 @@ func (c *requestCodec) unmarshal(b []byte, msg proto.Message, shape requestShape
 			return nil
 		}
 	}
-	fields, rest, err := c.decodeNames(b, typeURL, shape, count)
+	fields, rest, err := c.decodeFields(b, typeURL, shape, count)
 	if err != nil {
 		return err
 	}
@@ -231,9 +231,9 @@ func (c *requestCodec) unmarshal(b []byte, msg proto.Message, shape requestShape
 	return nil
 }
 
-// decodeNames returns the resource names of the request b, per name
+// decodeFields returns the resource names of the request b, per name
 // field, and its versions, and b without them.
-func (c *requestCodec) decodeNames(b []byte, typeURL string, shape requestShape, count fieldCounts) (requestFields, []byte, error) {
+func (c *requestCodec) decodeFields(b []byte, typeURL string, shape requestShape, count fieldCounts) (requestFields, []byte, error) {
 	var f requestFields
 	for i, n := range count.names {
 		if n > 0 {
