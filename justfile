@@ -23,7 +23,7 @@ bench:
 
 # The engine side by side with the Istio krt workload (see docs/benchmarks.md).
 bench-krt *FLAGS:
-    go run ./krt/internal/bench {{FLAGS}}
+    go run ./bench/krt {{FLAGS}}
 
 # The xDS server under many streams (see docs/benchmarks.md).
 bench-xds *FLAGS:

@@ -15,7 +15,7 @@ import (
 // Benchmarks come in size ladders (n = 10 … 10000). Each reports allocations
 // and, where an operation is a unit of work a user would count, a rate via
 // ReportMetric. The whole-system comparison with Istio's krt lives in
-// krt/internal/bench; these isolate one mechanism each.
+// bench/krt; these isolate one mechanism each.
 
 var benchSizes = []int{10, 100, 1000, 10000}
 
@@ -223,7 +223,7 @@ func BenchmarkIndexLookup(b *testing.B) {
 
 // The 3-level graph: pods -> workloads (each reads the services selecting
 // its pod) -> endpoints (per service, through an index of workloads by
-// service), as in krt/internal/bench.
+// service), as in bench/krt.
 
 type benchPod struct {
 	Name, Namespace, IP string

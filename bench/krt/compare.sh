@@ -3,8 +3,8 @@
 # on ours, back to back, ROUNDS times, and prints a Markdown table of the
 # medians with ratios and targets.
 #
-#   krt/internal/bench/compare.sh                    # n=1000, m=10000
-#   ROUNDS=3 krt/internal/bench/compare.sh -n 5000 -m 50000
+#   bench/krt/compare.sh                    # n=1000, m=10000
+#   ROUNDS=3 bench/krt/compare.sh -n 5000 -m 50000
 #
 # Flags are passed to both commands (use the ones they share). Outputs are
 # kept in $OUT (default /tmp/krt-bench/<n>x<m>); the anchor is built once
@@ -16,7 +16,7 @@
 # handler has seen every workload updated). It is applied to a copy of the
 # anchor, never to the anchor itself; ANCHOR_MESH=0 runs the anchor as is.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../../.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 anchor="${ANCHOR_DIR:-$root/../shared/anchors/istio-krt}"
 [ -d "$anchor" ] || anchor=/work/shared/anchors/istio-krt
 rounds="${ROUNDS:-1}"
@@ -49,7 +49,7 @@ else
 		(cd "$anchor" && go build -o "$abin" .)
 	fi
 fi
-(cd "$root" && go build -o "$bin/krt-bench" ./krt/internal/bench)
+(cd "$root" && go build -o "$bin/krt-bench" ./bench/krt)
 
 ours=() istio=()
 for ((r = 1; r <= rounds; r++)); do

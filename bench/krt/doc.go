@@ -16,6 +16,6 @@
 // check of every output against a from-scratch computation; a run that
 // passes ends with "result PASS".
 //
-//	go run ./krt/internal/bench -n 1000 -m 10000
-//	go run ./krt/internal/bench -n 1000 -m 10000 -cpuprofile cpu.out -profile-phase churn
+//	go run ./bench/krt -n 1000 -m 10000
+//	go run ./bench/krt -n 1000 -m 10000 -cpuprofile cpu.out -profile-phase churn
 package main
