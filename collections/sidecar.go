@@ -24,28 +24,7 @@ func (p sidecarPort) ResourceName() string { return itoa(p.Port) }
 // services (WithNamespaceViews).
 func newSidecar(g *krt.Graph, services krt.Collection[ServiceInfo], portRoutes krt.Collection[PortRoutes], views bool) (
 	krt.Collection[Resource[*routev3.RouteConfiguration]], krt.Collection[Resource[*listenerv3.Listener]]) {
-	// The set of ports changes only when services do, never with
-	// endpoints, so the per-port outputs below are recomputed only when a
-	// service on their port changes.
-	set := krt.NewSingleton(g, func(ctx krt.HandlerContext) *portSet {
-		var ports []int32
-		for _, s := range krt.Fetch(ctx, services) {
-			for _, p := range s.Ports {
-				if p.Protocol.IsHTTP() {
-					ports = append(ports, p.Port)
-				}
-			}
-		}
-		slices.Sort(ports)
-		return &portSet{Ports: slices.Compact(ports)}
-	}, krt.WithName("SidecarPortSet"))
-	ports := krt.NewManyCollection(g, set, func(_ krt.HandlerContext, s portSet) []sidecarPort {
-		out := make([]sidecarPort, len(s.Ports))
-		for i, p := range s.Ports {
-			out[i] = sidecarPort{Port: p}
-		}
-		return out
-	}, krt.WithName("SidecarPorts"))
+	ports := sidecarPorts(g, services)
 	byPort := krt.NewIndex(portRoutes, "http-by-port", func(p PortRoutes) []string {
 		if !p.Protocol.IsHTTP() {
 			return nil
@@ -80,7 +59,38 @@ func newSidecar(g *krt.Graph, services krt.Collection[ServiceInfo], portRoutes k
 		}
 		return out
 	}, krt.WithName("SidecarHTTPListeners"))
-	tcpLis := krt.NewManyCollection(g, services, func(_ krt.HandlerContext, s ServiceInfo) []Resource[*listenerv3.Listener] {
+	tcpLis := sidecarTCPListeners(g, services)
+	return rcs, krt.Join(g, []krt.Collection[Resource[*listenerv3.Listener]]{httpLis, tcpLis}, krt.WithName("SidecarListeners"))
+}
+
+// sidecarPorts derives the port numbers that get a sidecar listener. The
+// set of ports changes only when services do, never with endpoints, so the
+// per-port outputs are recomputed only when a service on their port changes.
+func sidecarPorts(g *krt.Graph, services krt.Collection[ServiceInfo]) krt.Collection[sidecarPort] {
+	set := krt.NewSingleton(g, func(ctx krt.HandlerContext) *portSet {
+		var ports []int32
+		for _, s := range krt.Fetch(ctx, services) {
+			for _, p := range s.Ports {
+				if p.Protocol.IsHTTP() {
+					ports = append(ports, p.Port)
+				}
+			}
+		}
+		slices.Sort(ports)
+		return &portSet{Ports: slices.Compact(ports)}
+	}, krt.WithName("SidecarPortSet"))
+	return krt.NewManyCollection(g, set, func(_ krt.HandlerContext, s portSet) []sidecarPort {
+		out := make([]sidecarPort, len(s.Ports))
+		for i, p := range s.Ports {
+			out[i] = sidecarPort{Port: p}
+		}
+		return out
+	}, krt.WithName("SidecarPorts"))
+}
+
+// sidecarTCPListeners derives one listener per ClusterIP and TCP port.
+func sidecarTCPListeners(g *krt.Graph, services krt.Collection[ServiceInfo]) krt.Collection[Resource[*listenerv3.Listener]] {
+	return krt.NewManyCollection(g, services, func(_ krt.HandlerContext, s ServiceInfo) []Resource[*listenerv3.Listener] {
 		if s.ClusterIP == "" {
 			// A headless service's clients connect to pod IPs directly.
 			return nil
@@ -95,7 +105,6 @@ func newSidecar(g *krt.Graph, services krt.Collection[ServiceInfo], portRoutes k
 		}
 		return out
 	}, krt.WithName("SidecarTCPListeners"))
-	return rcs, krt.Join(g, []krt.Collection[Resource[*listenerv3.Listener]]{httpLis, tcpLis}, krt.WithName("SidecarListeners"))
 }
 
 // sidecarView is one variant of a port's sidecar resources: the services
