@@ -55,16 +55,11 @@ func main() {
 	}
 }
 
-// run builds the graph, applies a few changes and prints what happens.
-func run(out io.Writer) error {
-	g := krt.NewGraph()
-	pods := krt.NewStatic[Pod](g, krt.WithName("pods"))
-	services := krt.NewStatic[Service](g, krt.WithName("services"))
-
-	// The transformation reads pods through Fetch, which records the
-	// dependency: a pod change recomputes only the services whose
-	// namespace and selector it matches.
-	endpoints := krt.NewCollection(g, services, func(ctx krt.HandlerContext, s Service) *Endpoints {
+// endpointsOf derives each service's endpoints. The transformation reads
+// pods through Fetch, which records the dependency: a pod change
+// recomputes only the services whose namespace and selector it matches.
+func endpointsOf(g *krt.Graph, pods krt.Collection[Pod], services krt.Collection[Service]) krt.Collection[Endpoints] {
+	return krt.NewCollection(g, services, func(ctx krt.HandlerContext, s Service) *Endpoints {
 		selected := krt.Fetch(ctx, pods, krt.FilterNamespace(s.Namespace), krt.FilterLabels(s.Selector))
 		ips := make([]string, 0, len(selected))
 		for _, p := range selected {
@@ -73,6 +68,15 @@ func run(out io.Writer) error {
 		slices.Sort(ips)
 		return &Endpoints{Service: s.ResourceName(), IPs: ips}
 	}, krt.WithName("endpoints"))
+}
+
+// run builds the graph, applies a few changes and prints what happens.
+func run(out io.Writer) error {
+	g := krt.NewGraph()
+	pods := krt.NewStatic[Pod](g, krt.WithName("pods"))
+	services := krt.NewStatic[Service](g, krt.WithName("services"))
+
+	endpoints := endpointsOf(g, pods, services)
 
 	// An index answers "which pods have this IP?" without a scan.
 	byIP := krt.NewIndex(pods, "by-ip", func(p Pod) []string { return []string{p.IP} })
