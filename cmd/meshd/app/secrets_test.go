@@ -109,7 +109,7 @@ func crawl(t *testing.T, r *running) map[string]string {
 	for _, p := range []string{
 		"/healthz", "/readyz", "/metrics",
 		"/debug/pprof/", "/debug/pprof/cmdline", "/debug/pprof/goroutine?debug=2",
-		"/debug/ui", "/debug/ui/app.js",
+		"/debug/ui", "/debug/ui/main.js",
 		"/debug/api/problems",
 	} {
 		fetch(p)

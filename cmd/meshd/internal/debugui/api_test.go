@@ -3,6 +3,7 @@ package debugui
 import (
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -386,8 +387,8 @@ func TestRoutesAndPrefix(t *testing.T) {
 		location string
 		contains string
 	}{
-		{name: "page", url: "/debug/ui", status: http.StatusOK, contains: `src="ui/app.js"`},
-		{name: "script", url: "/debug/ui/app.js", status: http.StatusOK, contains: "EventSource"},
+		{name: "page", url: "/debug/ui", status: http.StatusOK, contains: `<script type="module" src="ui/main.js">`},
+		{name: "script", url: "/debug/ui/main.js", status: http.StatusOK, contains: "EventSource"},
 		{name: "style", url: "/debug/ui/style.css", status: http.StatusOK, contains: ".node"},
 		{name: "layout library", url: "/debug/ui/vendor/dagre.min.js", status: http.StatusOK, contains: "graphlib"},
 		{name: "prefix root", url: "/debug/", status: http.StatusFound, location: "/debug/ui"},
@@ -431,7 +432,11 @@ func TestRoutesAndPrefix(t *testing.T) {
 // TestNoExternalFetches checks that the page loads nothing from another
 // host: no absolute URL appears in a src, href, url() or fetch.
 func TestNoExternalFetches(t *testing.T) {
-	for _, name := range []string{"ui/index.html", "ui/app.js", "ui/style.css"} {
+	scripts, err := fs.Glob(assets, "ui/*.js")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts embedded (%v)", err)
+	}
+	for _, name := range append([]string{"ui/index.html", "ui/style.css"}, scripts...) {
 		b, err := assets.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

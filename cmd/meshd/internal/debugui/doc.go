@@ -16,7 +16,7 @@
 // Relative to the prefix; every API answers GET with JSON, errors as
 // {"error": "..."} with a 4xx/5xx status:
 //
-//	ui                               the page (ui/index.html, with ui/app.js, ui/style.css, ui/vendor/)
+//	ui                               the page (ui/index.html, with the modules ui/*.js, ui/style.css, ui/vendor/)
 //	api/graph                        GraphSummary: every collection and edge
 //	api/collections/{name}           CollectionDetail: counters, recent events and errors, upstreams, downstreams
 //	api/collections/{name}/items     ItemsPage; query: prefix, offset, limit (default 50, max 1000)

@@ -1,0 +1,105 @@
+// The proxies tab: is each proxy connected, up to date, or rejecting
+// config; per resource type what was sent and acknowledged; config dumps.
+
+import { $, el } from './dom.js';
+import { fmtAgo, shortTypeURL, shortVersion, pretty } from './format.js';
+import { api } from './api.js';
+
+const VERDICT_TEXT = {
+  'up-to-date': 'up to date',
+  pending: 'awaiting ACK',
+  rejecting: 'rejecting config',
+  stale: 'stale',
+  disconnected: 'disconnected',
+};
+
+const verdictText = (v) => VERDICT_TEXT[v] || v;
+
+let result = null; // the latest ProxiesResult
+
+// showProxies shows a ProxiesResult; with none, it redraws the last one,
+// to keep relative times current.
+export function showProxies(res) {
+  if (res) result = res;
+  if (!result) return;
+  const box = $('proxies');
+  const count = $('proxies-count');
+  if (!result.available) {
+    count.textContent = '';
+    box.replaceChildren(el('div', { class: 'empty-box', id: 'no-xds' }, 'No xDS server is attached to this debug UI.'));
+    return;
+  }
+  const ps = result.proxies;
+  count.textContent = ps.length;
+  count.classList.toggle('bad', ps.some((p) => p.verdict === 'rejecting' || p.verdict === 'stale'));
+  if (!ps.length) {
+    box.replaceChildren(el('div', { class: 'empty-box' }, 'No proxy has connected yet.'));
+    return;
+  }
+  box.replaceChildren(renderSummary(ps), ...ps.map(renderProxy));
+}
+
+// hasProxies reports whether an answer was shown yet.
+export function hasProxies() { return result !== null; }
+
+function renderSummary(ps) {
+  const counts = {};
+  for (const p of ps) counts[p.verdict] = (counts[p.verdict] || 0) + 1;
+  return el('div', { class: 'proxy-summary' },
+    Object.entries(counts).map(([v, n]) => el('span', { class: 'verdict v-' + v }, `${n} ${verdictText(v)}`)),
+    ps.every((p) => p.verdict === 'up-to-date') ? el('span', { class: 'muted' }, 'all proxies are up to date') : null);
+}
+
+function renderProxy(p) {
+  const ago = (label, t) => el('span', {}, label + ' ', el('b', { title: t }, fmtAgo(t)));
+  const meta = Object.entries(p.metadata).sort();
+  return el('div', { class: 'proxy v-' + p.verdict, dataset: { node: p.nodeId } },
+    el('div', { class: 'proxy-head' },
+      el('span', { class: 'verdict v-' + p.verdict }, verdictText(p.verdict)),
+      el('code', { class: 'node-id' }, p.nodeId),
+      el('span', { class: 'muted' }, [p.cluster, p.address, p.protocol].filter(Boolean).join(' · ')),
+      el('button', { type: 'button', class: 'dump-btn', onclick: () => showDump(p.nodeId) }, 'Config dump')),
+    el('div', { class: 'proxy-times' },
+      p.state === 'disconnected' ? ago('disconnected', p.disconnectedAt) : ago('connected', p.connectedSince),
+      ago('last push', p.lastPush),
+      p.pendingPushes ? el('span', {}, 'pending pushes ', el('b', {}, p.pendingPushes)) : null,
+      meta.length
+        ? el('details', { class: 'meta' }, el('summary', {}, `metadata (${meta.length})`),
+          el('div', { class: 'meta-list' }, meta.map(([k, v]) => el('code', {}, `${k}=${v}`))))
+        : null),
+    el('table', { class: 'types' },
+      el('thead', {}, el('tr', {}, ['type', 'subscribed', 'sent', 'ACKed', 'last NACK'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, p.types.map(renderType))));
+}
+
+function renderType(t) {
+  const rejecting = t.lastNack && (!t.lastAck || new Date(t.lastNack.time) >= new Date(t.lastAck));
+  return el('tr', { class: rejecting ? 'rejecting' : (t.sentVersion !== t.ackedVersion ? 'pending' : '') },
+    el('td', { title: t.typeUrl }, shortTypeURL(t.typeUrl)),
+    el('td', {}, t.wildcard ? 'all (wildcard)' : `${t.subscribed.length} named`),
+    el('td', {}, el('code', { title: t.sentVersion }, shortVersion(t.sentVersion)),
+      el('span', { class: 'muted' }, ` · ${t.pushes} pushes`),
+      t.resumed ? el('span', { class: 'muted', title: 'reconnected holding the current config: nothing was re-sent' }, ' · resumed') : null),
+    el('td', {}, el('code', { title: t.ackedVersion }, shortVersion(t.ackedVersion))),
+    el('td', { class: 'nack' }, t.lastNack ? renderNack(t, rejecting) : el('span', { class: 'muted' }, 'none')));
+}
+
+function renderNack(t, rejecting) {
+  const n = t.lastNack;
+  return [el('code', {}, n.version || '?'), ' ', el('span', { class: 'muted' }, fmtAgo(n.time)),
+    el('div', { class: 'nack-reason' + (rejecting ? '' : ' old') }, n.reason),
+    t.rejected.length
+      ? el('div', { class: 'muted', title: t.rejected.join('\n') }, `held at an older version: ${t.rejected.length}`)
+      : null];
+}
+
+async function showDump(id) {
+  $('dump').hidden = false;
+  $('dump-title').textContent = 'Config dump of ' + id;
+  $('dump-body').textContent = 'loading…';
+  try {
+    $('dump-body').textContent = pretty(await api.configDump(id));
+  } catch (err) {
+    $('dump-body').textContent = err.message;
+  }
+}
