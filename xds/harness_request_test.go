@@ -27,6 +27,9 @@ func (h *harness) request(c command) (string, error) {
 	if st == nil {
 		return "", fmt.Errorf("no stream %s", c.args[0])
 	}
+	if st.ended {
+		return "", fmt.Errorf("stream %s ended: it was refused", st.name)
+	}
 	if string(st.s.kind) != c.name {
 		return "", fmt.Errorf("stream %s is %s", st.name, st.s.kind)
 	}
@@ -142,6 +145,7 @@ func (h *harness) flush(st *scripted, in step, out *strings.Builder) {
 			why = [...]string{refuseInvalid: "invalid", refuseLimit: "limit", refuseIdentity: "identity"}[pe.why]
 		}
 		fmt.Fprintf(out, "%s: refused (%s): %v\n", st.name, why, err)
+		st.ended = true // as the stream code ends the stream
 	}
 	for _, u := range updates {
 		st.last[u.typeURL] = u

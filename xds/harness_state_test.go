@@ -46,8 +46,8 @@ func renderTypeState(ts *typeState, pending map[string]struct{}) string {
 		held = append(held, ts.sent[n])
 	}
 	fmt.Fprintf(&b, " held=[%s] digest=%s", renderResources(held), shortVersion(ts.digest.String()))
-	field(ts.nonce != "", "sent=%s/%s", shortVersion(ts.version), ts.nonce)
-	field(ts.ackedVersion != "", "acked=%s/%s", shortVersion(ts.ackedVersion), ts.ackedNonce)
+	field(ts.nonce != "", "sent=%s", versionNonce(ts.version, ts.nonce))
+	field(ts.ackedVersion != "", "acked=%s", versionNonce(ts.ackedVersion, ts.ackedNonce))
 	awaiting := make([]string, len(ts.pending))
 	for i, p := range ts.pending {
 		awaiting[i] = p.nonce
@@ -65,4 +65,13 @@ func renderTypeState(ts *typeState, pending map[string]struct{}) string {
 	field(len(pending) > 0, "pending=[%s]", strings.Join(slices.Sorted(maps.Keys(pending)), " "))
 	field(ts.resumed, "resumed")
 	return b.String()
+}
+
+// versionNonce shows a response as version/nonce, or version alone for
+// one a resuming client never received.
+func versionNonce(version, nonce string) string {
+	if nonce == "" {
+		return shortVersion(version)
+	}
+	return shortVersion(version) + "/" + nonce
 }

@@ -26,7 +26,7 @@ import (
 //	delta NAME TYPE [sub=A,B] [unsub=C] [nonce=N] [ack] [nack=MSG] [initial=A=V,B=current]
 //	state [NAME]
 //
-// TYPE is lds, rds, cds or eds (or a full type URL). A cache change is one
+// TYPE is lds, rds, cds or eds, a full type URL, or - for none. A cache change is one
 // batch: every stream is told of it and flushed, as the server does with
 // debounce off.
 func TestProtocol(t *testing.T) {
@@ -39,7 +39,7 @@ func TestProtocol(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) {
-			h := newHarness()
+			h := newHarness(t)
 			runScript(t, f, h.run)
 		})
 	}
@@ -47,6 +47,7 @@ func TestProtocol(t *testing.T) {
 
 // harness holds a script's cache and sessions.
 type harness struct {
+	t       *testing.T
 	proto   protocol
 	cache   *cache
 	streams map[string]*scripted
@@ -64,12 +65,15 @@ type scripted struct {
 	node *core.Node
 	// last is, per type URL, the last response received.
 	last map[string]update
+	// ended is set once a request was refused: the stream is over.
+	ended bool
 }
 
 var scriptTypes = []string{ListenerType, RouteType, ClusterType, EndpointType}
 
-func newHarness() *harness {
+func newHarness(t *testing.T) *harness {
 	return &harness{
+		t:       t,
 		proto:   protocol{typeURLs: scriptTypes},
 		cache:   newCache(scriptTypes),
 		streams: map[string]*scripted{},
@@ -98,7 +102,7 @@ func (h *harness) run(c command) string {
 		err = fmt.Errorf("unknown command %q", c.name)
 	}
 	if err != nil {
-		panic(fmt.Sprintf("%s: %v", c.pos, err)) // a broken script, not a protocol result
+		h.t.Fatalf("%s: %v", c.pos, err) // a broken script, not a protocol result
 	}
 	return out
 }
@@ -145,8 +149,11 @@ func (h *harness) open(c command) error {
 	return nil
 }
 
-// typeURL reads a script's type: a short name or a URL.
+// typeURL reads a script's type: a short name, a URL, or "-" for none.
 func typeURL(s string) string {
+	if s == "-" {
+		return ""
+	}
 	for _, t := range scriptTypes {
 		if shortType(t) == s {
 			return t
