@@ -8,16 +8,54 @@ import (
 
 // cache holds the current serialized resources of every type. It is
 // written only by the join handler, one whole batch (one graph
-// transaction) at a time, so a reader holding mu sees one committed
-// version of every type.
+// transaction) at a time, so a reader sees one committed version of
+// every type.
+//
+// This file is the only place mu is taken: apply writes, read reads.
+//
+// Lock order. A goroutine holding several of the server's locks takes
+// them in this order, and never the other way round:
+//
+//  1. conn.mu — one stream's protocol state (its session): the stream's
+//     loop, the server's change notifications and the registry's readers
+//     take it.
+//  2. cache.mu — read only, through read, for one request or flush.
+//  3. counters.mu and requestCodec's listCache.mu — leaves: nothing is
+//     taken while they are held.
+//
+// Server.mu (the registry) is never held together with conn.mu or
+// cache.mu: the server copies what it needs under it and lets go before
+// touching a stream or the cache. apply holds mu alone.
 type cache struct {
 	mu sync.RWMutex // guards following
 	// version is the graph version of the last batch applied.
 	version uint64
 	types   map[string]map[string]*resource
+
 	// ready is closed once the initial state has been applied.
 	ready     chan struct{}
-	readyDone bool
+	readyOnce sync.Once
+}
+
+// view is one read of the cache: one committed version of every type. It
+// is valid only inside the read callback that received it, and read-only.
+type view struct {
+	// version is the graph version of the last batch applied.
+	version uint64
+	types   map[string]map[string]*resource
+}
+
+// resources returns the current resources of typeURL, by name; nil for a
+// type the cache does not hold.
+func (v view) resources(typeURL string) map[string]*resource { return v.types[typeURL] }
+
+// counts returns the number of resources per short type name.
+func (v view) counts() map[string]int {
+	out := make(map[string]int, len(v.types))
+	for t, m := range v.types {
+		out[shortType(t)] = len(m)
+	}
+	return out
 }
 
 func newCache(typeURLs []string) *cache {
@@ -26,6 +64,14 @@ func newCache(typeURLs []string) *cache {
 		c.types[t] = make(map[string]*resource)
 	}
 	return c
+}
+
+// read calls f with a view of the cache, under the read lock. f must not
+// keep the view, nor take conn.mu (see the lock order).
+func (c *cache) read(f func(view)) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	f(view{version: c.version, types: c.types})
 }
 
 // apply applies one batch and returns the names it changed, per type.
@@ -54,21 +100,5 @@ func (c *cache) apply(b krt.Batch[entry]) map[string][]string {
 
 // markReady closes ready once.
 func (c *cache) markReady() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.readyDone {
-		c.readyDone = true
-		close(c.ready)
-	}
-}
-
-// counts returns the number of resources per type.
-func (c *cache) counts() map[string]int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	out := make(map[string]int, len(c.types))
-	for t, m := range c.types {
-		out[shortType(t)] = len(m)
-	}
-	return out
+	c.readyOnce.Do(func() { close(c.ready) })
 }

@@ -232,9 +232,9 @@ func (c *requestCodec) unmarshal(b []byte, msg proto.Message, shape requestShape
 }
 
 // decodeFields returns the resource names of the request b, per name
-// field, and its versions, and b without them.
-func (c *requestCodec) decodeFields(b []byte, typeURL string, shape requestShape, count fieldCounts) (requestFields, []byte, error) {
-	var f requestFields
+// field, and its versions, and b without them. It reads them against one
+// view of the cache.
+func (c *requestCodec) decodeFields(b []byte, typeURL string, shape requestShape, count fieldCounts) (f requestFields, rest []byte, err error) {
 	for i, n := range count.names {
 		if n > 0 {
 			f.names[i] = make([]string, 0, n)
@@ -243,40 +243,50 @@ func (c *requestCodec) decodeFields(b []byte, typeURL string, shape requestShape
 	if count.versions > 0 {
 		f.versions = make(map[string]string, count.versions)
 	}
-	rest := make([]byte, 0, 64)
-	c.cache.mu.RLock()
-	defer c.cache.mu.RUnlock()
-	served := c.cache.types[typeURL]
-	for in := b; len(in) > 0; {
-		num, typ, n := protowire.ConsumeTag(in)
-		m := protowire.ConsumeFieldValue(num, typ, in[n:])
-		field := in[:n+m]
-		in = in[n+m:]
-		if shape.versionsField(num, typ) {
-			e, _ := protowire.ConsumeBytes(field[n:])
-			name, version, err := decodeVersion(e, served)
-			if err != nil {
-				return f, nil, err
+	rest = make([]byte, 0, 64)
+	c.cache.read(func(v view) {
+		served := v.resources(typeURL)
+		for in := b; len(in) > 0 && err == nil; {
+			num, typ, n := protowire.ConsumeTag(in)
+			m := protowire.ConsumeFieldValue(num, typ, in[n:])
+			field := in[:n+m]
+			in = in[n+m:]
+			if shape.versionsField(num, typ) {
+				err = f.addVersion(field[n:], served)
+			} else if i := shape.nameField(num, typ); i >= 0 {
+				err = f.addName(i, field[n:], served)
+			} else {
+				rest = append(rest, field...)
 			}
-			f.versions[name] = version
-			continue
 		}
-		i := shape.nameField(num, typ)
-		if i < 0 {
-			rest = append(rest, field...)
-			continue
-		}
-		v, _ := protowire.ConsumeBytes(field[n:])
-		if r := served[string(v)]; r != nil { // no allocation: a map lookup
-			f.names[i] = append(f.names[i], r.name)
-			continue
-		}
-		if !utf8.Valid(v) {
-			return f, nil, fmt.Errorf("%w: %q", errBadName, v)
-		}
-		f.names[i] = append(f.names[i], string(v))
+	})
+	return f, rest, err
+}
+
+// addVersion adds the map entry value of a versions field.
+func (f *requestFields) addVersion(value []byte, served map[string]*resource) error {
+	e, _ := protowire.ConsumeBytes(value)
+	name, version, err := decodeVersion(e, served)
+	if err != nil {
+		return err
 	}
-	return f, rest, nil
+	f.versions[name] = version
+	return nil
+}
+
+// addName adds the value of a name field to the names of field i: the
+// cache's string for a served name.
+func (f *requestFields) addName(i int, value []byte, served map[string]*resource) error {
+	v, _ := protowire.ConsumeBytes(value)
+	if r := served[string(v)]; r != nil { // no allocation: a map lookup
+		f.names[i] = append(f.names[i], r.name)
+		return nil
+	}
+	if !utf8.Valid(v) {
+		return fmt.Errorf("%w: %q", errBadName, v)
+	}
+	f.names[i] = append(f.names[i], string(v))
+	return nil
 }
 
 // decodeVersion decodes one entry of a map of versions as the proto

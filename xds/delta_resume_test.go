@@ -29,21 +29,23 @@ func TestHoldInitialVersions(t *testing.T) {
 	cur["b"].vis = &hiddenFromX
 
 	for _, isolated := range []bool{false, true} {
-		s := &Server{cache: c, opts: defaultOptions()}
+		p := &protocol{typeURLs: []string{EndpointType}}
 		if isolated {
-			s.opts.namespaceOf = NodeNamespace
+			p.namespaceOf = NodeNamespace
 		}
-		conn := newConn(s, 1, Delta, "test")
-		conn.ns, conn.nsOK = "x", true
-		ts := conn.typeStateLocked(EndpointType)
+		sess := newSession(p, Delta)
+		sess.ns, sess.nsOK = "x", true
+		ts := sess.typeState(EndpointType)
 		ts.wildcard = true
 		// Names the client sends are its own strings, not the cache's.
 		own := func(s string) string { return string([]byte(s)) }
-		conn.holdInitialLocked(ts, map[string]string{
-			own("a"): cur["a"].version, // current
-			own("b"): cur["b"].version, // current, hidden under isolation
-			own("c"): "stale",
-			own("d"): "gone",
+		c.read(func(v view) {
+			sess.holdInitial(ts, map[string]string{
+				own("a"): cur["a"].version, // current
+				own("b"): cur["b"].version, // current, hidden under isolation
+				own("c"): "stale",
+				own("d"): "gone",
+			}, v)
 		})
 
 		wantCache := []string{"a", "b"}
@@ -68,7 +70,7 @@ func TestHoldInitialVersions(t *testing.T) {
 		if len(ts.sent) != 4 || ts.digest != recompute(ts.sent) {
 			t.Fatalf("isolated=%v: sent %d names, digest %v, want 4 and %v", isolated, len(ts.sent), ts.digest, recompute(ts.sent))
 		}
-		pending := slices.Sorted(maps.Keys(conn.pending[EndpointType]))
+		pending := slices.Sorted(maps.Keys(sess.pending[EndpointType]))
 		if !slices.Equal(pending, []string{"a", "b", "c", "d"}) {
 			t.Fatalf("isolated=%v: pending %v, want every name named", isolated, pending)
 		}
@@ -76,9 +78,9 @@ func TestHoldInitialVersions(t *testing.T) {
 		var hidden func(*resource) bool
 		wantRemoved := []string{"d"}
 		if isolated {
-			hidden, wantRemoved = conn.hiddenLocked, []string{"b", "d"}
+			hidden, wantRemoved = sess.hidden, []string{"b", "d"}
 		}
-		changed, removed := ts.diff(conn.pending[EndpointType], c.types[EndpointType], hidden)
+		changed, removed := ts.diff(sess.pending[EndpointType], c.types[EndpointType], hidden)
 		if len(changed) != 1 || changed[0] != cur["c"] || !slices.Equal(removed, wantRemoved) {
 			t.Fatalf("isolated=%v: first flush sends %v, removes %v; want [c], %v", isolated, changed, removed, wantRemoved)
 		}

@@ -1,6 +1,9 @@
 package xds
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrTypeMismatch is recorded on a source's derived collection when toProto
 // returns a message whose type does not match the source's type URL.
@@ -13,3 +16,30 @@ var ErrServing = errors.New("xds: server already served")
 // ErrUnknownProxy is returned by ConfigDump for a connection id the
 // registry does not hold.
 var ErrUnknownProxy = errors.New("xds: unknown proxy")
+
+// refusal is why a session refuses a request, which ends its stream; the
+// stream code turns each into a gRPC status code (see statusOf).
+type refusal int
+
+const (
+	// refuseInvalid: the request breaks the protocol (InvalidArgument).
+	refuseInvalid refusal = iota
+	// refuseLimit: the request would exceed a limit (ResourceExhausted).
+	refuseLimit
+	// refuseIdentity: the node claims another identity than its
+	// certificate's (PermissionDenied).
+	refuseIdentity
+)
+
+// protocolError is an error a session returns for a request it refuses.
+// The pure protocol code knows no gRPC; its message is the status's.
+type protocolError struct {
+	why refusal
+	msg string
+}
+
+func (e *protocolError) Error() string { return e.msg }
+
+func refuse(why refusal, format string, args ...any) error {
+	return &protocolError{why: why, msg: fmt.Sprintf(format, args...)}
+}

@@ -129,9 +129,9 @@ func (c *conn) status() ProxyStatus {
 		Connected:      c.disconnected.IsZero(),
 		DisconnectedAt: c.disconnected,
 		CloseError:     c.closeErr,
-		Types:          make(map[string]TypeStatus, len(c.types)),
+		Types:          make(map[string]TypeStatus, len(c.s.types)),
 	}
-	if n := c.node; n != nil {
+	if n := c.s.node; n != nil {
 		p.NodeID, p.Cluster = n.GetId(), n.GetCluster()
 		p.UserAgent = n.GetUserAgentName()
 		if v := n.GetUserAgentVersion(); v != "" {
@@ -141,7 +141,7 @@ func (c *conn) status() ProxyStatus {
 			p.Metadata = md.AsMap()
 		}
 	}
-	for t, ts := range c.types {
+	for t, ts := range c.s.types {
 		st := TypeStatus{
 			TypeURL:      t,
 			Wildcard:     ts.wildcard,
@@ -156,7 +156,7 @@ func (c *conn) status() ProxyStatus {
 			Acks:         ts.acks,
 			Nacks:        ts.nacks,
 			Resumed:      ts.resumed,
-			Pending:      len(c.pending[t]),
+			Pending:      len(c.s.pending[t]),
 		}
 		for n := range ts.names {
 			st.Subscribed = append(st.Subscribed, n)
@@ -205,9 +205,9 @@ func (s *Server) ConfigDump(id uint64) (ConfigDump, error) {
 		return ConfigDump{}, err
 	}
 	c.mu.Lock()
-	d := ConfigDump{ID: c.id, NodeID: c.nodeIDLocked(), Types: map[string][]json.RawMessage{}}
+	d := ConfigDump{ID: c.id, NodeID: c.s.nodeID(), Types: map[string][]json.RawMessage{}}
 	held := map[string][]*resource{}
-	for t, ts := range c.types {
+	for t, ts := range c.s.types {
 		held[t] = ts.held()
 	}
 	c.mu.Unlock()

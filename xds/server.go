@@ -24,9 +24,11 @@ import (
 type Server struct {
 	opts     options
 	typeURLs []string
-	joined   krt.Collection[entry]
-	cache    *cache
-	stats    *counters
+	// proto is the configuration the streams' sessions share.
+	proto  protocol
+	joined krt.Collection[entry]
+	cache  *cache
+	stats  *counters
 
 	// recvWG counts the streams' receive goroutines, which may outlive
 	// their handler by the time gRPC takes to end the stream.
@@ -77,6 +79,7 @@ func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
 		krt.WithKey(func(e entry) string { return entryKey(e.res.typeURL, e.res.name) }),
 		krt.WithEquals(func(a, b entry) bool { return a.res == b.res }))
 	s.cache = newCache(s.typeURLs)
+	s.proto = protocol{typeURLs: s.typeURLs, namespaceOf: o.namespaceOf, maxNames: o.maxNames}
 	return s
 }
 
@@ -335,8 +338,8 @@ func (s *Server) disconnect(c *conn, err error) {
 	if err != nil {
 		c.closeErr = err.Error()
 	}
-	node := c.nodeIDLocked()
-	for _, ts := range c.types {
+	node := c.s.nodeID()
+	for _, ts := range c.s.types {
 		c.retainedNames += len(ts.names) + len(ts.sent)
 	}
 	c.mu.Unlock()
@@ -379,9 +382,9 @@ func (s *Server) newConn(ctx context.Context, kind StreamKind) *conn {
 	s.mu.Unlock()
 	c := newConn(s, id, kind, addr)
 	if f := s.opts.peerNamespace; f != nil && s.opts.namespaceOf != nil {
-		c.certIdentity = true
+		c.s.certIdentity = true
 		if cert := verifiedLeaf(p); cert != nil {
-			c.ns, c.nsOK = f(cert)
+			c.s.ns, c.s.nsOK = f(cert)
 		}
 	}
 	return c
@@ -404,10 +407,9 @@ func (s *Server) send(c *conn, u update) error {
 // Stats returns a snapshot of the server's counters.
 func (s *Server) Stats() Stats {
 	st := s.stats.snapshot()
-	st.Resources = s.cache.counts()
-	s.cache.mu.RLock()
-	st.CacheVersion = s.cache.version
-	s.cache.mu.RUnlock()
+	s.cache.read(func(v view) {
+		st.Resources, st.CacheVersion = v.counts(), v.version
+	})
 	return st
 }
 
@@ -431,11 +433,11 @@ type adsService struct {
 func (a *adsService) StreamAggregatedResources(stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesServer) error {
 	c := a.s.newConn(stream.Context(), SotW)
 	c.sendFn = func(u update) (int, error) { return sendSotW(stream, u) }
-	return runStream(stream.Context(), a.s, c, stream.Recv, c.handleSotW)
+	return runStream(stream.Context(), a.s, c, stream.Recv, (*session).sotw)
 }
 
 func (a *adsService) DeltaAggregatedResources(stream discovery.AggregatedDiscoveryService_DeltaAggregatedResourcesServer) error {
 	c := a.s.newConn(stream.Context(), Delta)
 	c.sendFn = func(u update) (int, error) { return sendDelta(stream, u) }
-	return runStream(stream.Context(), a.s, c, stream.Recv, c.handleDelta)
+	return runStream(stream.Context(), a.s, c, stream.Recv, (*session).delta)
 }

@@ -1,43 +1,38 @@
 package xds
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
-	"google.golang.org/protobuf/types/known/anypb"
 )
 
-// handleSotW applies one State-of-the-World request: an ACK or NACK of the
+// sotw applies one State-of-the-World request: an ACK or NACK of the
 // last response of its type, and the subscription it carries (the whole
-// set of names).
-func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
-	served, err := c.servedType(req.GetTypeUrl())
+// set of names). v is the cache the request is read against.
+func (s *session) sotw(req *discovery.DiscoveryRequest, v view, now time.Time) error {
+	served, err := s.servedType(req.GetTypeUrl())
 	if err != nil {
 		return err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	// The node counts whatever the type: a client names it in its first
 	// request only.
-	if err := c.setNodeLocked(req.GetNode()); err != nil {
+	if err := s.setNode(req.GetNode()); err != nil {
 		return err
 	}
 	if !served {
 		return nil
 	}
-	first := c.types[req.TypeUrl] == nil
-	ts := c.typeStateLocked(req.TypeUrl)
+	first := s.types[req.TypeUrl] == nil
+	ts := s.typeState(req.TypeUrl)
 	if req.ResponseNonce != "" {
-		c.answerLocked(ts, req.VersionInfo, req.ResponseNonce, nackOf(req.VersionInfo, req.ResponseNonce, req.GetErrorDetail()))
+		s.answer(ts, req.VersionInfo, req.ResponseNonce, nackOf(req.VersionInfo, req.ResponseNonce, req.GetErrorDetail(), now), now)
 	}
 	if ts.answered && req.ResponseNonce != "" && req.ResponseNonce != ts.nonce {
 		// An answer to an older response: a newer one is on its way and
 		// the client's answer to it will carry its current subscription.
 		return nil
 	}
-
 	if !first && (sameList(req.ResourceNames, ts.lastNames) || unchanged(ts, req.ResourceNames)) {
 		// Most requests are ACKs repeating the subscription: skip the
 		// set arithmetic, which costs as much as the names are many.
@@ -47,27 +42,41 @@ func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
 		ts.lastNames = req.ResourceNames
 		return nil
 	}
-	explicit := make([]string, 0, len(req.ResourceNames))
+	changed, err := s.sotwSubscribe(ts, req.ResourceNames, first, v)
+	if err != nil {
+		return err
+	}
+	ts.lastNames = req.ResourceNames
+	if fullStateType(req.TypeUrl) && (first || changed || req.ResponseNonce == "") {
+		ts.respond = true
+	}
+	if first && req.VersionInfo != "" {
+		s.resume(ts, req.VersionInfo, v, now)
+	}
+	return nil
+}
+
+// sotwSubscribe makes the names list of a SotW request ts's subscription
+// and reports whether that changed it. It refuses a list that would
+// exceed WithMaxSubscribedNames, changing nothing.
+func (s *session) sotwSubscribe(ts *typeState, names []string, first bool, v view) (bool, error) {
 	wildcard := false
-	for _, n := range req.ResourceNames {
+	want := make(map[string]struct{}, len(names))
+	var add, remove []string
+	for _, n := range names {
 		if n == "*" {
 			wildcard = true
-		} else {
-			explicit = append(explicit, n)
+			continue
 		}
-	}
-	if len(req.ResourceNames) == 0 && fullStateType(req.TypeUrl) && (first || ts.wildcard) {
-		// The legacy wildcard: an empty first request for Listeners or
-		// Clusters asks for all of them.
-		wildcard = true
-	}
-	want := make(map[string]struct{}, len(explicit))
-	var add, remove []string
-	for _, n := range explicit {
 		want[n] = struct{}{}
 		if _, ok := ts.names[n]; !ok {
 			add = append(add, n)
 		}
+	}
+	if len(names) == 0 && fullStateType(ts.typeURL) && (first || ts.wildcard) {
+		// The legacy wildcard: an empty first request for Listeners or
+		// Clusters asks for all of them.
+		wildcard = true
 	}
 	for n := range ts.names {
 		if _, ok := want[n]; !ok {
@@ -78,44 +87,33 @@ func (c *conn) handleSotW(req *discovery.DiscoveryRequest) error {
 	if wildcard {
 		after++
 	}
-	if err := c.checkNamesLocked(ts, after, func() int { return after }); err != nil {
-		return err
+	if err := s.checkNames(ts, after, func() int { return after }); err != nil {
+		return false, err
 	}
 	changed := len(add) > 0 || len(remove) > 0 || wildcard != ts.wildcard
-	c.subscribeLocked(ts, add, remove, wildcard)
-	ts.lastNames = req.ResourceNames
-	if fullStateType(req.TypeUrl) && (first || changed || req.ResponseNonce == "") {
-		ts.respond = true
-	}
-	if first && req.VersionInfo != "" {
-		c.resumeLocked(ts, req.VersionInfo)
-	}
-	return nil
+	s.subscribe(ts, v, add, remove, wildcard)
+	return changed, nil
 }
 
-// resumeLocked takes the version_info of a stream's first request of a
-// type: the version the client accepted last, on an earlier stream, which
+// resume takes the version_info of a stream's first request of a type:
+// the version the client accepted last, on an earlier stream, which
 // grpc-go and Envoy name when they reconnect — maybe to another replica,
 // since versions are digests of content. If it is the digest of the
 // resources the new subscription would be sent, the client holds them
 // already: they are recorded as sent and acknowledged, and no response is
-// owed. Otherwise the request is answered as any first one. c.mu must be
-// held.
-func (c *conn) resumeLocked(ts *typeState, version string) {
+// owed. Otherwise the request is answered as any first one.
+func (s *session) resume(ts *typeState, version string, v view, now time.Time) {
 	want, ok := parseDigest(version)
 	if !ok {
 		return
 	}
-	cache := c.srv.cache
-	cache.mu.RLock()
-	defer cache.mu.RUnlock()
-	cur := cache.types[ts.typeURL]
-	isolated := c.srv.opts.namespaceOf != nil
+	cur := v.resources(ts.typeURL)
+	isolated := s.proto.namespaceOf != nil
 	// each calls f with every resource the subscription would be sent:
 	// those it names, or all, that exist and the proxy may see.
 	each := func(f func(*resource)) {
 		visit := func(r *resource) {
-			if r != nil && (!isolated || !c.hiddenLocked(r)) {
+			if r != nil && (!isolated || !s.hidden(r)) {
 				f(r)
 			}
 		}
@@ -136,9 +134,9 @@ func (c *conn) resumeLocked(ts *typeState, version string) {
 	}
 	each(ts.hold)
 	// The names the subscription marked pending are all held current.
-	delete(c.pending, ts.typeURL)
+	delete(s.pending, ts.typeURL)
 	ts.respond = false
-	c.resumedLocked(ts, time.Now())
+	s.resumed(ts, now)
 }
 
 // sameList reports whether a non-empty names list is the list of the
@@ -168,31 +166,14 @@ func unchanged(ts *typeState, names []string) bool {
 	return true
 }
 
+// nackOf returns the NACK an answer's error_detail makes, or nil for an
+// ACK.
 func nackOf(version, nonce string, detail interface {
 	GetCode() int32
 	GetMessage() string
-}) *Nack {
+}, now time.Time) *Nack {
 	if detail == nil || (detail.GetCode() == 0 && detail.GetMessage() == "") {
 		return nil
 	}
-	return &Nack{Version: version, Nonce: nonce, Code: detail.GetCode(), Message: detail.GetMessage(), Time: time.Now()}
-}
-
-// sendSotW sends u as a DiscoveryResponse.
-func sendSotW(stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesServer, u update) (int, error) {
-	resp := &discovery.DiscoveryResponse{
-		VersionInfo: u.version,
-		TypeUrl:     u.typeURL,
-		Nonce:       u.nonce,
-		Resources:   make([]*anypb.Any, len(u.resources)),
-	}
-	bytes := 0
-	for i, r := range u.resources {
-		resp.Resources[i] = r.any
-		bytes += r.size()
-	}
-	if err := stream.Send(resp); err != nil {
-		return 0, fmt.Errorf("xds: send %s: %w", shortType(u.typeURL), err)
-	}
-	return bytes, nil
+	return &Nack{Version: version, Nonce: nonce, Code: detail.GetCode(), Message: detail.GetMessage(), Time: now}
 }

@@ -29,7 +29,7 @@ func (w *unansweredWatch) arm() {
 		return
 	}
 	w.c.mu.Lock()
-	oldest, ok := w.c.oldestUnansweredLocked()
+	oldest, ok := w.c.s.oldestUnanswered()
 	reported := !w.c.unansweredSince.IsZero()
 	w.c.mu.Unlock()
 	if !ok || reported {
@@ -51,12 +51,12 @@ func (w *unansweredWatch) check() {
 	c := w.c
 	now := time.Now()
 	c.mu.Lock()
-	oldest, ok := c.oldestUnansweredLocked()
+	oldest, ok := c.s.oldestUnanswered()
 	if ok && now.Sub(oldest) >= w.after && c.unansweredSince.IsZero() {
 		c.unansweredSince = oldest
 		c.srv.stats.unanswered()
 		c.srv.opts.logger.Warn("xds: proxy is not answering responses",
-			"proxy", c.nodeIDLocked(), "peer", c.peer, "stream", c.id, "waiting", now.Sub(oldest).Round(time.Millisecond))
+			"proxy", c.s.nodeID(), "peer", c.peer, "stream", c.id, "waiting", now.Sub(oldest).Round(time.Millisecond))
 	}
 	c.mu.Unlock()
 	w.arm()
@@ -68,28 +68,16 @@ func (w *unansweredWatch) stop() {
 	}
 }
 
-// oldestUnansweredLocked returns when the oldest response still
-// unanswered went out. c.mu must be held.
-func (c *conn) oldestUnansweredLocked() (time.Time, bool) {
-	var oldest time.Time
-	for _, ts := range c.types {
-		if len(ts.pending) > 0 && (oldest.IsZero() || ts.pending[0].at.Before(oldest)) {
-			oldest = ts.pending[0].at
-		}
-	}
-	return oldest, !oldest.IsZero()
-}
-
 // answeringAgainLocked ends a report of the stream as unanswering once no
 // response has waited too long. c.mu must be held.
 func (c *conn) answeringAgainLocked(now time.Time) {
 	if c.unansweredSince.IsZero() {
 		return
 	}
-	if oldest, ok := c.oldestUnansweredLocked(); ok && now.Sub(oldest) >= c.srv.opts.unansweredAfter {
+	if oldest, ok := c.s.oldestUnanswered(); ok && now.Sub(oldest) >= c.srv.opts.unansweredAfter {
 		return
 	}
 	c.srv.opts.logger.Info("xds: proxy is answering again",
-		"proxy", c.nodeIDLocked(), "peer", c.peer, "stream", c.id, "after", now.Sub(c.unansweredSince).Round(time.Millisecond))
+		"proxy", c.s.nodeID(), "peer", c.peer, "stream", c.id, "after", now.Sub(c.unansweredSince).Round(time.Millisecond))
 	c.unansweredSince = time.Time{}
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // Visibility says which namespaces' proxies may see a resource when the
@@ -169,53 +167,48 @@ func WithNamespaceIsolation(namespaceOf func(node *core.Node) (namespace string,
 	}
 }
 
-// setNodeLocked records the node of the stream's first request that names
-// one and, under isolation, its namespace. When the namespace comes from
-// the client certificate, it returns a PermissionDenied error, which ends
-// the stream, if the node names another. c.mu must be held.
-func (c *conn) setNodeLocked(node *core.Node) error {
-	if c.node != nil || node == nil {
+// setNode records the node of the stream's first request that names one
+// and, under isolation, its namespace. When the namespace comes from the
+// client certificate, it refuses (refuseIdentity, which ends the stream)
+// a node naming another.
+func (s *session) setNode(node *core.Node) error {
+	if s.node != nil || node == nil {
 		return nil
 	}
-	c.node = node
-	f := c.srv.opts.namespaceOf
+	s.node = node
+	f := s.proto.namespaceOf
 	if f == nil {
 		return nil
 	}
 	ns, ok := f(node)
-	if !c.certIdentity {
-		c.ns, c.nsOK = ns, ok
+	if !s.certIdentity {
+		s.ns, s.nsOK = ns, ok
 		return nil
 	}
-	if !ok || (c.nsOK && ns == c.ns) {
+	if !ok || (s.nsOK && ns == s.ns) {
 		return nil
 	}
 	certNS := "none"
-	if c.nsOK {
-		certNS = strconv.Quote(c.ns)
+	if s.nsOK {
+		certNS = strconv.Quote(s.ns)
 	}
-	c.srv.stats.identityMismatch()
-	c.srv.opts.logger.Warn("xds: node's namespace differs from its certificate's; stream refused",
-		"proxy", node.GetId(), "peer", c.peer, "nodeNamespace", ns, "certNamespace", c.ns, "certHasNamespace", c.nsOK)
-	return status.Errorf(codes.PermissionDenied, "xds: node names namespace %q but the client certificate names %s", ns, certNS)
+	s.report(event{kind: evIdentityMismatch, detail: ns})
+	return refuse(refuseIdentity, "xds: node names namespace %q but the client certificate names %s", ns, certNS)
 }
 
-// hiddenLocked reports whether r is hidden from the stream's proxy. It is
-// only called under isolation. c.mu must be held.
-func (c *conn) hiddenLocked(r *resource) bool {
-	return r.vis != nil && !r.vis.allowsProxy(c.ns, c.nsOK)
+// hidden reports whether r is hidden from the stream's proxy. It is only
+// called under isolation.
+func (s *session) hidden(r *resource) bool {
+	return r.vis != nil && !r.vis.allowsProxy(s.ns, s.nsOK)
 }
 
-// denyLocked counts and logs the explicitly asked names of ts that exist
-// but are hidden from the stream's proxy. c.mu and the cache's read lock
-// must be held.
-func (c *conn) denyLocked(typeURL string, names []string) {
-	cur := c.srv.cache.types[typeURL]
+// deny reports (evDenied) the explicitly asked names of typeURL that
+// exist but are hidden from the stream's proxy.
+func (s *session) deny(v view, typeURL string, names []string) {
+	cur := v.resources(typeURL)
 	for _, n := range names {
-		if r := cur[n]; r != nil && c.hiddenLocked(r) {
-			c.srv.stats.deny(typeURL)
-			c.srv.opts.logger.Warn("xds: resource hidden from proxy's namespace",
-				"proxy", c.nodeIDLocked(), "namespace", c.ns, "type", shortType(typeURL), "resource", n, "visibleTo", r.vis.String())
+		if r := cur[n]; r != nil && s.hidden(r) {
+			s.report(event{kind: evDenied, typeURL: typeURL, name: n, detail: r.vis.String()})
 		}
 	}
 }

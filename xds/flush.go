@@ -1,0 +1,86 @@
+package xds
+
+import (
+	"strconv"
+	"time"
+)
+
+// update is one response to send.
+type update struct {
+	typeURL   string
+	version   string
+	nonce     string
+	resources []*resource
+	removed   []string
+	// built is when the response was built, for the push duration.
+	built time.Time
+}
+
+// flush builds the responses for everything pending, from one view of
+// the cache, in push order, and records them as sent. The caller sends
+// them in that order.
+func (s *session) flush(v view, now time.Time) []update {
+	pending := s.pending
+	s.pending = map[string]map[string]struct{}{}
+	var hidden func(*resource) bool
+	if s.proto.namespaceOf != nil {
+		hidden = s.hidden
+	}
+	var updates []update
+	for _, typeURL := range s.order() {
+		ts := s.types[typeURL]
+		names := pending[typeURL]
+		if len(names) == 0 && !ts.respond {
+			continue
+		}
+		u, ok := s.build(ts, names, v.resources(typeURL), hidden, now)
+		if !ok {
+			continue
+		}
+		ts.respond = false
+		s.nonce++
+		u.nonce = strconv.FormatUint(s.nonce, 10)
+		// The version is what the client holds once it accepts the
+		// response, by content: any replica would send the same.
+		u.version = ts.digest.String()
+		ts.nonce, ts.version, ts.lastPush, ts.answered = u.nonce, u.version, now, true
+		ts.sentResponse(u.nonce, now)
+		ts.pushes++
+		updates = append(updates, u)
+	}
+	return updates
+}
+
+// build brings ts up to date for names against cur and returns the
+// response that carries the change, if one is owed: in Delta the changed
+// and removed resources; in SotW every held resource for the full-state
+// types (Listeners, Clusters), and the changed ones for the others.
+func (s *session) build(ts *typeState, names map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool, now time.Time) (update, bool) {
+	changed, removed := ts.diff(names, cur, hidden)
+	resuming := ts.resuming
+	ts.resuming = false
+	u := update{typeURL: ts.typeURL, built: now}
+	switch {
+	case s.kind == Delta:
+		if len(changed) == 0 && len(removed) == 0 {
+			if resuming {
+				// Every version the client named on reconnecting is
+				// current.
+				s.resumed(ts, now)
+			}
+			return u, false
+		}
+		u.resources, u.removed = changed, removed
+	case fullStateType(ts.typeURL):
+		if len(changed) == 0 && len(removed) == 0 && !ts.respond {
+			return u, false
+		}
+		u.resources = ts.held()
+	default:
+		if len(changed) == 0 {
+			return u, false
+		}
+		u.resources = changed
+	}
+	return u, true
+}

@@ -1,0 +1,163 @@
+package xds
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// TestProtocol runs the protocol scripts, testdata/*.txt: each drives
+// sessions (the pure protocol core) with requests and cache changes and
+// checks the responses, events and state they produce. No socket, no
+// goroutine: a script is one ADS rule, readable as a conversation.
+//
+// Commands (see the harness_*_test.go files):
+//
+//	server [isolate] [max-names=N]          configure, before any open
+//	open NAME sotw|delta [ns=NS] [cert-ns=NS]
+//	cache                                   then lines: set TYPE NAME [rev=R] [vis=NS,..|vis=*,-NS,..]
+//	                                                    delete TYPE NAME
+//	sotw NAME TYPE [names=A,B|*] [version=V|version=@OTHER] [nonce=N] [ack] [nack=MSG]
+//	delta NAME TYPE [sub=A,B] [unsub=C] [nonce=N] [ack] [nack=MSG] [initial=A=V,B=current]
+//	state [NAME]
+//
+// TYPE is lds, rds, cds or eds, a full type URL, or - for none. A cache change is one
+// batch: every stream is told of it and flushed, as the server does with
+// debounce off.
+func TestProtocol(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no scripts in testdata")
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) {
+			h := newHarness(t)
+			runScript(t, f, h.run)
+		})
+	}
+}
+
+// harness holds a script's cache and sessions.
+type harness struct {
+	t       *testing.T
+	proto   protocol
+	cache   *cache
+	streams map[string]*scripted
+	// order holds the stream names in the order opened.
+	order []string
+	now   time.Time
+}
+
+// scripted is one stream of a script: its session and what the client
+// would remember.
+type scripted struct {
+	name string
+	s    *session
+	// node goes with the first request, then is nil.
+	node *core.Node
+	// last is, per type URL, the last response received.
+	last map[string]update
+	// ended is set once a request was refused: the stream is over.
+	ended bool
+}
+
+var scriptTypes = []string{ListenerType, RouteType, ClusterType, EndpointType}
+
+func newHarness(t *testing.T) *harness {
+	return &harness{
+		t:       t,
+		proto:   protocol{typeURLs: scriptTypes},
+		cache:   newCache(scriptTypes),
+		streams: map[string]*scripted{},
+		now:     time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+}
+
+// run runs one command and returns its output. Each command moves the
+// clock one second.
+func (h *harness) run(c command) string {
+	h.now = h.now.Add(time.Second)
+	var out string
+	var err error
+	switch c.name {
+	case "server":
+		err = h.server(c)
+	case "open":
+		err = h.open(c)
+	case "cache":
+		out, err = h.change(c)
+	case "sotw", "delta":
+		out, err = h.request(c)
+	case "state":
+		out, err = h.state(c)
+	default:
+		err = fmt.Errorf("unknown command %q", c.name)
+	}
+	if err != nil {
+		h.t.Fatalf("%s: %v", c.pos, err) // a broken script, not a protocol result
+	}
+	return out
+}
+
+// server configures the protocol: isolation by the node's namespace, and
+// WithMaxSubscribedNames.
+func (h *harness) server(c command) error {
+	if len(h.streams) > 0 {
+		return fmt.Errorf("server after open")
+	}
+	if c.has("isolate") {
+		h.proto.namespaceOf = NodeNamespace
+	}
+	if v, ok := c.kv["max-names"]; ok {
+		if _, err := fmt.Sscan(v, &h.proto.maxNames); err != nil {
+			return fmt.Errorf("max-names: %w", err)
+		}
+	}
+	return nil
+}
+
+// open starts a stream whose node id is its name and, with ns, whose
+// node names that namespace; cert-ns gives it a verified certificate
+// naming a namespace (empty: naming none).
+func (h *harness) open(c command) error {
+	if len(c.args) != 2 || (c.args[1] != "sotw" && c.args[1] != "delta") {
+		return fmt.Errorf("usage: open NAME sotw|delta")
+	}
+	name := c.args[0]
+	if h.streams[name] != nil {
+		return fmt.Errorf("stream %s open already", name)
+	}
+	st := &scripted{name: name, s: newSession(&h.proto, StreamKind(c.args[1])), node: &core.Node{Id: name},
+		last: map[string]update{}}
+	if ns, ok := c.kv["ns"]; ok {
+		st.node.Metadata = &structpb.Struct{Fields: map[string]*structpb.Value{NamespaceMetadataKey: structpb.NewStringValue(ns)}}
+	}
+	if ns, ok := c.kv["cert-ns"]; ok {
+		st.s.certIdentity = true
+		st.s.ns, st.s.nsOK = ns, ns != ""
+	}
+	h.streams[name] = st
+	h.order = append(h.order, name)
+	return nil
+}
+
+// typeURL reads a script's type: a short name, a URL, or "-" for none.
+func typeURL(s string) string {
+	if s == "-" {
+		return ""
+	}
+	for _, t := range scriptTypes {
+		if shortType(t) == s {
+			return t
+		}
+	}
+	return s
+}

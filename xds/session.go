@@ -1,0 +1,227 @@
+package xds
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"time"
+
+	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+)
+
+// protocol is the configuration every session of a server shares.
+type protocol struct {
+	// typeURLs are the served types.
+	typeURLs []string
+	// namespaceOf is nil unless namespaces are isolated.
+	namespaceOf func(*core.Node) (string, bool)
+	// maxNames caps the names one stream holds subscribed; 0: no cap.
+	maxNames int
+}
+
+// session is the ADS protocol state of one stream, SotW or Delta, as a
+// pure state machine, the way raft's RawNode is: requests (sotw, delta)
+// and cache changes (changed) go in, responses (flush) and events
+// (takeEvents) come out. It does no I/O, starts nothing, reads no clock
+// (callers pass now) and takes no lock: the stream code (conn) owns it
+// under conn.mu and hands it a view of the cache for each call.
+type session struct {
+	proto *protocol
+	kind  StreamKind
+	// pending holds, per type, the names to recompute on the next flush.
+	pending map[string]map[string]struct{}
+	types   map[string]*typeState
+	// node is the first node a request named.
+	node *core.Node
+	// ns is the proxy's namespace under isolation, when nsOK.
+	ns   string
+	nsOK bool
+	// certIdentity is set when ns comes from the client certificate
+	// (WithPeerNamespace) rather than the node.
+	certIdentity bool
+	// nonce numbers the responses.
+	nonce uint64
+	// events are those reported since the last takeEvents.
+	events []event
+}
+
+func newSession(p *protocol, kind StreamKind) *session {
+	return &session{
+		proto:   p,
+		kind:    kind,
+		pending: map[string]map[string]struct{}{},
+		types:   map[string]*typeState{},
+	}
+}
+
+// takeEvents returns the events reported since the last call.
+func (s *session) takeEvents() []event {
+	ev := s.events
+	s.events = nil
+	return ev
+}
+
+func (s *session) report(e event) { s.events = append(s.events, e) }
+
+// servedType checks a request's type URL: an error when it has none, and
+// false for a type the server does not serve — such a request is ignored
+// and creates no state, so it cannot grow memory; it is reported
+// (evUnknownType).
+func (s *session) servedType(typeURL string) (bool, error) {
+	if typeURL == "" {
+		return false, refuse(refuseInvalid, "xds: request without type_url")
+	}
+	if !contains(s.proto.typeURLs, typeURL) {
+		s.report(event{kind: evUnknownType, typeURL: typeURL})
+		return false, nil
+	}
+	return true, nil
+}
+
+// typeState returns the state of typeURL, creating it.
+func (s *session) typeState(typeURL string) *typeState {
+	ts := s.types[typeURL]
+	if ts == nil {
+		ts = newTypeState(typeURL)
+		s.types[typeURL] = ts
+	}
+	return ts
+}
+
+// addPending marks names of typeURL for recomputation.
+func (s *session) addPending(typeURL string, names []string) {
+	p := s.pending[typeURL]
+	if p == nil {
+		p = make(map[string]struct{}, len(names))
+		s.pending[typeURL] = p
+	}
+	for _, n := range names {
+		p[n] = struct{}{}
+	}
+}
+
+// subscribe applies a subscription change of ts's type and marks what it
+// affects as pending.
+func (s *session) subscribe(ts *typeState, v view, add, remove []string, wildcard bool) {
+	names, all := ts.subscribe(add, remove, wildcard)
+	if s.proto.namespaceOf != nil && len(names) > 0 {
+		s.deny(v, ts.typeURL, names)
+	}
+	if all {
+		// Every name of the type, unsorted: pending is a set.
+		names = slices.AppendSeq(names, maps.Keys(v.resources(ts.typeURL)))
+	}
+	s.addPending(ts.typeURL, names)
+}
+
+// checkNames refuses (refuseLimit, which ends the stream) a request that
+// would leave ts with after() subscriptions and the stream with more than
+// WithMaxSubscribedNames in all. upper bounds after(), and spares
+// computing it while the stream is well below the limit.
+func (s *session) checkNames(ts *typeState, upper int, after func() int) error {
+	limit := s.proto.maxNames
+	if limit <= 0 {
+		return nil
+	}
+	others := 0
+	for _, o := range s.types {
+		if o != ts {
+			others += o.count()
+		}
+	}
+	if others+upper <= limit {
+		return nil
+	}
+	total := others + after()
+	if total <= limit {
+		return nil
+	}
+	err := refuse(refuseLimit, "xds: request would subscribe the stream to %d resource names, over the limit of %d (%s)",
+		total, limit, LimitSubscribedNames)
+	s.report(event{kind: evLimit, name: LimitSubscribedNames, err: err})
+	return err
+}
+
+// changed adds the changed names the stream subscribes to, or holds, to
+// its pending set, and reports whether it added any: whether the stream
+// has something to flush.
+func (s *session) changed(changed map[string][]string) bool {
+	woken := false
+	for typeURL, names := range changed {
+		ts := s.types[typeURL]
+		if ts == nil {
+			continue
+		}
+		var p map[string]struct{}
+		for _, n := range names {
+			if _, held := ts.sent[n]; !held && !ts.subscribed(n) {
+				continue
+			}
+			if p == nil {
+				p = s.pending[typeURL]
+				if p == nil {
+					p = map[string]struct{}{}
+					s.pending[typeURL] = p
+				}
+			}
+			p[n] = struct{}{}
+			woken = true
+		}
+	}
+	return woken
+}
+
+// answer records an ACK or NACK of ts's type.
+func (s *session) answer(ts *typeState, version, nonce string, nack *Nack, now time.Time) {
+	if ts.answer(version, nonce, nack, now) {
+		s.report(event{kind: evAnswer, typeURL: ts.typeURL, nonce: nonce, nack: nack})
+	}
+}
+
+// resumed records that the first request of ts's type needed no
+// response: the client holds, from an earlier stream, the current
+// resources, which ts now holds as sent and acknowledged at their digest.
+func (s *session) resumed(ts *typeState, now time.Time) {
+	v := ts.digest.String()
+	ts.version, ts.ackedVersion, ts.ackedAt, ts.resumed = v, v, now, true
+	s.report(event{kind: evResumed, typeURL: ts.typeURL, version: v, n: len(ts.sent)})
+}
+
+// order returns the stream's types in push order, then any others by
+// URL.
+func (s *session) order() []string {
+	out := make([]string, 0, len(s.types))
+	for _, t := range pushOrder {
+		if _, ok := s.types[t]; ok {
+			out = append(out, t)
+		}
+	}
+	var rest []string
+	for t := range s.types {
+		if !contains(pushOrder, t) {
+			rest = append(rest, t)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+// oldestUnanswered returns when the oldest response still unanswered
+// went out.
+func (s *session) oldestUnanswered() (time.Time, bool) {
+	var oldest time.Time
+	for _, ts := range s.types {
+		if len(ts.pending) > 0 && (oldest.IsZero() || ts.pending[0].at.Before(oldest)) {
+			oldest = ts.pending[0].at
+		}
+	}
+	return oldest, !oldest.IsZero()
+}
+
+// nodeID returns the id of the stream's node, "" before one is named.
+func (s *session) nodeID() string {
+	if s.node == nil {
+		return ""
+	}
+	return s.node.GetId()
+}
