@@ -139,7 +139,7 @@ func detHistory(r *rand.Rand, u detUniverse) []detStep {
 	storeMesh := func(what string, m meshconfig.MeshConfig) detStep {
 		return detStep{desc: "meshconfig: store " + what, apply: func(tx *krt.Txn, in testInputs) { in.mesh.In(tx).Set(m) }}
 	}
-	clearMesh := detStep{desc: "meshconfig: clear", apply: func(tx *krt.Txn, in testInputs) { in.mesh.In(tx).Delete(krt.SingletonKey) }}
+	clearMesh := detStep{desc: "meshconfig: clear", apply: func(tx *krt.Txn, in testInputs) { in.mesh.In(tx).Clear() }}
 	final := storeMesh("final", u.mesh)
 	switch r.IntN(4) {
 	case 0:

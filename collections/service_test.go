@@ -103,7 +103,7 @@ func TestServiceInfo(t *testing.T) {
 			if tc.domain != "" {
 				mc := meshconfig.Default()
 				mc.DomainSuffix = tc.domain
-				in.mesh.Store(mc)
+				in.mesh.Set(mc)
 			}
 			in.services.Set(tc.svc)
 			got, ok := m.Services.Get(tc.svc.Namespace + "/" + tc.svc.Name)
@@ -131,7 +131,7 @@ func TestMeshConfigChangeRenamesResources(t *testing.T) {
 	mc := meshconfig.Default()
 	mc.DomainSuffix = "corp.internal"
 	mc.ConnectTimeout = meshconfig.Duration(3 * time.Second)
-	in.mesh.Store(mc)
+	in.mesh.Set(mc)
 	c, ok := m.Clusters.Get("outbound|80||web.ns.svc.corp.internal")
 	if !ok {
 		t.Fatalf("renamed cluster missing; clusters: %v", m.Clusters.List())

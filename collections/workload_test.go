@@ -74,7 +74,7 @@ func TestWorkloads(t *testing.T) {
 			if tc.defaultLocality != "" {
 				mc := meshconfig.Default()
 				mc.DefaultLocality = tc.defaultLocality
-				in.mesh.Store(mc)
+				in.mesh.Set(mc)
 			}
 			in.nodes.Set(node("node-a", zoned), node("node-b", nil))
 			in.services.Set(

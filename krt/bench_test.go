@@ -187,7 +187,7 @@ func BenchmarkDerivedRecompute(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				cfg.Store("d" + strconv.Itoa(i))
+				cfg.Set("d" + strconv.Itoa(i))
 			}
 			b.ReportMetric(float64(i*n)/b.Elapsed().Seconds(), "recomputes/s")
 		})

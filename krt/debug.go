@@ -26,11 +26,14 @@ type CollectionInfo struct {
 	Handlers int      `json:"handlers"`
 	Indexes  []string `json:"indexes,omitempty"`
 
-	InputsProcessed uint64 `json:"inputsProcessed"`
-	Recomputes      uint64 `json:"recomputes"`
-	OutputsChanged  uint64 `json:"outputsChanged"`
-	EventsEmitted   uint64 `json:"eventsEmitted"`
-	Errors          uint64 `json:"errors"`
+	// Recomputes counts the inputs processed: transformations run by a
+	// derived collection, keys re-evaluated by a join; 0 for a static one.
+	Recomputes uint64 `json:"recomputes"`
+	// EventsEmitted counts the outputs added, changed or deleted: the
+	// events handed to handlers, whether or not any is registered.
+	EventsEmitted uint64 `json:"eventsEmitted"`
+	// Errors counts failed computations: errors, panics, key conflicts.
+	Errors uint64 `json:"errors"`
 	// FailingInputs is the number of inputs whose last computation failed
 	// and that serve their last good output.
 	FailingInputs int `json:"failingInputs"`
@@ -142,8 +145,7 @@ func (s *store[T]) describe() CollectionInfo {
 	ci := CollectionInfo{
 		ID: s.id, Name: s.name, Kind: s.kind, Type: typeName[T](),
 		Size: len(s.items), Synced: s.synced, Handlers: len(s.handlers),
-		InputsProcessed: s.stats.inputs.Load(), Recomputes: s.stats.recomputes.Load(),
-		OutputsChanged: s.stats.events.Load(), EventsEmitted: s.stats.events.Load(),
+		Recomputes: s.stats.recomputes.Load(), EventsEmitted: s.stats.events.Load(),
 		Errors: s.stats.errors.Load(), RecomputeBuckets: buckets, RecomputeSeconds: sum.Seconds(),
 		RecentErrors: errs, RecentEvents: evs,
 	}

@@ -117,7 +117,6 @@ func (d *derived[I, O]) recompute(tx *Txn, k string) {
 		}
 		in = v
 	}
-	d.stats.inputs.Add(1)
 	d.stats.recomputes.Add(1)
 	st := d.inputs[k]
 	if st == nil {

@@ -132,3 +132,19 @@ func ExampleGraph_Read() {
 	})
 	// Output: true 10.0.0.7 [10.0.0.7]
 }
+
+func ExampleNewStaticSingleton() {
+	g := krt.NewGraph()
+	limit := krt.NewStaticSingleton(g, &Num{N: 10})
+	in := krt.NewStatic[Num](g)
+	capped := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
+		l, _ := krt.FetchOne(ctx, limit) // a dependency on the one item
+		return &Num{Key: n.Key, N: min(n.N, l.N)}
+	})
+	in.Set(Num{"a", 50})
+	before, _ := capped.Get("a")
+	limit.Set(Num{N: 20}) // recomputes every input that read the limit
+	after, _ := capped.Get("a")
+	fmt.Println(before.N, after.N)
+	// Output: 10 20
+}

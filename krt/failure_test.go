@@ -71,7 +71,7 @@ func TestFailKeepsLastGoodAndRetriesOnDependency(t *testing.T) {
 	in := krt.NewStatic[Num](g)
 	limit := krt.NewStaticSingleton(g, &Num{Key: "limit", N: 10})
 	out := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
-		l, _ := krt.FetchOne(ctx, limit.Static)
+		l, _ := krt.FetchOne(ctx, limit)
 		if n.N > l.N {
 			ctx.Fail(fmt.Errorf("%d exceeds limit %d", n.N, l.N))
 			return nil
@@ -83,7 +83,7 @@ func TestFailKeepsLastGoodAndRetriesOnDependency(t *testing.T) {
 	if got, _ := out.Get("a"); got.N != 5 {
 		t.Fatalf("a = %v, want last good 5", got)
 	}
-	limit.Store(Num{Key: "limit", N: 100}) // a dependency change retries the failed input
+	limit.Set(Num{Key: "limit", N: 100}) // a dependency change retries the failed input
 	if got, _ := out.Get("a"); got.N != 50 {
 		t.Fatalf("a = %v, want 50 after the limit rose", got)
 	}

@@ -260,7 +260,7 @@ func TestStaticOperations(t *testing.T) {
 	if _, ok := ss.Value(); ok {
 		t.Fatal("empty singleton has a value")
 	}
-	ss.Store(Num{"cfg", 1})
+	ss.Set(Num{"cfg", 1})
 	if v, ok := ss.Value(); !ok || v.N != 1 {
 		t.Fatalf("singleton %v %v", v, ok)
 	}

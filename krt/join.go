@@ -63,7 +63,6 @@ func (j *join[T]) process(tx *Txn) {
 	dirty := j.dirty
 	j.dirty = nil
 	for k := range dirty {
-		j.stats.inputs.Add(1)
 		j.stats.recomputes.Add(1)
 		var found []T
 		for _, src := range j.sources {

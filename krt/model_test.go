@@ -59,7 +59,7 @@ func newModelGraph() *modelGraph {
 	m.extra = krt.NewStatic[Endpoints](m.g, krt.WithName("extra"))
 	m.workloads = krt.NewCollection(m.g, m.pods, func(ctx krt.HandlerContext, p Pod) *Workload {
 		svcs := krt.Fetch(ctx, m.services, krt.FilterNamespace(p.Namespace), krt.FilterSelects(p.Labels))
-		mc, _ := krt.FetchOne(ctx, m.mesh.Static)
+		mc, _ := krt.FetchOne(ctx, m.mesh)
 		w := &Workload{Key: p.ResourceName(), Namespace: p.Namespace, IP: p.IP, Trust: mc.TrustDomain}
 		for _, s := range svcs {
 			w.Services = append(w.Services, s.ResourceName())

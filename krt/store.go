@@ -48,8 +48,8 @@ type pendingChange[T any] struct {
 }
 
 type stats struct {
-	inputs, recomputes, changes, events, errors atomic.Uint64
-	durations                                   durationHistogram
+	recomputes, events, errors atomic.Uint64
+	durations                  durationHistogram
 }
 
 func (s *store[T]) init(g *Graph, kind string, o options, what string) {

@@ -35,7 +35,7 @@ func TestGraphMatchesScratch(t *testing.T) {
 			if !contains(ep.IPs, p.IP) {
 				t.Fatalf("endpoints %s lack the new ip %s: %v", serviceKey(3), p.IP, ep.IPs)
 			}
-			gr.mesh.Store(MeshConfig{TrustDomain: "example.org"})
+			gr.mesh.Set(MeshConfig{TrustDomain: "example.org"})
 			if err := verify(gr, n, m, "example.org"); err != nil {
 				t.Fatalf("after a mesh-config change: %v", err)
 			}

@@ -264,7 +264,7 @@ func run(c config, prof *profiler) {
 		tr.resetCounts()
 		prof.begin("meshconfig")
 		c0, t0 := cpuTime(), time.Now()
-		gr.mesh.Store(MeshConfig{TrustDomain: newDomain})
+		gr.mesh.Set(MeshConfig{TrustDomain: newDomain})
 		commit := time.Since(t0)
 		select {
 		case <-done:

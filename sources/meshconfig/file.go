@@ -55,7 +55,7 @@ func (f *File) Load() error {
 	if err == nil {
 		var c MeshConfig
 		if c, err = Parse(data); err == nil {
-			f.config.Store(c)
+			f.config.Set(c)
 			f.status.accepted(c)
 			f.config.MarkSynced()
 			return nil
@@ -64,7 +64,7 @@ func (f *File) Load() error {
 	err = fmt.Errorf("%s: %w", f.path, err)
 	f.status.rejected(err)
 	if _, ok := f.config.Value(); !ok {
-		f.config.Store(Default())
+		f.config.Set(Default())
 	}
 	f.config.MarkSynced()
 	return err

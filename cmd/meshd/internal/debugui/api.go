@@ -30,12 +30,11 @@ type CollectionSummary struct {
 	Synced   bool   `json:"synced"`
 	Handlers int    `json:"handlers"`
 
-	InputsProcessed uint64 `json:"inputsProcessed"`
-	Recomputes      uint64 `json:"recomputes"`
-	EventsEmitted   uint64 `json:"eventsEmitted"`
-	Errors          uint64 `json:"errors"`
-	FailingInputs   int    `json:"failingInputs"`
-	Conflicts       int    `json:"conflicts"`
+	Recomputes    uint64 `json:"recomputes"`
+	EventsEmitted uint64 `json:"eventsEmitted"`
+	Errors        uint64 `json:"errors"`
+	FailingInputs int    `json:"failingInputs"`
+	Conflicts     int    `json:"conflicts"`
 
 	// EventRate is events per second over the rate window (WithRateWindow).
 	EventRate float64 `json:"eventRate"`
@@ -129,7 +128,7 @@ func (h *Handler) summary(now time.Time) GraphSummary {
 	for i, c := range info.Collections {
 		cs := CollectionSummary{
 			ID: c.ID, Name: c.Name, Kind: c.Kind, Type: c.Type, Size: c.Size, Synced: c.Synced, Handlers: c.Handlers,
-			InputsProcessed: c.InputsProcessed, Recomputes: c.Recomputes, EventsEmitted: c.EventsEmitted,
+			Recomputes: c.Recomputes, EventsEmitted: c.EventsEmitted,
 			Errors: c.Errors, FailingInputs: c.FailingInputs, Conflicts: c.Conflicts,
 			EventRate: round2(rates[c.ID]),
 		}

@@ -20,8 +20,7 @@ type GraphCollector struct {
 	g Describer
 
 	version, size, synced, failing, conflicts *prometheus.Desc
-	inputs, recomputes, changed, events, errs *prometheus.Desc
-	duration                                  *prometheus.Desc
+	recomputes, events, errs, duration        *prometheus.Desc
 }
 
 // NewGraphCollector returns a collector of g's per-collection series. Each
@@ -41,10 +40,8 @@ func NewGraphCollector(g Describer) *GraphCollector {
 		synced:     d("synced", "1 once the collection holds its complete initial state, else 0."),
 		failing:    d("failing_inputs", "Inputs whose last computation failed and that serve their last good output."),
 		conflicts:  d("conflicts", "Output keys claimed by several inputs."),
-		inputs:     d("inputs_processed_total", "Input changes the collection has processed."),
-		recomputes: d("recomputes_total", "Transformations run by the collection."),
-		changed:    d("outputs_changed_total", "Outputs the collection added, changed or deleted."),
-		events:     d("events_total", "Events the collection emitted to handlers and dependents."),
+		recomputes: d("recomputes_total", "Inputs the collection has processed: transformations run, join keys re-evaluated."),
+		events:     d("events_total", "Outputs the collection added, changed or deleted: the events it emitted."),
 		errs:       d("errors_total", "Failed computations (errors, panics, key conflicts) recorded by the collection."),
 		duration:   d("recompute_duration_seconds", "Duration of the collection's transformations."),
 	}
@@ -54,7 +51,7 @@ func NewGraphCollector(g Describer) *GraphCollector {
 func (c *GraphCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		c.version, c.size, c.synced, c.failing, c.conflicts,
-		c.inputs, c.recomputes, c.changed, c.events, c.errs, c.duration,
+		c.recomputes, c.events, c.errs, c.duration,
 	} {
 		ch <- d
 	}
@@ -82,9 +79,7 @@ func (c *GraphCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(c.synced, boolFloat(ci.Synced))
 		gauge(c.failing, float64(ci.FailingInputs))
 		gauge(c.conflicts, float64(ci.Conflicts))
-		counter(c.inputs, ci.InputsProcessed)
 		counter(c.recomputes, ci.Recomputes)
-		counter(c.changed, ci.OutputsChanged)
 		counter(c.events, ci.EventsEmitted)
 		counter(c.errs, ci.Errors)
 		count, buckets := cumulative(ci.RecomputeBuckets, krt.HistogramBounds)

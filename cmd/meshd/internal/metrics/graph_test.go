@@ -76,6 +76,8 @@ func TestGraphCollector(t *testing.T) {
 		{"meshd_krt_collection_failing_inputs", "upper", 1},
 		{"meshd_krt_collection_errors_total", "upper", 1},
 		{"meshd_krt_collection_recomputes_total", "upper", 3},
+		{"meshd_krt_collection_events_total", "inputs", 3}, // add a, add b, update a
+		{"meshd_krt_collection_events_total", "upper", 2},  // the failed update emits nothing
 		{"meshd_krt_collection_recompute_duration_seconds", "upper", 3},
 	}
 	for _, tc := range tests {
@@ -87,6 +89,12 @@ func TestGraphCollector(t *testing.T) {
 	}
 	if v := got["meshd_krt_graph_version"].GetMetric()[0].GetGauge().GetValue(); v != float64(g.Version()) {
 		t.Errorf("graph version = %v, want %d", v, g.Version())
+	}
+	// Counters that always moved together are exported once.
+	for _, fam := range []string{"meshd_krt_collection_inputs_processed_total", "meshd_krt_collection_outputs_changed_total"} {
+		if got[fam] != nil {
+			t.Errorf("family %s is a twin of another and should not exist", fam)
+		}
 	}
 	for _, fam := range []string{"go_goroutines", "process_start_time_seconds"} {
 		if got[fam] == nil {
