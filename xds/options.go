@@ -82,8 +82,8 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 func WithDebounce(d time.Duration) Option { return func(o *options) { o.debounce = d } }
 
 // WithMaxDelay caps how long a stream of changes arriving closer than the
-// debounce period can delay a push, counted from the first change. Default:
-// 10s.
+// debounce period can delay a push, counted from the first change; 0 pushes
+// at once, as WithDebounce(0) does. Default: 10s.
 func WithMaxDelay(d time.Duration) Option { return func(o *options) { o.maxDelay = d } }
 
 // WithAddress sets the address Run listens on. Default: ":15010".

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/peer"
 
+	"github.com/meshd/meshd/internal/debounce"
 	"github.com/meshd/meshd/krt"
 )
 
@@ -259,31 +260,16 @@ func (s *Server) apply(b krt.Batch[entry]) {
 // debounceLoop hands the dirty names to the streams once no change has
 // come for the debounce period, or the max delay after the first.
 func (s *Server) debounceLoop(ctx context.Context) {
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	var first time.Time
-	armed := false
+	batch := debounce.NewTimer(debounce.Policy{Quiet: s.opts.debounce, MaxDelay: s.opts.maxDelay})
+	defer batch.Done()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.changed:
-			if s.opts.debounce <= 0 {
-				s.pushDirty()
-				continue
-			}
-			now := time.Now()
-			if !armed {
-				first, armed = now, true
-			}
-			wait := s.opts.debounce
-			if limit := first.Add(s.opts.maxDelay).Sub(now); limit < wait {
-				wait = max(limit, 0)
-			}
-			timer.Reset(wait)
-		case <-timer.C:
-			armed = false
+			batch.Add()
+		case <-batch.C():
+			batch.Done()
 			s.pushDirty()
 		}
 	}

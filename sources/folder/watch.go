@@ -8,9 +8,10 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/meshd/meshd/internal/debounce"
 )
 
 // configMapData is the symlink a Kubernetes ConfigMap volume swaps
@@ -32,17 +33,11 @@ func (s *Source) watch(ctx context.Context) error {
 		return err
 	}
 
-	var (
-		pending  = map[string]bool{}
-		timer    *time.Timer
-		fire     <-chan time.Time
-		deadline time.Time
-	)
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
+	// Wait for a quiet period, but not more than ten of them after the
+	// first event, so a file rewritten continuously is still picked up.
+	pending := map[string]bool{}
+	batch := debounce.NewTimer(debounce.Policy{Quiet: s.opts.debounce, MaxDelay: 10 * s.opts.debounce})
+	defer batch.Done()
 	for {
 		select {
 		case <-ctx.Done():
@@ -51,48 +46,35 @@ func (s *Source) watch(ctx context.Context) error {
 			if !ok {
 				return errors.New("file watcher closed")
 			}
-			rel, ok := s.relative(ev.Name)
-			if !ok {
-				continue
+			if rel, ok := s.relative(ev.Name); ok {
+				pending[rel] = true
+				batch.Add()
 			}
-			pending[rel] = true
-			// Wait for a quiet period, but not more than ten of them in a
-			// row, so a file rewritten continuously is still picked up.
-			now := time.Now()
-			if fire == nil {
-				deadline = now.Add(10 * s.opts.debounce)
-			}
-			wait := min(s.opts.debounce, max(deadline.Sub(now), 0))
-			if timer == nil {
-				timer = time.NewTimer(wait)
-			} else {
-				timer.Reset(wait)
-			}
-			fire = timer.C
 		case err, ok := <-w.Errors:
 			if !ok {
 				return errors.New("file watcher closed")
 			}
-			s.mu.Lock()
-			s.stats.WatchErrors++
-			s.mu.Unlock()
-			s.opts.logger.Error("file watcher error", "dir", s.dir, "err", err)
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
+			if s.watchError(err) {
 				// Events were lost: look at everything again.
 				pending["."] = true
-				if timer == nil {
-					timer = time.NewTimer(s.opts.debounce)
-				} else {
-					timer.Reset(s.opts.debounce)
-				}
-				fire = timer.C
+				batch.Add()
 			}
-		case <-fire:
-			fire = nil
+		case <-batch.C():
+			batch.Done()
 			s.sync(w, pending)
 			pending = map[string]bool{}
 		}
 	}
+}
+
+// watchError counts and logs a watcher error, and reports whether events
+// were lost to it.
+func (s *Source) watchError(err error) bool {
+	s.mu.Lock()
+	s.stats.WatchErrors++
+	s.mu.Unlock()
+	s.opts.logger.Error("file watcher error", "dir", s.dir, "err", err)
+	return errors.Is(err, fsnotify.ErrEventOverflow)
 }
 
 // sync applies the changes behind a set of changed paths.

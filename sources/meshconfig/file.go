@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/meshd/meshd/internal/debounce"
 	"github.com/meshd/meshd/krt"
 )
 
@@ -87,10 +87,8 @@ func (f *File) Run(ctx context.Context) error {
 	}
 	_ = f.Load()
 
-	// The timer starts stopped; events (re)arm it.
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
+	batch := debounce.NewTimer(debounce.Policy{Quiet: f.opts.debounce, MaxDelay: 10 * f.opts.debounce})
+	defer batch.Done()
 	for {
 		select {
 		case <-ctx.Done():
@@ -100,15 +98,16 @@ func (f *File) Run(ctx context.Context) error {
 				return errors.New("file watcher closed")
 			}
 			if name := filepath.Base(ev.Name); name == base || name == "..data" {
-				timer.Reset(f.opts.debounce)
+				batch.Add()
 			}
 		case err, ok := <-w.Errors:
 			if !ok {
 				return errors.New("file watcher closed")
 			}
 			f.opts.logger.Error("mesh config watcher error", "path", f.path, "err", err)
-			timer.Reset(f.opts.debounce) // events may be lost: read again
-		case <-timer.C:
+			batch.Add() // events may be lost: read again
+		case <-batch.C():
+			batch.Done()
 			_ = f.Load()
 		}
 	}

@@ -2,6 +2,7 @@ package meshconfig
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,6 +139,57 @@ func TestFile(t *testing.T) {
 	}
 	write("trustDomain: four.example\n")
 	eventually(t, "recovery", func() bool { return f.Status().Valid && value(t, f.Config()).TrustDomain == "four.example" })
+}
+
+// TestFileTrickle: a file rewritten more often than the debounce period is
+// still reloaded while the writes go on, within the maximum delay (ten
+// periods) of the first.
+func TestFileTrickle(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mesh.yaml")
+	if err := os.WriteFile(path, []byte("trustDomain: start.example\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := krt.NewGraph()
+	f := NewFile(g, path, WithDebounce(100*time.Millisecond))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	if !f.Config().WaitUntilSynced(ctx.Done()) {
+		t.Fatal("not synced")
+	}
+
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() { // a write every 20ms, well inside the quiet period
+		defer close(stopped)
+		for i := 0; ; i++ {
+			if err := os.WriteFile(path, fmt.Appendf(nil, "trustDomain: trickle%d.example\n", i), 0o644); err != nil {
+				t.Error(err)
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	start := time.Now()
+	eventually(t, "a reload during the writes", func() bool {
+		return strings.HasPrefix(value(t, f.Config()).TrustDomain, "trickle")
+	})
+	took := time.Since(start)
+	close(stop)
+	<-stopped
+	if took > 5*time.Second {
+		t.Errorf("first reload after %s of writes, want about the 1s maximum delay", took)
+	}
 }
 
 func TestFileConfigMapVolume(t *testing.T) {

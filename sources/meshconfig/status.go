@@ -75,7 +75,8 @@ func buildOptions(opts []Option) options {
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithDebounce sets how long a file source waits after a change for more
-// before reading the file. Default: 100ms.
+// before reading the file; a steady stream of changes is read at least
+// every ten periods. Default: 100ms.
 func WithDebounce(d time.Duration) Option { return func(o *options) { o.debounce = d } }
 
 // WithName sets the singleton collection's name. Default: "meshconfig".
