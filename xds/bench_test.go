@@ -2,6 +2,8 @@ package xds_test
 
 import (
 	"fmt"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	"github.com/meshd/meshd/xds/xdstest"
 	"syscall"
 	"testing"
 	"time"
@@ -35,14 +37,14 @@ func BenchmarkChange(b *testing.B) {
 					f.eds.Set(cla(names[i], "10.0.0.1:80"))
 				}
 				cc := dial(b, f.addr)
-				clients := make([]*sotwClient, streams)
+				clients := make([]*xdstest.SotW, streams)
 				for i := range clients {
-					clients[i] = newSotW(b, cc, fmt.Sprintf("node-%d", i))
-					clients[i].send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: names})
+					clients[i] = xdstest.NewSotW(b, cc, &corev3.Node{Id: fmt.Sprintf("node-%d", i)})
+					clients[i].Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: names})
 				}
 				for _, c := range clients {
 					for got := 0; got < resources; {
-						got += len(c.recv().Resources)
+						got += len(c.Recv().Resources)
 					}
 				}
 				before := f.srv.Stats()
@@ -55,7 +57,7 @@ func BenchmarkChange(b *testing.B) {
 					f.eds.Set(cla("c-7", addr+":80"))
 					for _, c := range clients {
 						for {
-							r := c.recv()
+							r := c.Recv()
 							if got := claOf(b, r.Resources, "c-7"); got != nil &&
 								got.Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address == addr {
 								break

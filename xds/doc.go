@@ -39,6 +39,29 @@
 //
 // # Protocol
 //
+// The protocol is a pure state machine, session, kept apart from the
+// gRPC stream as raft keeps RawNode apart from its I/O: requests and
+// cache changes go in, responses and events come out, and it does no
+// I/O, reads no clock and takes no lock. Each stream's loop (conn, in
+// stream.go) is the only I/O around it:
+//
+//  1. A receive goroutine turns the stream's Recv into a channel.
+//  2. The loop selects on that channel, the stream's wake-up channel (a
+//     change notification: the session's pending set gained names), the
+//     unanswered-response timer, and the stream's and server's ends.
+//  3. For a request or a wake-up it takes conn.mu and one read of the
+//     cache, and asks the session to apply the request (session.sotw or
+//     session.delta) and then to flush (session.flush), which returns the
+//     responses owed, in push order.
+//  4. It counts, logs and observes the events the session reported (ACK,
+//     NACK, resumed, denied, limit, unknown type, identity mismatch), lets
+//     go of the locks, and sends the responses. A refused request ends the
+//     stream with its status.
+//
+// The scripts in testdata/*.txt drive sessions directly, one protocol
+// rule per file (go test ./xds -run TestProtocol; -rewrite refreshes
+// their expected output).
+//
 // Both protocols share one subscription state per stream and type (wildcard
 // flag, subscribed names, the resource versions the client holds, nonces,
 // ACK and NACK). Listener and Cluster responses of the SotW protocol carry
@@ -52,6 +75,16 @@
 // those, the rejected versions are not sent again, and a rejected resource
 // is sent again only once it changes. The NACK's detail is recorded in the
 // proxy registry.
+//
+// # Locks
+//
+// The resource cache's lock is taken in cache.go only: by the join
+// handler to apply a batch, and by cache.read, through which every reader
+// (a stream's step, the request codec, Stats) gets a view. Locks are
+// taken in the order conn.mu, then the cache's read lock, then the
+// counters' and the codec's list cache's locks, which are leaves; the
+// server's registry lock (Server.mu) is never held with conn.mu or the
+// cache's.
 //
 // # Versions
 //

@@ -3,6 +3,7 @@ package xds_test
 import (
 	"context"
 	"fmt"
+	"github.com/meshd/meshd/xds/xdstest"
 	"sync"
 	"testing"
 	"time"
@@ -35,20 +36,20 @@ func TestFanOut(t *testing.T) {
 	for i := 0; i < streams; i += perConn {
 		conns = append(conns, dial(t, f.addr))
 	}
-	clients := make([]*sotwClient, streams)
+	clients := make([]*xdstest.SotW, streams)
 	for i := range clients {
-		clients[i] = newSotW(t, conns[i/perConn], fmt.Sprintf("node-%d", i))
-		clients[i].send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{fmt.Sprintf("c-%d", i%groups), "shared"}})
+		clients[i] = xdstest.NewSotW(t, conns[i/perConn], &corev3.Node{Id: fmt.Sprintf("node-%d", i)})
+		clients[i].Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{fmt.Sprintf("c-%d", i%groups), "shared"}})
 	}
 	// Every stream gets its two CLAs.
-	forEach(t, clients, func(i int, c *sotwClient) error {
+	forEach(t, clients, func(i int, c *xdstest.SotW) error {
 		got := map[string]bool{}
 		for len(got) < 2 {
-			r := c.recv()
+			r := c.Recv()
 			for _, n := range names(t, r) {
 				got[n] = true
 			}
-			c.ack(r, fmt.Sprintf("c-%d", i%groups), "shared")
+			c.Ack(r, fmt.Sprintf("c-%d", i%groups), "shared")
 		}
 		return nil
 	})
@@ -59,10 +60,10 @@ func TestFanOut(t *testing.T) {
 	f.eds.Set(cla("shared", "10.0.0.2:80"))
 	var mu sync.Mutex
 	receivedC3 := 0
-	forEach(t, clients, func(i int, c *sotwClient) error {
+	forEach(t, clients, func(i int, c *xdstest.SotW) error {
 		gotC3 := false
 		for {
-			r := c.recv()
+			r := c.Recv()
 			for _, n := range names(t, r) {
 				switch n {
 				case "c-3":
@@ -97,7 +98,7 @@ func TestFanOut(t *testing.T) {
 
 // forEach runs fn for every client concurrently and fails on the first
 // error.
-func forEach(t *testing.T, clients []*sotwClient, fn func(i int, c *sotwClient) error) {
+func forEach(t *testing.T, clients []*xdstest.SotW, fn func(i int, c *xdstest.SotW) error) {
 	t.Helper()
 	errs := make(chan error, len(clients))
 	var wg sync.WaitGroup
@@ -123,16 +124,16 @@ func forEach(t *testing.T, clients []*sotwClient, fn func(i int, c *sotwClient) 
 func TestDebounceCoalesces(t *testing.T) {
 	f := newFixture(t, xds.WithDebounce(time.Hour), xds.WithMaxDelay(300*time.Millisecond))
 	f.eds.Set(cla("a", "10.0.0.1:80"))
-	c := newSotW(t, dial(t, f.addr), "node-1")
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
-	c.ack(c.recv(), "a")
+	c := xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "node-1"})
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
+	c.Ack(c.Recv(), "a")
 	const writes = 20
 	for i := range writes {
 		f.eds.Set(cla("a", fmt.Sprintf("10.0.1.%d:80", i)))
 	}
 	pushes := 0
 	for {
-		r := c.recv()
+		r := c.Recv()
 		pushes++
 		if claOf(t, r.Resources, "a").Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address == fmt.Sprintf("10.0.1.%d", writes-1) {
 			break
@@ -168,9 +169,9 @@ func TestStuckClient(t *testing.T) {
 	if err := stuck.Send(&discovery.DiscoveryRequest{Node: &corev3.Node{Id: "stuck"}, TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}}); err != nil {
 		t.Fatal(err)
 	}
-	live := newSotW(t, dial(t, f.addr), "live")
-	live.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
-	live.ack(live.recv(), "big")
+	live := xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "live"})
+	live.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
+	live.Ack(live.Recv(), "big")
 	waitFor(t, "the stuck stream's subscription", func() bool {
 		for _, p := range f.srv.Proxies() {
 			if p.NodeID == "stuck" && p.Connected {
@@ -187,8 +188,8 @@ func TestStuckClient(t *testing.T) {
 		f.eds.Set(big(v))
 		want := fmt.Sprintf("10.%d.0.0", v)
 		for {
-			r := live.recv()
-			live.ack(r, "big")
+			r := live.Recv()
+			live.Ack(r, "big")
 			if claOf(t, r.Resources, "big").Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address == want {
 				break
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/meshd/meshd/xds/xdstest"
 	"net"
 	"sync"
 	"testing"
@@ -61,9 +62,9 @@ func TestFaultDisconnectMidPush(t *testing.T) {
 		}
 		cs = append(cs, client{s, cancel})
 	}
-	live := newSotW(t, cc, "live")
-	live.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
-	live.ack(live.recv(), "big")
+	live := xdstest.NewSotW(t, cc, &corev3.Node{Id: "live"})
+	live.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
+	live.Ack(live.Recv(), "big")
 
 	// Each round changes the resource and, while the server pushes it,
 	// cancels two of the other streams without reading.
@@ -73,8 +74,8 @@ func TestFaultDisconnectMidPush(t *testing.T) {
 		cs[2*(v-1)+1].cancel()
 		want := fmt.Sprintf("10.%d.0.0", v)
 		for {
-			r := live.recv()
-			live.ack(r, "big")
+			r := live.Recv()
+			live.Ack(r, "big")
 			if firstAddr(t, r, "big") == want {
 				break
 			}
@@ -94,9 +95,9 @@ func TestFaultDisconnectMidPush(t *testing.T) {
 		t.Fatalf("registry holds %d disconnected proxies, want %d", gone, clients)
 	}
 	// A new client gets the current state.
-	late := newSotW(t, cc, "late")
-	late.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
-	if got, want := firstAddr(t, late.recv(), "big"), fmt.Sprintf("10.%d.0.0", rounds); got != want {
+	late := xdstest.NewSotW(t, cc, &corev3.Node{Id: "late"})
+	late.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
+	if got, want := firstAddr(t, late.Recv(), "big"), fmt.Sprintf("10.%d.0.0", rounds); got != want {
 		t.Fatalf("late client got %s, want %s", got, want)
 	}
 }
@@ -131,17 +132,17 @@ func TestFaultSlowConsumers(t *testing.T) {
 			return false
 		})
 	}
-	live := newDelta(t, dial(t, f.addr), "live")
-	live.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"big"}})
-	live.ack(live.recv())
+	live := xdstest.NewDelta(t, dial(t, f.addr), &corev3.Node{Id: "live"})
+	live.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"big"}})
+	live.Ack(live.Recv())
 	changes := 30
 	if raceEnabled {
 		changes = 10
 	}
 	for v := 1; v <= changes; v++ {
 		f.eds.Set(bigCLA("big", v))
-		r := live.recv()
-		live.ack(r)
+		r := live.Recv()
+		live.Ack(r)
 		var c endpointv3.ClusterLoadAssignment
 		if err := r.Resources[0].Resource.UnmarshalTo(&c); err != nil {
 			t.Fatal(err)
@@ -172,31 +173,31 @@ func TestFaultNackEverything(t *testing.T) {
 	f := newFixture(t)
 	f.cds.Set(edsCluster("c0"))
 	f.eds.Set(cla("c0", "10.0.0.1:80"))
-	c := newSotW(t, dial(t, f.addr), "nacker")
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	first := c.recv()
-	c.ack(first)
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c0"}})
-	c.ack(c.recv(), "c0")
+	c := xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "nacker"})
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	first := c.Recv()
+	c.Ack(first)
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c0"}})
+	c.Ack(c.Recv(), "c0")
 
 	const nacks = 5
 	for i := 1; i <= nacks; i++ {
 		f.cds.Set(edsCluster(fmt.Sprintf("c%d", i)))
-		r := c.recv()
+		r := c.Recv()
 		if r.TypeUrl != xds.ClusterType {
 			t.Fatalf("change %d: got %s, want clusters", i, r.TypeUrl)
 		}
-		c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: first.VersionInfo, ResponseNonce: r.Nonce,
+		c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: first.VersionInfo, ResponseNonce: r.Nonce,
 			ErrorDetail: &rpcstatus.Status{Code: 3, Message: fmt.Sprintf("rejected %d", i)}})
 		// Once the server has taken the NACK, a resend caused by it would
 		// arrive before the answer to a later change of another type: the
 		// stream is ordered.
 		waitFor(t, "the NACK taken", func() bool { return proxyByNode(t, f.srv, "nacker").Types[xds.ClusterType].Nacks == uint64(i) })
 		f.eds.Set(cla("c0", fmt.Sprintf("10.0.1.%d:80", i)))
-		if r := c.recv(); r.TypeUrl != xds.EndpointType {
+		if r := c.Recv(); r.TypeUrl != xds.EndpointType {
 			t.Fatalf("after NACK %d: got %s (nonce %s), want the endpoint change", i, r.TypeUrl, r.Nonce)
 		} else {
-			c.ack(r, "c0")
+			c.Ack(r, "c0")
 		}
 	}
 	p := proxyByNode(t, f.srv, "nacker")
@@ -389,17 +390,17 @@ func TestFaultControlPlaneRestart(t *testing.T) {
 func TestFaultAnswerTwice(t *testing.T) {
 	f := newFixture(t)
 	f.cds.Set(edsCluster("c0"))
-	c := newDelta(t, dial(t, f.addr), "twice")
-	c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
-	r := c.recv()
+	c := xdstest.NewDelta(t, dial(t, f.addr), &corev3.Node{Id: "twice"})
+	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
+	r := c.Recv()
 	nack := &rpcstatus.Status{Code: 3, Message: "no"}
-	c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResponseNonce: r.Nonce, ErrorDetail: nack})
-	c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResponseNonce: r.Nonce})
-	c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResponseNonce: r.Nonce, ErrorDetail: nack})
+	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResponseNonce: r.Nonce, ErrorDetail: nack})
+	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResponseNonce: r.Nonce})
+	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResponseNonce: r.Nonce, ErrorDetail: nack})
 	// A subscription change after the answers: once its response comes,
 	// the server has handled them.
 	f.cds.Set(edsCluster("c1"))
-	c.recv()
+	c.Recv()
 	ts := proxyByNode(t, f.srv, "twice").Types[xds.ClusterType]
 	if ts.Acks+ts.Nacks > ts.Pushes || ts.Nacks > 1 || ts.Acks > 1 {
 		t.Errorf("%d ACKs and %d NACKs of %d pushes; want the first answer to each response only", ts.Acks, ts.Nacks, ts.Pushes)

@@ -68,25 +68,23 @@ func TestPeerNamespace(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cc := dialTLS(t, ca, f.addr, tt.cert)
-			s := newSotW(t, cc, "")
-			s.node = tt.node
-			s.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-			d := newDelta(t, cc, "")
-			d.node = tt.node
-			d.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
+			s := xdstest.NewSotW(t, cc, tt.node)
+			s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+			d := xdstest.NewDelta(t, cc, tt.node)
+			d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
 			if tt.want == nil {
 				refused += 2
-				for kind, err := range map[string]error{"SotW": s.ended(), "Delta": d.ended()} {
+				for kind, err := range map[string]error{"SotW": s.Ended(), "Delta": d.Ended()} {
 					st, _ := status.FromError(err)
 					if st.Code() != codes.PermissionDenied || !strings.Contains(st.Message(), "certificate") {
 						t.Errorf("%s: stream ended with %v, want PermissionDenied", kind, err)
 					}
 				}
 			} else {
-				if got := sorted(names(t, s.recv())); !slices.Equal(got, tt.want) {
+				if got := sorted(names(t, s.Recv())); !slices.Equal(got, tt.want) {
 					t.Errorf("SotW: %v, want %v", got, tt.want)
 				}
-				if got := sorted(deltaNames(t, d.recv())); !slices.Equal(got, tt.want) {
+				if got := sorted(deltaNames(t, d.Recv())); !slices.Equal(got, tt.want) {
 					t.Errorf("Delta: %v, want %v", got, tt.want)
 				}
 			}
@@ -98,14 +96,13 @@ func TestPeerNamespace(t *testing.T) {
 
 	// A node named on a later request is checked too.
 	cc := dialTLS(t, ca, f.addr, certA)
-	late := newSotW(t, cc, "")
-	late.node = nil
-	late.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	if got := sorted(names(t, late.recv())); !slices.Equal(got, viewA) {
+	late := xdstest.NewSotW(t, cc, nil)
+	late.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	if got := sorted(names(t, late.Recv())); !slices.Equal(got, viewA) {
 		t.Errorf("no node yet: %v, want %v", got, viewA)
 	}
-	late.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"priv.a"}, Node: nodeIn(t, "late", "b")})
-	if err := late.ended(); status.Code(err) != codes.PermissionDenied {
+	late.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"priv.a"}, Node: nodeIn(t, "late", "b")})
+	if err := late.Ended(); status.Code(err) != codes.PermissionDenied {
 		t.Errorf("node claiming b later: stream ended with %v, want PermissionDenied", err)
 	}
 }
@@ -115,10 +112,9 @@ func TestPeerNamespace(t *testing.T) {
 func TestNodeNamespaceOverMTLS(t *testing.T) {
 	ca := xdstest.NewCA(t)
 	f := newScopedFixture(t, scopedItems, xds.WithTLSConfig(ca.ServerConfig(ca.Server(t), true)), xds.WithNamespaceIsolation(nil))
-	s := newSotW(t, dialTLS(t, ca, f.addr, ca.Client(t, spiffeID("a"))), "")
-	s.node = nodeIn(t, "p", "b")
-	s.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	if got := sorted(names(t, s.recv())); !slices.Equal(got, []string{"pub.a", "pub.b", "rest.a"}) {
+	s := xdstest.NewSotW(t, dialTLS(t, ca, f.addr, ca.Client(t, spiffeID("a"))), nodeIn(t, "p", "b"))
+	s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	if got := sorted(names(t, s.Recv())); !slices.Equal(got, []string{"pub.a", "pub.b", "rest.a"}) {
 		t.Errorf("cert a, node b, node identity: %v, want b's view", got)
 	}
 }
@@ -129,15 +125,14 @@ func TestNodeNamespaceOverMTLS(t *testing.T) {
 func TestPeerNamespacePlaintext(t *testing.T) {
 	f := newScopedFixture(t, scopedItems, xds.WithNamespaceIsolation(nil), xds.WithPeerNamespace(xds.SPIFFENamespace))
 	cc := dial(t, f.addr)
-	claims := newSotW(t, cc, "")
-	claims.node = nodeIn(t, "p", "a")
-	claims.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	if err := claims.ended(); status.Code(err) != codes.PermissionDenied {
+	claims := xdstest.NewSotW(t, cc, nodeIn(t, "p", "a"))
+	claims.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	if err := claims.Ended(); status.Code(err) != codes.PermissionDenied {
 		t.Errorf("node claiming a: %v, want PermissionDenied", err)
 	}
-	silent := newSotW(t, cc, "silent")
-	silent.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	if got := sorted(names(t, silent.recv())); !slices.Equal(got, []string{"pub.a", "pub.b", "rest.a"}) {
+	silent := xdstest.NewSotW(t, cc, &corev3.Node{Id: "silent"})
+	silent.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	if got := sorted(names(t, silent.Recv())); !slices.Equal(got, []string{"pub.a", "pub.b", "rest.a"}) {
 		t.Errorf("silent node: %v", got)
 	}
 }

@@ -2,6 +2,8 @@ package xds_test
 
 import (
 	"fmt"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	"github.com/meshd/meshd/xds/xdstest"
 	"slices"
 	"strings"
 	"testing"
@@ -88,9 +90,9 @@ func TestMaxSubscribedNamesDelta(t *testing.T) {
 
 	// At the limit: the CDS wildcard counts one, a name repeated in a
 	// request once, and an unsubscribed name frees its place.
-	ok := newDelta(t, cc, "at-limit")
-	ok.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
-	if got := sorted(deltaNames(t, ok.recv())); !slices.Equal(got, []string{"c0", "c1"}) {
+	ok := xdstest.NewDelta(t, cc, &corev3.Node{Id: "at-limit"})
+	ok.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
+	if got := sorted(deltaNames(t, ok.Recv())); !slices.Equal(got, []string{"c0", "c1"}) {
 		t.Fatalf("wildcard CDS: %v", got)
 	}
 	steps := []struct {
@@ -103,20 +105,20 @@ func TestMaxSubscribedNamesDelta(t *testing.T) {
 		{sub: []string{"e8", "e9", "e1"}, unsub: []string{"e1"}, want: []string{"e1", "e8", "e9"}}, // 10
 	}
 	for i, s := range steps {
-		ok.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: s.sub, ResourceNamesUnsubscribe: s.unsub})
-		if got := sorted(deltaNames(t, ok.recv())); !slices.Equal(got, s.want) {
+		ok.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: s.sub, ResourceNamesUnsubscribe: s.unsub})
+		if got := sorted(deltaNames(t, ok.Recv())); !slices.Equal(got, s.want) {
 			t.Fatalf("step %d: got %v, want %v", i, got, s.want)
 		}
 	}
 
 	// Beyond it: 6 + 2, then 3 more.
-	over := newDelta(t, cc, "over")
-	over.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: edsNames(0, 6)})
-	over.recv()
-	over.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"c0", "c1"}})
-	over.recv()
-	over.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: edsNames(6, 9)})
-	wantExhausted(t, over.ended(), 11)
+	over := xdstest.NewDelta(t, cc, &corev3.Node{Id: "over"})
+	over.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: edsNames(0, 6)})
+	over.Recv()
+	over.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"c0", "c1"}})
+	over.Recv()
+	over.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: edsNames(6, 9)})
+	wantExhausted(t, over.Ended(), 11)
 
 	if got := f.srv.Stats().LimitExceeded[xds.LimitSubscribedNames]; got != 1 {
 		t.Errorf("LimitExceeded[%s] = %d, want 1", xds.LimitSubscribedNames, got)
@@ -131,7 +133,7 @@ func TestMaxSubscribedNamesDelta(t *testing.T) {
 
 	// The stream at the limit is still served.
 	f.eds.Set(cla("e9", "10.0.0.2:80"))
-	if got := deltaNames(t, ok.recv()); !slices.Equal(got, []string{"e9"}) {
+	if got := deltaNames(t, ok.Recv()); !slices.Equal(got, []string{"e9"}) {
 		t.Errorf("after the other stream ended: %v", got)
 	}
 	if n := subscribedCount(proxyByNode(t, f.srv, "at-limit")); n != 10 {
@@ -145,29 +147,29 @@ func TestMaxSubscribedNamesSotW(t *testing.T) {
 	f := limitFixture(t)
 	cc := dial(t, f.addr)
 
-	ok := newSotW(t, cc, "at-limit")
-	ok.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType}) // legacy wildcard: 1
+	ok := xdstest.NewSotW(t, cc, &corev3.Node{Id: "at-limit"})
+	ok.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType}) // legacy wildcard: 1
 	// The server's cache may catch up with the fixture's clusters after
 	// the first answer: wait for both.
-	for r := ok.recv(); !slices.Equal(sorted(names(t, r)), []string{"c0", "c1"}); r = ok.recv() {
+	for r := ok.Recv(); !slices.Equal(sorted(names(t, r)), []string{"c0", "c1"}); r = ok.Recv() {
 	}
-	ok.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: edsNames(0, 9)}) // 10
-	if got := sorted(names(t, ok.recv())); !slices.Equal(got, sorted(edsNames(0, 9))) {
+	ok.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: edsNames(0, 9)}) // 10
+	if got := sorted(names(t, ok.Recv())); !slices.Equal(got, sorted(edsNames(0, 9))) {
 		t.Fatalf("EDS: %v", got)
 	}
 
-	over := newSotW(t, cc, "over")
-	over.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: edsNames(0, 8)}) // 8
-	over.recv()
+	over := xdstest.NewSotW(t, cc, &corev3.Node{Id: "over"})
+	over.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: edsNames(0, 8)}) // 8
+	over.Recv()
 	// Replacing the 8 by 7 others stays within the limit.
-	over.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: edsNames(5, 12)}) // 7
-	if got := sorted(names(t, over.recv())); !slices.Equal(got, sorted(edsNames(8, 12))) {
+	over.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: edsNames(5, 12)}) // 7
+	if got := sorted(names(t, over.Recv())); !slices.Equal(got, sorted(edsNames(8, 12))) {
 		t.Fatalf("EDS replaced: %v", got)
 	}
-	over.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNames: []string{"c0", "c1", "c2"}}) // 10
-	over.recv()
-	over.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNames: []string{"c0", "c1", "c2", "*"}})
-	wantExhausted(t, over.ended(), 11)
+	over.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNames: []string{"c0", "c1", "c2"}}) // 10
+	over.Recv()
+	over.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNames: []string{"c0", "c1", "c2", "*"}})
+	wantExhausted(t, over.Ended(), 11)
 
 	if got := f.srv.Stats().LimitExceeded[xds.LimitSubscribedNames]; got != 1 {
 		t.Errorf("LimitExceeded[%s] = %d, want 1", xds.LimitSubscribedNames, got)
@@ -176,7 +178,7 @@ func TestMaxSubscribedNamesSotW(t *testing.T) {
 		t.Errorf("proxy over holds %d names, want 10", n)
 	}
 	f.eds.Set(cla("e3", "10.0.0.2:80"))
-	if got := names(t, ok.recv()); !slices.Equal(got, []string{"e3"}) {
+	if got := names(t, ok.Recv()); !slices.Equal(got, []string{"e3"}) {
 		t.Errorf("after the other stream ended: %v", got)
 	}
 }
@@ -184,12 +186,12 @@ func TestMaxSubscribedNamesSotW(t *testing.T) {
 // TestMaxSubscribedNamesOff: 0 lifts the limit.
 func TestMaxSubscribedNamesOff(t *testing.T) {
 	f := newFixture(t, xds.WithMaxSubscribedNames(0))
-	d := newDelta(t, dial(t, f.addr), "many")
+	d := xdstest.NewDelta(t, dial(t, f.addr), &corev3.Node{Id: "many"})
 	for i := range 3 {
-		d.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: edsNames(i*50000, (i+1)*50000)})
+		d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: edsNames(i*50000, (i+1)*50000)})
 	}
 	f.eds.Set(cla("e149999", "10.0.0.1:80"))
-	if got := deltaNames(t, d.recv()); !slices.Equal(got, []string{"e149999"}) {
+	if got := deltaNames(t, d.Recv()); !slices.Equal(got, []string{"e149999"}) {
 		t.Fatalf("got %v", got)
 	}
 	if n := subscribedCount(proxyByNode(t, f.srv, "many")); n != 150000 {
@@ -203,9 +205,9 @@ func TestMaxMessageSizeCounted(t *testing.T) {
 	f := newFixture(t, xds.WithMaxMessageSize(1024))
 	f.eds.Set(cla("a", "10.0.0.1:80"))
 	cc := dial(t, f.addr)
-	s := newSotW(t, cc, "big")
-	s.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{strings.Repeat("x", 2048)}})
-	if err := s.ended(); status.Code(err) != codes.ResourceExhausted {
+	s := xdstest.NewSotW(t, cc, &corev3.Node{Id: "big"})
+	s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{strings.Repeat("x", 2048)}})
+	if err := s.Ended(); status.Code(err) != codes.ResourceExhausted {
 		t.Fatalf("stream ended with %v, want ResourceExhausted", err)
 	}
 	st := f.srv.Stats()
@@ -213,9 +215,9 @@ func TestMaxMessageSizeCounted(t *testing.T) {
 		t.Errorf("LimitExceeded = %v, want %s 1", st.LimitExceeded, xds.LimitMessageSize)
 	}
 	// A request within the size is served on another stream.
-	ok := newSotW(t, cc, "small")
-	ok.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
-	if got := names(t, ok.recv()); !slices.Equal(got, []string{"a"}) {
+	ok := xdstest.NewSotW(t, cc, &corev3.Node{Id: "small"})
+	ok.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
+	if got := names(t, ok.Recv()); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("got %v", got)
 	}
 }
@@ -225,7 +227,7 @@ func TestMaxMessageSizeCounted(t *testing.T) {
 func TestUnknownTypesCounted(t *testing.T) {
 	f := newFixture(t)
 	f.eds.Set(cla("a", "10.0.0.1:80"))
-	s := newSotW(t, dial(t, f.addr), "unknown")
+	s := xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "unknown"})
 	const secret = "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret"
 	// A long URL is cut to 128 bytes at most, here before the "é" the cut
 	// would split.
@@ -234,12 +236,12 @@ func TestUnknownTypesCounted(t *testing.T) {
 		urls = append(urls, fmt.Sprintf("type.googleapis.com/unknown.T%d", i))
 	}
 	for _, u := range urls {
-		s.send(&discovery.DiscoveryRequest{TypeUrl: u, ResourceNames: []string{"a"}})
+		s.Send(&discovery.DiscoveryRequest{TypeUrl: u, ResourceNames: []string{"a"}})
 	}
 	// Requests are handled in order: once this one is answered, the
 	// unknown ones before it have been counted.
-	s.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
-	if r := s.recv(); r.TypeUrl != xds.EndpointType {
+	s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
+	if r := s.Recv(); r.TypeUrl != xds.EndpointType {
 		t.Fatalf("response for %s", r.TypeUrl)
 	}
 	got := f.srv.Stats().UnknownTypes

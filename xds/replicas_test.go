@@ -2,6 +2,8 @@ package xds_test
 
 import (
 	"fmt"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	"github.com/meshd/meshd/xds/xdstest"
 	"maps"
 	"slices"
 	"testing"
@@ -78,22 +80,21 @@ func newReplicas(t *testing.T, epsA, epsB []string, opts ...xds.Option) (a, b *f
 // subscribeAll sends the SotW requests of a client of l1: every cluster,
 // the endpoints of c1 and c2, l1 and r1. versions, when set, are the
 // version_info of each type's request.
-func subscribeAll(c *sotwClient, versions map[string]string) {
-	c.t.Helper()
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: versions[xds.ClusterType]})
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1", "c2"}, VersionInfo: versions[xds.EndpointType]})
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ListenerType, ResourceNames: []string{"l1"}, VersionInfo: versions[xds.ListenerType]})
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.RouteType, ResourceNames: []string{"r1"}, VersionInfo: versions[xds.RouteType]})
+func subscribeAll(c *xdstest.SotW, versions map[string]string) {
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: versions[xds.ClusterType]})
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1", "c2"}, VersionInfo: versions[xds.EndpointType]})
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ListenerType, ResourceNames: []string{"l1"}, VersionInfo: versions[xds.ListenerType]})
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.RouteType, ResourceNames: []string{"r1"}, VersionInfo: versions[xds.RouteType]})
 }
 
 // recvTypes receives n SotW responses of n distinct types.
-func recvTypes(c *sotwClient, n int) map[string]*discovery.DiscoveryResponse {
-	c.t.Helper()
+func recvTypes(t testing.TB, c *xdstest.SotW, n int) map[string]*discovery.DiscoveryResponse {
+	t.Helper()
 	out := map[string]*discovery.DiscoveryResponse{}
 	for range n {
-		r := c.recv()
+		r := c.Recv()
 		if out[r.TypeUrl] != nil {
-			c.t.Fatalf("two responses of %s", r.TypeUrl)
+			t.Fatalf("two responses of %s", r.TypeUrl)
 		}
 		out[r.TypeUrl] = r
 	}
@@ -129,10 +130,10 @@ func TestReplicasAgreeOnVersions(t *testing.T) {
 	a, b := newReplicas(t, replicaEndpoints, replicaEndpoints)
 	types := []string{xds.ClusterType, xds.EndpointType, xds.ListenerType, xds.RouteType}
 
-	ca, cb := newSotW(t, dial(t, a.addr), "sotw-a"), newSotW(t, dial(t, b.addr), "sotw-b")
+	ca, cb := xdstest.NewSotW(t, dial(t, a.addr), &corev3.Node{Id: "sotw-a"}), xdstest.NewSotW(t, dial(t, b.addr), &corev3.Node{Id: "sotw-b"})
 	subscribeAll(ca, nil)
 	subscribeAll(cb, nil)
-	ra, rb := recvTypes(ca, 4), recvTypes(cb, 4)
+	ra, rb := recvTypes(t, ca, 4), recvTypes(t, cb, 4)
 	seen := map[string]string{}
 	for _, typ := range types {
 		va, vb := ra[typ].VersionInfo, rb[typ].VersionInfo
@@ -155,14 +156,14 @@ func TestReplicasAgreeOnVersions(t *testing.T) {
 
 	// Another stream of b reaches the endpoints of c1 and c2 by way of c2
 	// alone: once it holds both, its version is the same.
-	other := newSotW(t, dial(t, b.addr), "sotw-b-2")
-	other.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c2"}})
-	first := other.recv()
+	other := xdstest.NewSotW(t, dial(t, b.addr), &corev3.Node{Id: "sotw-b-2"})
+	other.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c2"}})
+	first := other.Recv()
 	if first.VersionInfo == ra[xds.EndpointType].VersionInfo {
 		t.Fatalf("c2 alone has the version of c1 and c2: %s", first.VersionInfo)
 	}
-	other.ack(first, "c2", "c1")
-	second := other.recv()
+	other.Ack(first, "c2", "c1")
+	second := other.Recv()
 	if got := names(t, second); !slices.Equal(got, []string{"c1"}) {
 		t.Fatalf("EDS after adding c1 = %v, want [c1]", got)
 	}
@@ -174,14 +175,14 @@ func TestReplicasAgreeOnVersions(t *testing.T) {
 	// replicas; and, holding the same resources, the version a SotW
 	// stream has.
 	deltaView := func(f *fixture, node string) map[string]*discovery.DeltaDiscoveryResponse {
-		c := newDelta(t, dial(t, f.addr), node)
-		c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
-		c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"c1", "c2"}})
-		c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ListenerType, ResourceNamesSubscribe: []string{"l1"}})
-		c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.RouteType, ResourceNamesSubscribe: []string{"r1"}})
+		c := xdstest.NewDelta(t, dial(t, f.addr), &corev3.Node{Id: node})
+		c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
+		c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"c1", "c2"}})
+		c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ListenerType, ResourceNamesSubscribe: []string{"l1"}})
+		c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.RouteType, ResourceNamesSubscribe: []string{"r1"}})
 		out := map[string]*discovery.DeltaDiscoveryResponse{}
 		for range types {
-			r := c.recv()
+			r := c.Recv()
 			out[r.TypeUrl] = r
 		}
 		return out
@@ -213,17 +214,17 @@ func TestReplicasAgreeOnVersions(t *testing.T) {
 // change, which it may NACK as on any stream.
 func TestSotWMoveBetweenReplicas(t *testing.T) {
 	a, b := newReplicas(t, replicaEndpoints, replicaEndpoints, xds.WithUnansweredAfter(100*time.Millisecond))
-	ca := newSotW(t, dial(t, a.addr), "mover")
+	ca := xdstest.NewSotW(t, dial(t, a.addr), &corev3.Node{Id: "mover"})
 	subscribeAll(ca, nil)
-	ra := recvTypes(ca, 4)
-	ca.ack(ra[xds.ClusterType])
-	ca.ack(ra[xds.EndpointType], "c1", "c2")
-	ca.ack(ra[xds.ListenerType], "l1")
-	ca.ack(ra[xds.RouteType], "r1")
+	ra := recvTypes(t, ca, 4)
+	ca.Ack(ra[xds.ClusterType])
+	ca.Ack(ra[xds.EndpointType], "c1", "c2")
+	ca.Ack(ra[xds.ListenerType], "l1")
+	ca.Ack(ra[xds.RouteType], "r1")
 
-	cb := newSotW(t, dial(t, b.addr), "mover")
+	cb := xdstest.NewSotW(t, dial(t, b.addr), &corev3.Node{Id: "mover"})
 	subscribeAll(cb, versionMap(ra))
-	quiet(t, cb.resps)
+	quiet(t, cb.Responses())
 
 	p := proxyByNode(t, b.srv, "mover")
 	held := map[string]int{xds.ClusterType: 3, xds.EndpointType: 2, xds.ListenerType: 1, xds.RouteType: 1}
@@ -261,7 +262,7 @@ func TestSotWMoveBetweenReplicas(t *testing.T) {
 	for _, f := range []*fixture{a, b} {
 		f.eds.Set(cla("c1", "10.0.1.1:80"))
 	}
-	fromA, fromB := ca.recv(), cb.recv()
+	fromA, fromB := ca.Recv(), cb.Recv()
 	if got := names(t, fromB); fromB.TypeUrl != xds.EndpointType || !slices.Equal(got, []string{"c1"}) {
 		t.Fatalf("b pushed %s %v, want EDS [c1]", fromB.TypeUrl, got)
 	}
@@ -271,7 +272,7 @@ func TestSotWMoveBetweenReplicas(t *testing.T) {
 
 	// The client rejects it: b puts back the resumed c1, naming the
 	// version the client holds.
-	cb.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1", "c2"},
+	cb.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1", "c2"},
 		VersionInfo: ra[xds.EndpointType].VersionInfo, ResponseNonce: fromB.Nonce, ErrorDetail: &status.Status{Code: 3, Message: "no"}})
 	waitFor(t, "the NACK", func() bool { return proxyByNode(t, b.srv, "mover").Types[xds.EndpointType].Nacks == 1 })
 	ts := proxyByNode(t, b.srv, "mover").Types[xds.EndpointType]
@@ -287,11 +288,11 @@ func TestSotWMoveBetweenReplicas(t *testing.T) {
 
 	// A new cluster: the full CDS state includes the resumed clusters.
 	b.cds.Set(edsCluster("c4"))
-	cds := cb.recv()
+	cds := cb.Recv()
 	if got := names(t, cds); cds.TypeUrl != xds.ClusterType || !slices.Equal(got, []string{"c1", "c2", "c3", "c4"}) {
 		t.Fatalf("b pushed %s %v, want CDS [c1 c2 c3 c4]", cds.TypeUrl, got)
 	}
-	cb.ack(cds)
+	cb.Ack(cds)
 	waitFor(t, "the ACK", func() bool { return proxyByNode(t, b.srv, "mover").Types[xds.ClusterType].Acks == 1 })
 	if st := b.srv.Stats(); st.Unanswered != 0 {
 		t.Errorf("b reports %d unanswered proxies", st.Unanswered)
@@ -320,22 +321,22 @@ func dumpedAddress(t testing.TB, dump xds.ConfigDump, cluster string) string {
 // is no digest (a server counting versions sent it) gets a response.
 func TestSotWMoveToChangedReplica(t *testing.T) {
 	a, b := newReplicas(t, replicaEndpoints, changedEndpoints)
-	ca := newSotW(t, dial(t, a.addr), "mover")
+	ca := xdstest.NewSotW(t, dial(t, a.addr), &corev3.Node{Id: "mover"})
 	subscribeAll(ca, nil)
-	ra := recvTypes(ca, 4)
+	ra := recvTypes(t, ca, 4)
 
-	fresh := newSotW(t, dial(t, b.addr), "fresh")
+	fresh := xdstest.NewSotW(t, dial(t, b.addr), &corev3.Node{Id: "fresh"})
 	subscribeAll(fresh, nil)
-	rb := recvTypes(fresh, 4)
+	rb := recvTypes(t, fresh, 4)
 	if rb[xds.EndpointType].VersionInfo == ra[xds.EndpointType].VersionInfo {
 		t.Fatal("the replicas' endpoints differ but their versions are equal")
 	}
 
 	versions := versionMap(ra)
 	versions[xds.ListenerType] = "7"
-	cb := newSotW(t, dial(t, b.addr), "mover")
+	cb := xdstest.NewSotW(t, dial(t, b.addr), &corev3.Node{Id: "mover"})
 	subscribeAll(cb, versions)
-	got := recvTypes(cb, 2)
+	got := recvTypes(t, cb, 2)
 	eds, lds := got[xds.EndpointType], got[xds.ListenerType]
 	if eds == nil || lds == nil {
 		t.Fatalf("got responses of %v, want EDS and LDS", slices.Collect(maps.Keys(got)))
@@ -346,7 +347,7 @@ func TestSotWMoveToChangedReplica(t *testing.T) {
 	if n := names(t, lds); !slices.Equal(n, []string{"l1"}) || lds.VersionInfo != ra[xds.ListenerType].VersionInfo {
 		t.Errorf("LDS from b = %v at %s, want [l1] at %s", n, lds.VersionInfo, ra[xds.ListenerType].VersionInfo)
 	}
-	quiet(t, cb.resps)
+	quiet(t, cb.Responses())
 	st := b.srv.Stats()
 	if st.Resumed["cds"] != 1 || st.Resumed["rds"] != 1 || st.Resumed["eds"] != 0 || st.Resumed["lds"] != 0 {
 		t.Errorf("b resumed %v; want cds and rds only", st.Resumed)
@@ -359,34 +360,34 @@ func TestSotWMoveToChangedReplica(t *testing.T) {
 // clusters it holds.
 func TestDeltaMoveBetweenReplicas(t *testing.T) {
 	a, b := newReplicas(t, replicaEndpoints, changedEndpoints)
-	subscribe := func(c *deltaClient, initial map[string]map[string]string) {
-		c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"},
+	subscribe := func(c *xdstest.Delta, initial map[string]map[string]string) {
+		c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"},
 			InitialResourceVersions: initial[xds.ClusterType]})
-		c.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"c1", "c2", "c3"},
+		c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"c1", "c2", "c3"},
 			InitialResourceVersions: initial[xds.EndpointType]})
 	}
-	da := newDelta(t, dial(t, a.addr), "mover")
+	da := xdstest.NewDelta(t, dial(t, a.addr), &corev3.Node{Id: "mover"})
 	subscribe(da, nil)
 	held := map[string]map[string]string{}
 	for range 2 {
-		r := da.recv()
+		r := da.Recv()
 		held[r.TypeUrl] = map[string]string{}
 		for _, res := range r.Resources {
 			held[r.TypeUrl][res.Name] = res.Version
 		}
-		da.ack(r)
+		da.Ack(r)
 	}
 	if len(held[xds.ClusterType]) != 3 || len(held[xds.EndpointType]) != 3 {
 		t.Fatalf("a sent %v", held)
 	}
 
-	fresh := newDelta(t, dial(t, b.addr), "fresh")
-	fresh.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"c1", "c2", "c3"}})
-	want := fresh.recv()
+	fresh := xdstest.NewDelta(t, dial(t, b.addr), &corev3.Node{Id: "fresh"})
+	fresh.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"c1", "c2", "c3"}})
+	want := fresh.Recv()
 
-	db := newDelta(t, dial(t, b.addr), "mover")
+	db := xdstest.NewDelta(t, dial(t, b.addr), &corev3.Node{Id: "mover"})
 	subscribe(db, held)
-	eds := db.recv()
+	eds := db.Recv()
 	if got := deltaNames(t, eds); eds.TypeUrl != xds.EndpointType || !slices.Equal(got, []string{"c2"}) || len(eds.RemovedResources) != 0 {
 		t.Fatalf("b sent %s %v removed %v, want EDS [c2]", eds.TypeUrl, got, eds.RemovedResources)
 	}
@@ -396,8 +397,8 @@ func TestDeltaMoveBetweenReplicas(t *testing.T) {
 	if eds.Resources[0].Version == held[xds.EndpointType]["c2"] {
 		t.Errorf("c2 sent at the version a sent")
 	}
-	db.ack(eds)
-	quiet(t, db.resps)
+	db.Ack(eds)
+	quiet(t, db.Responses())
 
 	p := proxyByNode(t, b.srv, "mover")
 	if ts := p.Types[xds.ClusterType]; !ts.Resumed || ts.Pushes != 0 || ts.Resources != 3 || ts.AckedVersion == "" {
@@ -426,26 +427,23 @@ func TestDeltaMoveBetweenReplicas(t *testing.T) {
 func TestSotWMoveBetweenIsolatingReplicas(t *testing.T) {
 	a := newScopedFixture(t, scopedItems, xds.WithNamespaceIsolation(nil))
 	b := newScopedFixture(t, scopedItems, xds.WithNamespaceIsolation(nil))
-	ca := newSotW(t, dial(t, a.addr), "in-a")
-	ca.node = nodeIn(t, "in-a", "a")
-	ca.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	ra := ca.recv()
+	ca := xdstest.NewSotW(t, dial(t, a.addr), nodeIn(t, "in-a", "a"))
+	ca.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	ra := ca.Recv()
 	if got := names(t, ra); !slices.Equal(got, []string{"priv.a", "pub.a", "pub.b", "shared.a"}) {
 		t.Fatalf("a sent namespace a %v", got)
 	}
 
-	cb := newSotW(t, dial(t, b.addr), "in-a")
-	cb.node = nodeIn(t, "in-a", "a")
-	cb.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: ra.VersionInfo})
-	quiet(t, cb.resps)
+	cb := xdstest.NewSotW(t, dial(t, b.addr), nodeIn(t, "in-a", "a"))
+	cb.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: ra.VersionInfo})
+	quiet(t, cb.Responses())
 	if ts := proxyByNode(t, b.srv, "in-a").Types[xds.ClusterType]; !ts.Resumed || ts.Resources != 4 {
 		t.Errorf("namespace a's proxy on b: %+v; want resumed holding 4", ts)
 	}
 
-	other := newSotW(t, dial(t, b.addr), "in-b")
-	other.node = nodeIn(t, "in-b", "b")
-	other.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: ra.VersionInfo})
-	rb := other.recv()
+	other := xdstest.NewSotW(t, dial(t, b.addr), nodeIn(t, "in-b", "b"))
+	other.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: ra.VersionInfo})
+	rb := other.Recv()
 	if got := names(t, rb); !slices.Equal(got, []string{"pub.a", "pub.b", "rest.a"}) || rb.VersionInfo == ra.VersionInfo {
 		t.Errorf("namespace b's proxy got %v at %s (a's version %s)", got, rb.VersionInfo, ra.VersionInfo)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"net"
 	"slices"
 	"strconv"
@@ -170,9 +171,9 @@ func TestMaxConnections(t *testing.T) {
 	f := newFixture(t, xds.WithMaxConnections(1))
 	f.eds.Set(cla("a", "10.0.0.1:80"))
 	first := dial(t, f.addr)
-	c1 := newSotW(t, first, "node-1")
-	c1.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
-	c1.recv()
+	c1 := xdstest.NewSotW(t, first, &corev3.Node{Id: "node-1"})
+	c1.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
+	c1.Recv()
 
 	second, err := grpc.NewClient(f.addr, grpc.WithTransportCredentials(insecureCreds()))
 	if err != nil {

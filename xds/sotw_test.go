@@ -1,6 +1,8 @@
 package xds_test
 
 import (
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	"github.com/meshd/meshd/xds/xdstest"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -19,47 +21,47 @@ func TestSotWProtocol(t *testing.T) {
 	f := newFixture(t)
 	f.cds.Set(edsCluster("a"), edsCluster("b"))
 	f.eds.Set(cla("a", "10.0.0.1:80"), cla("b", "10.0.0.2:80"), cla("c", "10.0.0.3:80"))
-	c := newSotW(t, dial(t, f.addr), "node-1")
+	c := xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "node-1"})
 
 	// Wildcard CDS: the first response carries every cluster.
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	cds := c.recv()
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	cds := c.Recv()
 	if got := names(t, cds); !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("CDS = %v, want [a b]", got)
 	}
-	c.ack(cds)
+	c.Ack(cds)
 	ackedCDS := cds
 
 	// Named EDS: only the subscribed CLA.
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
-	eds := c.recv()
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
+	eds := c.Recv()
 	if got := names(t, eds); !slices.Equal(got, []string{"a"}) {
 		t.Fatalf("EDS = %v, want [a]", got)
 	}
-	c.ack(eds, "a")
+	c.Ack(eds, "a")
 
 	// A change to an unsubscribed CLA sends nothing; the next response
 	// carries only the subscribed one that changed after it.
 	f.eds.Set(cla("b", "10.0.0.22:80"))
 	f.eds.Set(cla("a", "10.0.0.11:80"))
-	eds = c.recv()
+	eds = c.Recv()
 	if got := names(t, eds); !slices.Equal(got, []string{"a"}) {
 		t.Fatalf("EDS after change = %v, want [a]", got)
 	}
 	if got := claOf(t, eds.Resources, "a").Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address; got != "10.0.0.11" {
 		t.Fatalf("EDS a address = %s, want 10.0.0.11", got)
 	}
-	c.ack(eds, "a")
+	c.Ack(eds, "a")
 
 	// NACK: the client rejects a changed cluster a.
 	bad := edsCluster("a")
 	bad.ConnectTimeout = durationpb.New(-1)
 	f.cds.Set(bad)
-	cds = c.recv()
+	cds = c.Recv()
 	if got := names(t, cds); !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("CDS after change = %v, want [a b]", got)
 	}
-	c.send(&discovery.DiscoveryRequest{
+	c.Send(&discovery.DiscoveryRequest{
 		TypeUrl: xds.ClusterType, VersionInfo: ackedCDS.VersionInfo, ResponseNonce: cds.Nonce,
 		ErrorDetail: &status.Status{Code: 3, Message: "cluster a: negative connect timeout"},
 	})
@@ -86,7 +88,7 @@ func TestSotWProtocol(t *testing.T) {
 	b2 := edsCluster("b")
 	b2.ConnectTimeout = durationpb.New(5e9)
 	f.cds.Set(b2)
-	cds = c.recv()
+	cds = c.Recv()
 	if got := names(t, cds); !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("CDS after b change = %v, want [a b]", got)
 	}
@@ -97,45 +99,45 @@ func TestSotWProtocol(t *testing.T) {
 	if !proto.Equal(&gotA, edsCluster("a")) {
 		t.Fatalf("CDS resent a as %v, want the accepted version", &gotA)
 	}
-	c.ack(cds)
+	c.Ack(cds)
 
 	// Fixing a sends it again.
 	f.cds.Set(edsCluster("a"), func() *clusterv3.Cluster { a := edsCluster("a"); a.ConnectTimeout = durationpb.New(1e9); return a }())
-	cds = c.recv()
+	cds = c.Recv()
 	if err := cds.Resources[0].UnmarshalTo(&gotA); err != nil {
 		t.Fatal(err)
 	}
 	if gotA.ConnectTimeout.AsDuration() != 1e9 {
 		t.Fatalf("CDS a = %v, want the fixed version", &gotA)
 	}
-	c.ack(cds)
+	c.Ack(cds)
 
 	// CDS removal is by omission.
 	f.cds.Delete("b")
-	cds = c.recv()
+	cds = c.Recv()
 	if got := names(t, cds); !slices.Equal(got, []string{"a"}) {
 		t.Fatalf("CDS after delete = %v, want [a]", got)
 	}
-	c.ack(cds)
+	c.Ack(cds)
 
 	// EDS removal is not sent: deleting a sends nothing, so the next
 	// response (for the newly subscribed c) carries only c.
 	f.eds.Delete("a")
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a", "c"}, VersionInfo: eds.VersionInfo, ResponseNonce: eds.Nonce})
-	eds = c.recv()
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a", "c"}, VersionInfo: eds.VersionInfo, ResponseNonce: eds.Nonce})
+	eds = c.Recv()
 	if got := names(t, eds); !slices.Equal(got, []string{"c"}) {
 		t.Fatalf("EDS after subscribing c = %v, want [c]", got)
 	}
-	c.ack(eds, "a", "c")
+	c.Ack(eds, "a", "c")
 
 	// Unsubscribe c: a change to c is no longer sent, a re-added a is.
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}, VersionInfo: eds.VersionInfo, ResponseNonce: eds.Nonce})
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}, VersionInfo: eds.VersionInfo, ResponseNonce: eds.Nonce})
 	waitFor(t, "the unsubscription", func() bool {
 		return slices.Equal(proxyByNode(t, f.srv, "node-1").Types[xds.EndpointType].Subscribed, []string{"a"})
 	})
 	f.eds.Set(cla("c", "10.0.0.33:80"))
 	f.eds.Set(cla("a", "10.0.0.1:80"))
-	eds = c.recv()
+	eds = c.Recv()
 	if got := names(t, eds); !slices.Equal(got, []string{"a"}) {
 		t.Fatalf("EDS after unsubscribing c = %v, want [a]", got)
 	}
@@ -156,35 +158,35 @@ func TestSotWListenerRoute(t *testing.T) {
 	f := newFixture(t, xds.WithObserver(obs))
 	f.lds.Set(apiListener("svc:80", "svc:80"))
 	f.rds.Set(weightedRoute("svc:80", "svc:80", []string{"a"}, []uint32{1}), weightedRoute("other:80", "other:80", []string{"b"}, []uint32{1}))
-	c := newSotW(t, dial(t, f.addr), "node-1")
+	c := xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "node-1"})
 
 	// An empty RDS request subscribes to nothing: the LDS response comes
 	// first, and no RDS response.
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.RouteType})
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ListenerType})
-	lds := c.recv()
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.RouteType})
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ListenerType})
+	lds := c.Recv()
 	if lds.TypeUrl != xds.ListenerType || !slices.Equal(names(t, lds), []string{"svc:80"}) {
 		t.Fatalf("got %s %v, want LDS [svc:80]", lds.TypeUrl, names(t, lds))
 	}
-	c.ack(lds)
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.RouteType, ResourceNames: []string{"svc:80"}})
-	rds := c.recv()
+	c.Ack(lds)
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.RouteType, ResourceNames: []string{"svc:80"}})
+	rds := c.Recv()
 	if rds.TypeUrl != xds.RouteType || !slices.Equal(names(t, rds), []string{"svc:80"}) {
 		t.Fatalf("got %s %v, want RDS [svc:80]", rds.TypeUrl, names(t, rds))
 	}
-	c.ack(rds, "svc:80")
+	c.Ack(rds, "svc:80")
 
 	// Adding a listener resends the full LDS set.
 	f.lds.Set(apiListener("other:80", "other:80"))
-	lds2 := c.recv()
+	lds2 := c.Recv()
 	if !slices.Equal(names(t, lds2), []string{"other:80", "svc:80"}) {
 		t.Fatalf("LDS = %v", names(t, lds2))
 	}
 	// An ACK with the same subscription gets no response; deleting the
 	// listener removes it by omission.
-	c.ack(lds2)
+	c.Ack(lds2)
 	f.lds.Delete("other:80")
-	lds3 := c.recv()
+	lds3 := c.Recv()
 	if lds3.TypeUrl != xds.ListenerType || !slices.Equal(names(t, lds3), []string{"svc:80"}) {
 		t.Fatalf("got %s %v, want LDS [svc:80]", lds3.TypeUrl, names(t, lds3))
 	}
@@ -256,18 +258,18 @@ func TestSotWNackRevertsToLastAck(t *testing.T) {
 		return c
 	}
 	f.cds.Set(timeout(1))
-	c := newSotW(t, dial(t, f.addr), "node-1")
-	c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	acked := c.recv()
-	c.ack(acked)
+	c := xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "node-1"})
+	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	acked := c.Recv()
+	c.Ack(acked)
 	waitFor(t, "the ACK", func() bool { return proxyByNode(t, f.srv, "node-1").Types[xds.ClusterType].Acks == 1 })
 
 	f.cds.Set(timeout(2))
-	r2 := c.recv()
+	r2 := c.Recv()
 	f.cds.Set(timeout(3))
-	r3 := c.recv()
+	r3 := c.Recv()
 	for _, r := range []*discovery.DiscoveryResponse{r2, r3} {
-		c.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: acked.VersionInfo, ResponseNonce: r.Nonce,
+		c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: acked.VersionInfo, ResponseNonce: r.Nonce,
 			ErrorDetail: &status.Status{Code: 3, Message: "rejected " + r.Nonce}})
 	}
 	waitFor(t, "both NACKs", func() bool { return proxyByNode(t, f.srv, "node-1").Types[xds.ClusterType].Nacks == 2 })
@@ -278,7 +280,7 @@ func TestSotWNackRevertsToLastAck(t *testing.T) {
 
 	// The next full response carries a at the ACKed version.
 	f.cds.Set(edsCluster("b"))
-	r := c.recv()
+	r := c.Recv()
 	if got := names(t, r); !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("CDS = %v", got)
 	}

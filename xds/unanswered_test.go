@@ -2,6 +2,8 @@ package xds_test
 
 import (
 	"bytes"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	"github.com/meshd/meshd/xds/xdstest"
 	"log/slog"
 	"strings"
 	"sync"
@@ -49,13 +51,13 @@ func TestUnansweredProxyIsReported(t *testing.T) {
 	f.eds.Set(cla("c1", "127.0.0.1:8080"))
 
 	cc := dial(t, f.addr)
-	mute := newSotW(t, cc, "mute-proxy")
-	live := newSotW(t, cc, "live-proxy")
-	for _, c := range []*sotwClient{mute, live} {
-		c.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1"}})
+	mute := xdstest.NewSotW(t, cc, &corev3.Node{Id: "mute-proxy"})
+	live := xdstest.NewSotW(t, cc, &corev3.Node{Id: "live-proxy"})
+	for _, c := range []*xdstest.SotW{mute, live} {
+		c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1"}})
 	}
-	first := mute.recv()
-	live.ack(live.recv(), "c1")
+	first := mute.Recv()
+	live.Ack(live.Recv(), "c1")
 
 	deadline := time.Now().Add(10 * time.Second)
 	for len(sink.lines("not answering")) == 0 {
@@ -74,16 +76,16 @@ func TestUnansweredProxyIsReported(t *testing.T) {
 
 	// More changes while it stays mute do not repeat the warning.
 	f.eds.Set(cla("c1", "127.0.0.2:8080"))
-	mute.recv()
-	live.ack(live.recv(), "c1")
+	mute.Recv()
+	live.Ack(live.Recv(), "c1")
 	time.Sleep(500 * time.Millisecond)
 	if n := len(sink.lines("not answering")); n != 1 {
 		t.Fatalf("%d warnings for one mute spell, want 1", n)
 	}
 
 	// It answers: the oldest response is ACKed, then the newest.
-	mute.ack(first, "c1")
-	mute.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1"}, VersionInfo: "x", ResponseNonce: "2"})
+	mute.Ack(first, "c1")
+	mute.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1"}, VersionInfo: "x", ResponseNonce: "2"})
 	deadline = time.Now().Add(10 * time.Second)
 	for len(sink.lines("answering again")) == 0 {
 		if time.Now().After(deadline) {

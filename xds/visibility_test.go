@@ -1,6 +1,7 @@
 package xds_test
 
 import (
+	"github.com/meshd/meshd/xds/xdstest"
 	"slices"
 	"testing"
 
@@ -115,32 +116,29 @@ func TestNamespaceIsolation(t *testing.T) {
 			}
 
 			// SotW wildcard, then named: Clusters carry the full state.
-			s := newSotW(t, cc, "sotw")
-			s.node = nodeIn(t, "sotw", tt.ns)
-			s.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-			if got := sorted(names(t, s.recv())); !slices.Equal(got, tt.want) {
+			s := xdstest.NewSotW(t, cc, nodeIn(t, "sotw", tt.ns))
+			s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+			if got := sorted(names(t, s.Recv())); !slices.Equal(got, tt.want) {
 				t.Errorf("SotW wildcard CDS: %v, want %v", got, tt.want)
 			}
-			s.send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: all})
-			if got := sorted(names(t, s.recv())); !slices.Equal(got, tt.want) {
+			s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: all})
+			if got := sorted(names(t, s.Recv())); !slices.Equal(got, tt.want) {
 				t.Errorf("SotW named EDS: %v, want %v", got, tt.want)
 			}
-			named := newSotW(t, cc, "sotw-named")
-			named.node = nodeIn(t, "sotw-named", tt.ns)
-			named.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNames: all})
-			if got := sorted(names(t, named.recv())); !slices.Equal(got, tt.want) {
+			named := xdstest.NewSotW(t, cc, nodeIn(t, "sotw-named", tt.ns))
+			named.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNames: all})
+			if got := sorted(names(t, named.Recv())); !slices.Equal(got, tt.want) {
 				t.Errorf("SotW named CDS: %v, want %v", got, tt.want)
 			}
 
 			// Delta wildcard and named.
-			d := newDelta(t, cc, "delta")
-			d.node = nodeIn(t, "delta", tt.ns)
-			d.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType})
-			if got := sorted(deltaNames(t, d.recv())); !slices.Equal(got, tt.want) {
+			d := xdstest.NewDelta(t, cc, nodeIn(t, "delta", tt.ns))
+			d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType})
+			if got := sorted(deltaNames(t, d.Recv())); !slices.Equal(got, tt.want) {
 				t.Errorf("Delta wildcard CDS: %v, want %v", got, tt.want)
 			}
-			d.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: all})
-			r := d.recv()
+			d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: all})
+			r := d.Recv()
 			if got := sorted(deltaNames(t, r)); !slices.Equal(got, tt.want) {
 				t.Errorf("Delta named EDS: %v, want %v", got, tt.want)
 			}
@@ -166,18 +164,17 @@ func TestNamespaceIsolationChange(t *testing.T) {
 	cc := dial(t, f.addr)
 
 	type proxy struct {
-		s *sotwClient
-		d *deltaClient
+		s *xdstest.SotW
+		d *xdstest.Delta
 	}
 	start := func(ns string) proxy {
-		p := proxy{s: newSotW(t, cc, "s-"+ns), d: newDelta(t, cc, "d-"+ns)}
-		p.s.node, p.d.node = nodeIn(t, "s-"+ns, ns), nodeIn(t, "d-"+ns, ns)
-		p.s.send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-		if got := names(t, p.s.recv()); !slices.Equal(got, []string{"svc.a"}) {
+		p := proxy{s: xdstest.NewSotW(t, cc, nodeIn(t, "s-"+ns, ns)), d: xdstest.NewDelta(t, cc, nodeIn(t, "d-"+ns, ns))}
+		p.s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+		if got := names(t, p.s.Recv()); !slices.Equal(got, []string{"svc.a"}) {
 			t.Fatalf("%s SotW: %v", ns, got)
 		}
-		p.d.send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"svc.a"}})
-		if got := deltaNames(t, p.d.recv()); !slices.Equal(got, []string{"svc.a"}) {
+		p.d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"svc.a"}})
+		if got := deltaNames(t, p.d.Recv()); !slices.Equal(got, []string{"svc.a"}) {
 			t.Fatalf("%s Delta: %v", ns, got)
 		}
 		return p
@@ -187,28 +184,28 @@ func TestNamespaceIsolationChange(t *testing.T) {
 	// Narrowed to its own namespace: b loses it, a keeps it and is sent
 	// nothing, since its bytes did not change.
 	f.items.Set(scoped{Name: "svc.a", Namespace: "a", ExportTo: []string{"."}})
-	if got := b.s.recv(); len(got.Resources) != 0 {
+	if got := b.s.Recv(); len(got.Resources) != 0 {
 		t.Errorf("b SotW after narrowing: %v, want none", names(t, got))
 	}
-	if got := b.d.recv(); !slices.Equal(got.RemovedResources, []string{"svc.a"}) || len(got.Resources) != 0 {
+	if got := b.d.Recv(); !slices.Equal(got.RemovedResources, []string{"svc.a"}) || len(got.Resources) != 0 {
 		t.Errorf("b Delta after narrowing: resources %v removed %v, want removed [svc.a]", deltaNames(t, got), got.RemovedResources)
 	}
 
 	// Widened again: b gets it back; a, which held it all along, still
 	// gets nothing, which the next change shows.
 	f.items.Set(scoped{Name: "svc.a", Namespace: "a", ExportTo: []string{"a", "b"}})
-	if got := names(t, b.s.recv()); !slices.Equal(got, []string{"svc.a"}) {
+	if got := names(t, b.s.Recv()); !slices.Equal(got, []string{"svc.a"}) {
 		t.Errorf("b SotW after widening: %v", got)
 	}
-	if got := b.d.recv(); !slices.Equal(deltaNames(t, got), []string{"svc.a"}) {
+	if got := b.d.Recv(); !slices.Equal(deltaNames(t, got), []string{"svc.a"}) {
 		t.Errorf("b Delta after widening: %v", deltaNames(t, got))
 	}
 	f.items.Delete("svc.a")
 	for _, p := range []proxy{a, b} {
-		if got := p.s.recv(); len(got.Resources) != 0 {
+		if got := p.s.Recv(); len(got.Resources) != 0 {
 			t.Errorf("SotW after delete: %v", names(t, got))
 		}
-		if got := p.d.recv(); !slices.Equal(got.RemovedResources, []string{"svc.a"}) {
+		if got := p.d.Recv(); !slices.Equal(got.RemovedResources, []string{"svc.a"}) {
 			t.Errorf("Delta after delete: removed %v", got.RemovedResources)
 		}
 	}

@@ -70,8 +70,8 @@ func (r *running) waitLog(t *testing.T, what string, wants ...string) string {
 func TestFaultMalformedManifest(t *testing.T) {
 	r, dir := startDir(t, map[string]string{"ratings.yaml": ratingsService}, nil)
 	ads := dialADS(t, r.app.XDSAddr(), nil, &corev3.Node{Id: "reader"}, true)
-	first := ads.recv()
-	ads.ack(first)
+	first := ads.Recv()
+	ads.Ack(first)
 	if names := clusterNames(t, first); !slices.Contains(names, ratingsCluster) {
 		t.Fatalf("clusters = %v, want %s", names, ratingsCluster)
 	}
@@ -110,7 +110,7 @@ func TestFaultMalformedManifest(t *testing.T) {
 		t.Errorf("/readyz = %d after a bad edit, want 200", code)
 	}
 	late := dialADS(t, r.app.XDSAddr(), nil, &corev3.Node{Id: "late"}, true)
-	if names := clusterNames(t, late.recv()); !slices.Contains(names, ratingsCluster) {
+	if names := clusterNames(t, late.Recv()); !slices.Contains(names, ratingsCluster) {
 		t.Errorf("after the bad edit, a new proxy gets %v, want %s kept", names, ratingsCluster)
 	}
 
@@ -133,15 +133,15 @@ func TestFaultNackingProxy(t *testing.T) {
 
 	const nodeID, reason = "nacker", "nack-test: cluster ratings: unsupported lb_policy"
 	ads := dialADS(t, r.app.XDSAddr(), nil, &corev3.Node{Id: nodeID}, true)
-	good := ads.recv()
-	ads.ack(good)
+	good := ads.Recv()
+	ads.Ack(good)
 	writeFile(t, filepath.Join(dir, "ratings.yaml"), ratingsService)
-	var bad = ads.recv()
+	var bad = ads.Recv()
 	for !slices.Contains(clusterNames(t, bad), ratingsCluster) {
-		ads.ack(bad)
-		bad = ads.recv()
+		ads.Ack(bad)
+		bad = ads.Recv()
 	}
-	ads.nack(bad, good.GetVersionInfo(), reason)
+	ads.Nack(bad, reason) // names the version last ACKed: good's
 
 	// Log: the rejection, with the proxy and its reason.
 	r.waitLog(t, "the NACK", "level=WARN", "rejected config", nodeID, reason)
@@ -225,7 +225,7 @@ func TestFaultPanickingTransformation(t *testing.T) {
 		t.Fatalf("before the fault: items %+v, want shop/boom with 1 port", page)
 	}
 	ads := dialADS(t, r.app.XDSAddr(), nil, &corev3.Node{Id: "reader"}, true)
-	ads.ack(ads.recv())
+	ads.Ack(ads.Recv())
 
 	// Two ports and the label: the transformation panics on boom.
 	writeFile(t, filepath.Join(dir, "boom.yaml"), fmt.Sprintf(boomService, "fault: panic", "  - {name: grpc, port: 81}\n"))
@@ -271,8 +271,8 @@ func TestFaultPanickingTransformation(t *testing.T) {
 	}
 	const boomCluster = "outbound|81||boom.shop.svc.cluster.local"
 	for {
-		resp := ads.recv()
-		ads.ack(resp)
+		resp := ads.Recv()
+		ads.Ack(resp)
 		if slices.Contains(clusterNames(t, resp), boomCluster) {
 			break
 		}
@@ -285,14 +285,14 @@ func TestFaultSlowProxy(t *testing.T) {
 	r, dir := startDir(t, nil, nil)
 	dialADS(t, r.app.XDSAddr(), nil, &corev3.Node{Id: "stuck"}, false)
 	live := dialADS(t, r.app.XDSAddr(), nil, &corev3.Node{Id: "live"}, true)
-	live.ack(live.recv())
+	live.Ack(live.Recv())
 
 	// A change reaches the live proxy although the stuck one holds its
 	// responses unread.
 	writeFile(t, filepath.Join(dir, "ratings.yaml"), ratingsService)
 	for {
-		r := live.recv()
-		live.ack(r)
+		r := live.Recv()
+		live.Ack(r)
 		if slices.Contains(clusterNames(t, r), ratingsCluster) {
 			break
 		}

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // scopedServices are two services of namespace a, one exported only to
@@ -51,9 +52,9 @@ const (
 	pubCluster  = "outbound|9080||pub.a.svc.cluster.local"
 )
 
-// proxyIn opens a SotW stream (rawADS, which asks for every cluster first)
+// proxyIn opens a SotW stream (dialADS, which asks for every cluster first)
 // as a proxy of namespace ns.
-func proxyIn(t *testing.T, addr, ns string) *rawADS {
+func proxyIn(t *testing.T, addr, ns string) *xdstest.SotW {
 	t.Helper()
 	md, err := structpb.NewStruct(map[string]any{"NAMESPACE": ns})
 	if err != nil {
@@ -65,7 +66,7 @@ func proxyIn(t *testing.T, addr, ns string) *rawADS {
 // clustersFor returns the clusters a proxy of namespace ns receives.
 func clustersFor(t *testing.T, addr, ns string) []string {
 	t.Helper()
-	return clusterNames(t, proxyIn(t, addr, ns).recv())
+	return clusterNames(t, proxyIn(t, addr, ns).Recv())
 }
 
 // TestNamespaceIsolationFlag runs meshd with and without
@@ -127,9 +128,9 @@ func TestNamespaceIsolationFlag(t *testing.T) {
 func sidecarHostsFor(t *testing.T, addr, ns string) []string {
 	t.Helper()
 	c := proxyIn(t, addr, ns)
-	c.recv() // the clusters
-	c.send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.ListenerType})
-	r := c.recv()
+	c.Recv() // the clusters
+	c.Send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.ListenerType})
+	r := c.Recv()
 	var routes []string
 	for _, a := range r.GetResources() {
 		var l listenerv3.Listener
@@ -148,8 +149,8 @@ func sidecarHostsFor(t *testing.T, addr, ns string) []string {
 	if len(routes) != 1 {
 		t.Fatalf("sidecar of %s: %d listeners on port 9080 (routes %v), want 1", ns, len(routes), routes)
 	}
-	c.send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.RouteType, ResourceNames: routes})
-	r = c.recv()
+	c.Send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.RouteType, ResourceNames: routes})
+	r = c.Recv()
 	if len(r.GetResources()) != 1 {
 		t.Fatalf("sidecar of %s: %d route configurations for %v", ns, len(r.GetResources()), routes)
 	}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"net/url"
 	"slices"
@@ -14,27 +13,20 @@ import (
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
-	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
-// rawADS is a SotW ADS stream driven by hand: the test decides what to
-// ACK, what to NACK, and whether responses are read at all.
-type rawADS struct {
-	t      *testing.T
-	stream grpc.BidiStreamingClient[discoveryv3.DiscoveryRequest, discoveryv3.DiscoveryResponse]
-	resps  chan *discoveryv3.DiscoveryResponse // nil when the stream is never read
-}
-
-// dialADS opens a stream as node (creds nil: plaintext) and, if read,
-// receives its responses in a goroutine; a stream that is not read stands
-// for a proxy that stopped reading. It is closed at the end of the test.
-func dialADS(t *testing.T, addr string, creds credentials.TransportCredentials, node *corev3.Node, read bool) *rawADS {
+// dialADS opens a SotW stream on a connection of its own as node (creds
+// nil: plaintext) and asks for every cluster. With read false its
+// responses are never read: it stands for a proxy that stopped reading.
+// The stream and connection close at the end of the test.
+func dialADS(t *testing.T, addr string, creds credentials.TransportCredentials, node *corev3.Node, read bool) *xdstest.SotW {
 	t.Helper()
 	if creds == nil {
 		creds = insecure.NewCredentials()
@@ -43,78 +35,14 @@ func dialADS(t *testing.T, addr string, creds credentials.TransportCredentials, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
-	if err != nil {
-		cancel()
-		cc.Close()
-		t.Fatal(err)
+	t.Cleanup(func() { cc.Close() }) // after the stream's own cleanup
+	opts := []xdstest.Option{xdstest.WithBuffer(16)}
+	if !read {
+		opts = append(opts, xdstest.Unread())
 	}
-	c := &rawADS{t: t, stream: stream}
-	done := make(chan struct{})
-	if read {
-		c.resps = make(chan *discoveryv3.DiscoveryResponse, 16)
-		go func() {
-			defer close(done)
-			defer close(c.resps)
-			for {
-				r, err := stream.Recv()
-				if err != nil {
-					return
-				}
-				select {
-				case c.resps <- r:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	} else {
-		close(done)
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		cc.Close()
-	})
-	c.send(&discoveryv3.DiscoveryRequest{Node: node, TypeUrl: xds.ClusterType})
+	c := xdstest.NewSotW(t, cc, node, opts...)
+	c.Send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.ClusterType})
 	return c
-}
-
-func (c *rawADS) send(r *discoveryv3.DiscoveryRequest) {
-	c.t.Helper()
-	if err := c.stream.Send(r); err != nil {
-		c.t.Fatalf("ADS send: %v", err)
-	}
-}
-
-// recv waits for the next response.
-func (c *rawADS) recv() *discoveryv3.DiscoveryResponse {
-	c.t.Helper()
-	select {
-	case r, ok := <-c.resps:
-		if !ok {
-			c.t.Fatal("ADS stream closed")
-		}
-		return r
-	case <-time.After(20 * time.Second):
-		c.t.Fatal("no ADS response within 20s")
-		return nil
-	}
-}
-
-// ack accepts r.
-func (c *rawADS) ack(r *discoveryv3.DiscoveryResponse) {
-	c.t.Helper()
-	c.send(&discoveryv3.DiscoveryRequest{TypeUrl: r.GetTypeUrl(), VersionInfo: r.GetVersionInfo(), ResponseNonce: r.GetNonce()})
-}
-
-// nack rejects r with reason, as Envoy does: the version is the last one
-// accepted, the nonce r's.
-func (c *rawADS) nack(r *discoveryv3.DiscoveryResponse, acceptedVersion, reason string) {
-	c.t.Helper()
-	c.send(&discoveryv3.DiscoveryRequest{TypeUrl: r.GetTypeUrl(), VersionInfo: acceptedVersion, ResponseNonce: r.GetNonce(),
-		ErrorDetail: &status.Status{Code: 3, Message: reason}})
 }
 
 // clusterNames returns the sorted names of the clusters in r.
@@ -212,11 +140,11 @@ func TestMaxConnectionAgeFlag(t *testing.T) {
 	r := start(t, cfg)
 	r.waitReady(t)
 	c := dialADS(t, r.app.XDSAddr(), nil, &corev3.Node{Id: "aging"}, true)
-	c.ack(c.recv())
+	c.Ack(c.Recv())
 	deadline := time.After(10 * time.Second)
 	for {
 		select {
-		case _, ok := <-c.resps:
+		case _, ok := <-c.Responses():
 			if !ok {
 				return // closed by the server: the age took effect
 			}

@@ -248,11 +248,11 @@ func TestNoSecretsLeak(t *testing.T) {
 	const nodeID = "sidecar~10.1.9.9~billing-1.shop~shop.svc.cluster.local"
 	ads := dialADS(t, r.app.XDSAddr(), credentials.NewTLS(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}),
 		&corev3.Node{Id: nodeID, Metadata: md}, true)
-	resp := ads.recv()
+	resp := ads.Recv()
 	if names := clusterNames(t, resp); !slices.Contains(names, reviewsCluster) {
 		t.Fatalf("clusters over TLS = %v, want %s", names, reviewsCluster)
 	}
-	ads.ack(resp)
+	ads.Ack(resp)
 	r.proxy(t, nodeID, "acked", func(p debugui.ProxyEntry) bool { return p.Verdict == "up-to-date" })
 
 	// A Secret that does not parse is reported, without its content.
