@@ -40,7 +40,7 @@ type CollectionInfo struct {
 	// Conflicts is the number of output keys claimed by several inputs.
 	Conflicts int `json:"conflicts"`
 
-	// RecomputeBuckets counts recompute durations per HistogramBounds
+	// RecomputeBuckets counts recompute durations per HistogramBounds()
 	// bucket (the last is +Inf); RecomputeSeconds is their sum.
 	RecomputeBuckets []uint64 `json:"recomputeBuckets"`
 	RecomputeSeconds float64  `json:"recomputeSeconds"`

@@ -3,6 +3,7 @@ package krt
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"time"
 )
 
@@ -52,7 +53,7 @@ func newDerived[I, O any](g *Graph, parent *store[I], kind string, one func(Hand
 		inputs: map[string]*inputState{}, owners: map[string]string{},
 		upSynced: map[upstream]int{},
 	}
-	d.init(g, kind, o, kind)
+	d.init(g, kind, o)
 	if parent != nil && len(parent.items) > 0 {
 		// The initial computation fills these with one entry per input:
 		// size them once instead of rehashing log2(n) times.
@@ -100,19 +101,14 @@ func (d *derived[I, O]) process(tx *Txn) {
 	d.propagateChanges(tx)
 }
 
+// recompute runs the transformation of input k again, or withdraws k's
+// outputs when k is gone, and records what the run read.
 func (d *derived[I, O]) recompute(tx *Txn, k string) {
 	var in I
 	if d.parent != nil {
 		v, ok := d.parent.items[k]
 		if !ok {
-			if st := d.inputs[k]; st != nil {
-				for _, ok := range st.outs {
-					d.release(tx, ok, k)
-				}
-				d.setDeps(st, nil)
-				delete(d.inputs, k)
-			}
-			delete(d.failing, k)
+			d.forget(tx, k)
 			return
 		}
 		in = v
@@ -143,32 +139,48 @@ func (d *derived[I, O]) recompute(tx *Txn, k string) {
 		return
 	}
 	delete(d.failing, k)
-	var keys []string
-	if len(st.outs) == 1 && len(outs) == 1 && d.acc.key(outs[0]) == st.outs[0] {
-		keys = st.outs // the common one-to-one case: same key, no allocation
-		d.claim(tx, keys[0], k, outs[0])
-	} else {
-		keys = make([]string, 0, len(outs))
-		for _, v := range outs {
-			key := d.acc.key(v)
-			if containsString(keys, key) {
-				d.recordError(k, fmt.Errorf("input %q produced two outputs with key %q; keeping the first: %w", k, key, ErrKeyConflict), "")
-				continue
-			}
-			keys = append(keys, key)
-			d.claim(tx, key, k, v)
+	st.outs = d.replaceOutputs(tx, k, st.outs, outs)
+	d.setDeps(st, fc.deps)
+}
+
+// forget withdraws the outputs and reads of input k, which is gone.
+func (d *derived[I, O]) forget(tx *Txn, k string) {
+	if st := d.inputs[k]; st != nil {
+		for _, out := range st.outs {
+			d.release(tx, out, k)
 		}
-		for _, old := range st.outs {
-			if !containsString(keys, old) {
-				d.release(tx, old, k)
-			}
+		d.setDeps(st, nil)
+		delete(d.inputs, k)
+	}
+	delete(d.failing, k)
+}
+
+// replaceOutputs claims the keys of outs for input k, releases those of
+// prev that outs lacks, and returns the new keys (nil for none).
+func (d *derived[I, O]) replaceOutputs(tx *Txn, k string, prev []string, outs []O) []string {
+	if len(prev) == 1 && len(outs) == 1 && d.acc.key(outs[0]) == prev[0] {
+		d.claim(tx, prev[0], k, outs[0]) // the common one-to-one case: same key, no allocation
+		return prev
+	}
+	keys := make([]string, 0, len(outs))
+	for _, v := range outs {
+		key := d.acc.key(v)
+		if slices.Contains(keys, key) {
+			d.recordError(k, fmt.Errorf("input %q produced two outputs with key %q; keeping the first: %w", k, key, ErrKeyConflict), "")
+			continue
+		}
+		keys = append(keys, key)
+		d.claim(tx, key, k, v)
+	}
+	for _, old := range prev {
+		if !slices.Contains(keys, old) {
+			d.release(tx, old, k)
 		}
 	}
 	if len(keys) == 0 {
-		keys = nil
+		return nil
 	}
-	st.outs = keys
-	d.setDeps(st, fc.deps)
+	return keys
 }
 
 // call runs the transformation, turning a panic or a Fail into an error.
@@ -309,25 +321,12 @@ func sameDeps(a, b []*fetchRec) bool {
 // unionDeps returns a followed by the reads of b that a lacks.
 func unionDeps(a, b []*fetchRec) []*fetchRec {
 	out := append([]*fetchRec(nil), a...)
-next:
 	for _, r := range b {
-		for _, x := range a {
-			if x.up == r.up && x.filter.equal(&r.filter) {
-				continue next
-			}
+		if !slices.ContainsFunc(a, func(x *fetchRec) bool { return x.up == r.up && x.filter.equal(&r.filter) }) {
+			out = append(out, r)
 		}
-		out = append(out, r)
 	}
 	return out
-}
-
-func containsString(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (d *derived[I, O]) checkSynced() bool {

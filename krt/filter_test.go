@@ -1,12 +1,14 @@
 package krt_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/meshd/meshd/krt"
 )
 
-func TestFetchFilters(t *testing.T) {
+// filterFixture is a graph of four pods and three services to filter.
+func filterFixture() (*krt.Graph, krt.Static[Pod], krt.Static[Service]) {
 	g := krt.NewGraph()
 	pods := krt.NewStatic[Pod](g)
 	svcs := krt.NewStatic[Service](g)
@@ -21,6 +23,11 @@ func TestFetchFilters(t *testing.T) {
 		Service{Name: "web-v1", Namespace: "x", Selector: map[string]string{"app": "web", "v": "1"}},
 		Service{Name: "none", Namespace: "x"},
 	)
+	return g, pods, svcs
+}
+
+func TestFetchFilters(t *testing.T) {
+	g, pods, _ := filterFixture()
 	byApp := krt.NewIndex(pods, "app", func(p Pod) []string { return []string{p.Labels["app"]} })
 
 	podCases := []struct {
@@ -43,11 +50,15 @@ func TestFetchFilters(t *testing.T) {
 	for _, tc := range podCases {
 		t.Run("pods/"+tc.name, func(t *testing.T) {
 			got := fetchKeys(g, pods, tc.filters)
-			if !equalStrings(got, tc.want) {
+			if !slices.Equal(got, tc.want) {
 				t.Fatalf("got %v want %v", got, tc.want)
 			}
 		})
 	}
+}
+
+func TestFetchFilterSelects(t *testing.T) {
+	g, _, svcs := filterFixture()
 	svcCases := []struct {
 		name   string
 		labels map[string]string
@@ -61,7 +72,7 @@ func TestFetchFilters(t *testing.T) {
 	for _, tc := range svcCases {
 		t.Run("services/"+tc.name, func(t *testing.T) {
 			got := fetchKeys(g, svcs, []krt.Filter{krt.FilterSelects(tc.labels)})
-			if !equalStrings(got, tc.want) {
+			if !slices.Equal(got, tc.want) {
 				t.Fatalf("got %v want %v", got, tc.want)
 			}
 		})
@@ -80,18 +91,6 @@ func fetchKeys[T krt.ResourceNamer](g *krt.Graph, c krt.Collection[T], filters [
 	})
 	v, _ := s.Value()
 	return v.K
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestSelectorDependenciesAreIndexed checks that a change recomputes only

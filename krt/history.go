@@ -87,23 +87,32 @@ type durationHistogram struct {
 	sum    atomic.Int64 // nanoseconds
 }
 
-const histBuckets = 11
+// The bucket bounds: histBuckets of them, from histFirst, each histGrowth
+// times the one before.
+const (
+	histBuckets = 11
+	histFirst   = time.Microsecond
+	histGrowth  = 4
+)
 
-// HistogramBounds are the upper bounds, in seconds, of the recompute
-// duration buckets reported in CollectionInfo; the last bucket is +Inf.
-var HistogramBounds = func() []float64 {
+// HistogramBounds returns the upper bounds, in seconds, of the recompute
+// duration buckets reported in CollectionInfo.RecomputeBuckets, which has
+// one more bucket, for +Inf. They run from 1µs, each four times the one
+// before. Every call returns a new slice, which the caller may keep or
+// change.
+func HistogramBounds() []float64 {
 	b := make([]float64, histBuckets)
-	d := time.Microsecond
+	d := histFirst
 	for i := range b {
 		b[i] = d.Seconds()
-		d *= 4
+		d *= histGrowth
 	}
 	return b
-}()
+}
 
 func (h *durationHistogram) observe(d time.Duration) {
 	i := 0
-	for b := time.Microsecond; i < histBuckets && d > b; b *= 4 {
+	for b := histFirst; i < histBuckets && d > b; b *= histGrowth {
 		i++
 	}
 	h.counts[i].Add(1)

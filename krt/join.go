@@ -37,7 +37,7 @@ func newJoin[T any](g *Graph, cols []Collection[T], merge func([]T) T, opts []Op
 	if o.keyFunc == nil {
 		o.keyFunc = j.sources[0].acc.key
 	}
-	j.init(g, "join", o, "join")
+	j.init(g, "join", o)
 	g.construct(j, func(tx *Txn) {
 		for _, src := range j.sources {
 			src.downs = append(src.downs, func(tx *Txn, key string) { j.markDirty(tx, key) })

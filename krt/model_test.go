@@ -326,23 +326,7 @@ func TestModelHandlersAndConsistentReads(t *testing.T) {
 		readers.Add(1)
 		go func() {
 			defer readers.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				m.g.Read(func(uint64) {
-					for _, w := range m.workloads.List() {
-						for _, s := range w.Services {
-							e, ok := m.endpoints.Get(s)
-							if !ok || !slices.Contains(e.IPs, w.IP) {
-								t.Errorf("inconsistent read: workload %s (ip %s) of %s missing from endpoints %v", w.Key, w.IP, s, e.IPs)
-							}
-						}
-					}
-				})
-			}
+			checkReadsUntil(t, m, stop)
 		}()
 	}
 	r := rand.New(rand.NewPCG(7, 7))
@@ -369,4 +353,26 @@ func TestModelHandlersAndConsistentReads(t *testing.T) {
 	}
 	cancel()
 	<-runDone
+}
+
+// checkReadsUntil checks, inside Graph.Read and until stop closes, that
+// every workload's IP is in the endpoints of each of its services.
+func checkReadsUntil(t *testing.T, m *modelGraph, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		m.g.Read(func(uint64) {
+			for _, w := range m.workloads.List() {
+				for _, s := range w.Services {
+					e, ok := m.endpoints.Get(s)
+					if !ok || !slices.Contains(e.IPs, w.IP) {
+						t.Errorf("inconsistent read: workload %s (ip %s) of %s missing from endpoints %v", w.Key, w.IP, s, e.IPs)
+					}
+				}
+			}
+		})
+	}
 }

@@ -31,6 +31,7 @@ func NewSingleton[T any](g *Graph, compute func(ctx HandlerContext) *T, opts ...
 // key is always SingletonKey. Every method is a transaction of its own; use
 // Graph.Update with In to change it together with other collections.
 type StaticSingleton[T any] struct {
+	_ struct{} // not convertible to Static, whose Set takes many items
 	*static[T]
 }
 
@@ -39,7 +40,7 @@ type StaticSingleton[T any] struct {
 // option is ignored.
 func NewStaticSingleton[T any](g *Graph, initial *T, opts ...Option) StaticSingleton[T] {
 	opts = append(opts, WithKey(func(T) string { return SingletonKey }))
-	s := StaticSingleton[T]{NewStatic[T](g, opts...).static}
+	s := StaticSingleton[T]{static: NewStatic[T](g, opts...).static}
 	if initial != nil {
 		s.Set(*initial)
 	}

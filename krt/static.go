@@ -17,14 +17,13 @@ type static[T any] struct {
 func NewStatic[T any](g *Graph, opts ...Option) Static[T] {
 	o := buildOptions(opts)
 	s := &static[T]{unsynced: o.unsynced}
-	s.init(g, "static", o, "static")
+	s.init(g, "static", o)
 	g.construct(s, nil)
 	return Static[T]{s}
 }
 
-func (s *static[T]) process(tx *Txn)        { s.propagateChanges(tx) }
-func (s *static[T]) dropPending()           {}
-func (s *static[T]) markDirty(*Txn, string) {}
+func (s *static[T]) process(tx *Txn) { s.propagateChanges(tx) }
+func (s *static[T]) dropPending()    {}
 
 func (s *static[T]) checkSynced() bool {
 	if !s.unsynced {

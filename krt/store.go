@@ -3,6 +3,7 @@ package krt
 import (
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 )
 
@@ -52,7 +53,7 @@ type stats struct {
 	durations                  durationHistogram
 }
 
-func (s *store[T]) init(g *Graph, kind string, o options, what string) {
+func (s *store[T]) init(g *Graph, kind string, o options) {
 	s.g = g
 	s.kind = kind
 	s.name = o.name
@@ -212,8 +213,6 @@ func (s *store[T]) propagateChanges(tx *Txn) {
 	s.unprop = s.unprop[:0]
 }
 
-func (s *store[T]) hasChanges() bool { return len(s.changes) > 0 }
-
 // finish implements node.
 func (s *store[T]) finish(version uint64) int {
 	if len(s.changes) == 0 {
@@ -234,9 +233,23 @@ func (s *store[T]) finish(version uint64) int {
 	if version == 0 {
 		return 0
 	}
-	n := 0
-	var recent []EventRecord
-	var events []Event[T]
+	events, recent, n := s.netEvents(changes)
+	s.stats.events.Add(uint64(n))
+	s.hist.events(version, recent)
+	if len(events) > 0 {
+		slices.SortFunc(events, func(a, b Event[T]) int { return strings.Compare(a.Key, b.Key) })
+		b := Batch[T]{Version: version, Events: events}
+		for _, h := range s.handlers {
+			h.enqueue(b)
+		}
+	}
+	return n
+}
+
+// netEvents turns the transaction's changes into the events handlers get
+// (none when no handler is registered), the records the history keeps, and
+// the number of keys whose value changed.
+func (s *store[T]) netEvents(changes map[string]pendingChange[T]) (events []Event[T], recent []EventRecord, n int) {
 	want := len(s.handlers) > 0
 	if want {
 		events = make([]Event[T], 0, len(changes))
@@ -271,24 +284,7 @@ func (s *store[T]) finish(version uint64) int {
 			events = append(events, ev)
 		}
 	}
-	s.stats.events.Add(uint64(n))
-	s.hist.events(version, recent)
-	if want && len(events) > 0 {
-		slices.SortFunc(events, func(a, b Event[T]) int {
-			if a.Key < b.Key {
-				return -1
-			}
-			if a.Key > b.Key {
-				return 1
-			}
-			return 0
-		})
-		b := Batch[T]{Version: version, Events: events}
-		for _, h := range s.handlers {
-			h.enqueue(b)
-		}
-	}
-	return n
+	return events, recent, n
 }
 
 // Register implements Collection.

@@ -62,6 +62,7 @@ func (c *GraphCollector) Collect(ch chan<- prometheus.Metric) {
 	info := c.g.Describe()
 	ch <- prometheus.MustNewConstMetric(c.version, prometheus.GaugeValue, float64(info.Version))
 	seen := make(map[string]bool, len(info.Collections))
+	bounds := krt.HistogramBounds()
 	for _, ci := range info.Collections {
 		name := ci.Name
 		if seen[name] {
@@ -82,7 +83,7 @@ func (c *GraphCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.recomputes, ci.Recomputes)
 		counter(c.events, ci.EventsEmitted)
 		counter(c.errs, ci.Errors)
-		count, buckets := cumulative(ci.RecomputeBuckets, krt.HistogramBounds)
+		count, buckets := cumulative(ci.RecomputeBuckets, bounds)
 		ch <- prometheus.MustNewConstHistogram(c.duration, count, ci.RecomputeSeconds, buckets, lv...)
 	}
 }
