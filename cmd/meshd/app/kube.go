@@ -6,7 +6,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/cmd/meshd/internal/problem"
 	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/sources/kube"
 )
@@ -56,12 +56,12 @@ type cluster struct {
 
 // kubeProblems reports the collections whose informers have not listed yet
 // although their watches failed: the cluster is unreachable or refuses.
-func kubeProblems(src *kube.Source) func() []debugui.Problem {
-	return func() []debugui.Problem {
-		var out []debugui.Problem
+func kubeProblems(src *kube.Source) func() []problem.Problem {
+	return func() []problem.Problem {
+		var out []problem.Problem
 		for _, st := range src.Stats() {
 			if !st.Synced && st.WatchErrors > 0 {
-				out = append(out, debugui.Problem{
+				out = append(out, problem.Problem{
 					Source: "kubernetes",
 					Object: st.Resource,
 					Error:  fmt.Sprintf("not listed yet after %d failed lists or watches (see the log for why)", st.WatchErrors),

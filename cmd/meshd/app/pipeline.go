@@ -10,9 +10,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
-	"github.com/meshd/meshd/cmd/meshd/internal/metrics"
-	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/examples/demo"
+	"github.com/meshd/meshd/cmd/meshd/internal/metrics"
+	"github.com/meshd/meshd/cmd/meshd/internal/problem"
+	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/sources/folder"
@@ -138,12 +139,12 @@ func (a *App) buildMeshConfig() (krt.Collection[meshconfig.MeshConfig], error) {
 	}
 	a.ready.add("mesh config "+a.cfg.MeshConfigFile, f.Config().Synced())
 	a.components = append(a.components, component{"mesh config", f.Run})
-	a.problems = append(a.problems, func() []debugui.Problem {
+	a.problems = append(a.problems, func() []problem.Problem {
 		st := f.Status()
 		if st.Valid {
 			return nil
 		}
-		return []debugui.Problem{{Source: st.Source, Object: "mesh config", Error: st.Error + " (serving the last good config)"}}
+		return []problem.Problem{{Source: st.Source, Object: "mesh config", Error: st.Error + " (serving the last good config)"}}
 	})
 	return f.Config(), nil
 }
@@ -234,9 +235,9 @@ func synced(in sources.Inputs) []<-chan struct{} {
 }
 
 // folderProblems reports a folder source's problems to the debug UI.
-func folderProblems(src *folder.Source) func() []debugui.Problem {
-	return func() []debugui.Problem {
-		var out []debugui.Problem
+func folderProblems(src *folder.Source) func() []problem.Problem {
+	return func() []problem.Problem {
+		var out []problem.Problem
 		for _, p := range src.Problems() {
 			where := p.Path
 			if p.Line > 0 {
@@ -246,23 +247,23 @@ func folderProblems(src *folder.Source) func() []debugui.Problem {
 			if p.Doc > 0 {
 				msg = fmt.Sprintf("document %d: %s", p.Doc, msg)
 			}
-			severity := debugui.SeverityError
+			severity := problem.SeverityError
 			if p.Severity == folder.SeverityWarning {
 				msg = "warning: " + msg
-				severity = debugui.SeverityWarning
+				severity = problem.SeverityWarning
 			}
-			out = append(out, debugui.Problem{Source: where, Object: p.Object, Error: strings.TrimSpace(msg), Severity: severity})
+			out = append(out, problem.Problem{Source: where, Object: p.Object, Error: strings.TrimSpace(msg), Severity: severity})
 		}
 		return out
 	}
 }
 
 // problemView gathers the problems every source reports for the debug UI.
-type problemView []func() []debugui.Problem
+type problemView []func() []problem.Problem
 
-// Problems implements debugui.Problems.
-func (v problemView) Problems() []debugui.Problem {
-	out := []debugui.Problem{}
+// Problems implements problem.Lister.
+func (v problemView) Problems() []problem.Problem {
+	out := []problem.Problem{}
 	for _, f := range v {
 		out = append(out, f()...)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/cmd/meshd/internal/problem"
 	"github.com/meshd/meshd/cmd/meshd/internal/routestatus"
 )
 
@@ -47,12 +47,12 @@ func (a *App) buildStatus() {
 
 // statusProblems shows the routes whose status could not be written (the
 // API server refuses, or RBAC forbids) in the debug UI's Problems tab.
-func statusProblems(w *routestatus.Writer) func() []debugui.Problem {
-	return func() []debugui.Problem {
-		var out []debugui.Problem
+func statusProblems(w *routestatus.Writer) func() []problem.Problem {
+	return func() []problem.Problem {
+		var out []problem.Problem
 		for _, f := range w.Failing() {
 			kind, name, _ := strings.Cut(f.Route, "/")
-			out = append(out, debugui.Problem{
+			out = append(out, problem.Problem{
 				Source: "route status",
 				Object: kind + " " + name,
 				Error:  "status not written (retried with backoff): " + f.Error,

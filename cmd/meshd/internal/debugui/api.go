@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/meshd/meshd/cmd/meshd/internal/problem"
 	"github.com/meshd/meshd/krt"
 )
 
@@ -108,8 +109,8 @@ type ProxyEntry struct {
 // event.
 type ProblemsResult struct {
 	// Available is false when the handler has no Problems.
-	Available bool      `json:"available"`
-	Problems  []Problem `json:"problems"`
+	Available bool              `json:"available"`
+	Problems  []problem.Problem `json:"problems"`
 }
 
 // Items pages: the default and the largest page size.
@@ -337,10 +338,10 @@ func (h *Handler) serveConfigDump(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) problems() ProblemsResult {
 	if h.opts.problems == nil {
-		return ProblemsResult{Problems: []Problem{}}
+		return ProblemsResult{Problems: []problem.Problem{}}
 	}
 	ps := h.opts.problems.Problems()
-	out := make([]Problem, len(ps))
+	out := make([]problem.Problem, len(ps))
 	for i, p := range ps {
 		p.Object, p.Error = RedactString(p.Object), RedactString(p.Error)
 		out[i] = p

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/meshd/meshd/cmd/meshd/internal/problem"
 	"github.com/meshd/meshd/krt"
 )
 
@@ -17,7 +18,7 @@ type Option func(*options)
 type options struct {
 	prefix   string
 	proxies  Proxies
-	problems Problems
+	problems problem.Lister
 	replica  func() Replica
 	log      *slog.Logger
 	poll     time.Duration
@@ -34,7 +35,7 @@ func WithProxies(p Proxies) Option { return func(o *options) { o.proxies = p } }
 
 // WithProblems sets the source problems behind the Problems tab.
 // Default: none; the tab says no source reports problems.
-func WithProblems(p Problems) Option { return func(o *options) { o.problems = p } }
+func WithProblems(p problem.Lister) Option { return func(o *options) { o.problems = p } }
 
 // WithReplica sets the view of the leader election that the badge in the
 // page's header and api/replica show. The function is called from request

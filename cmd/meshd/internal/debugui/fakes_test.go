@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/problem"
 )
 
 // fakeProxies is a registry of two proxies: web-1 is up to date, api-1
@@ -62,9 +64,9 @@ func (f *fakeProxies) set(ps []ProxyStatus) {
 	f.proxies = append([]ProxyStatus(nil), ps...)
 }
 
-type fakeProblems []Problem
+type fakeProblems []problem.Problem
 
-func (f fakeProblems) Problems() []Problem { return f }
+func (f fakeProblems) Problems() []problem.Problem { return f }
 
 func newFakeProblems(now time.Time) fakeProblems {
 	return fakeProblems{{Source: "config/routes.yaml", Object: "HTTPRoute shop/broken", Error: "yaml: line 7: mapping values are not allowed in this context", Since: now.Add(-2 * time.Minute)}}

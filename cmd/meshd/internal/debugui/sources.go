@@ -16,15 +16,6 @@ type Proxies interface {
 	ConfigDump(nodeID string) (any, error)
 }
 
-// Problems is the view of the sources' problems the Problems tab shows:
-// files that do not parse, objects that fail validation, watches that fail.
-// Implementations must be safe for concurrent use and cheap, as Proxies.
-type Problems interface {
-	// Problems returns the problems present now; an empty slice when all
-	// is well.
-	Problems() []Problem
-}
-
 // ProxyState is the connection state of a proxy, as the xDS server sees it.
 type ProxyState string
 
@@ -88,26 +79,6 @@ type NACK struct {
 	Nonce   string    `json:"nonce,omitempty"`
 	Reason  string    `json:"reason"` // the proxy's error_detail message
 }
-
-// Problem is one problem with the configuration sources.
-type Problem struct {
-	// Source says where: a file path, "kubernetes", "mesh-config".
-	Source string `json:"source"`
-	// Object names the object concerned, if any: "HTTPRoute default/web".
-	Object string    `json:"object,omitempty"`
-	Error  string    `json:"error"`
-	Since  time.Time `json:"since,omitzero"`
-	// Severity is SeverityError (also when empty): the source keeps its
-	// last good objects; or SeverityWarning: the objects loaded, maybe not
-	// as meant.
-	Severity string `json:"severity,omitempty"`
-}
-
-// The severities of a Problem.
-const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
-)
 
 // Verdict answers "is this proxy connected, up to date, or rejecting
 // config?" in one word:

@@ -3,20 +3,14 @@ package metrics
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/cmd/meshd/internal/problem"
 )
-
-// ProblemLister is what the problems collector reads: the sources'
-// current problems, as the debug UI's Problems tab shows them.
-type ProblemLister interface {
-	Problems() []debugui.Problem
-}
 
 // ProblemsCollector is a prometheus.Collector of how many problems the
 // sources report now: files that do not parse or validate, an invalid
 // mesh config, watches that fail. It reads them at scrape time.
 type ProblemsCollector struct {
-	p        ProblemLister
+	p        problem.Lister
 	problems *prometheus.Desc
 }
 
@@ -24,7 +18,7 @@ type ProblemsCollector struct {
 // meshd_source_problems, labeled severity: "error" (the source serves
 // its last good objects) or "warning". Both series are always present, so
 // an alert on the error series works from the start.
-func NewProblemsCollector(p ProblemLister) *ProblemsCollector {
+func NewProblemsCollector(p problem.Lister) *ProblemsCollector {
 	return &ProblemsCollector{
 		p: p,
 		problems: prometheus.NewDesc("meshd_source_problems",
@@ -40,12 +34,12 @@ func (c *ProblemsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.probl
 func (c *ProblemsCollector) Collect(ch chan<- prometheus.Metric) {
 	var errs, warnings int
 	for _, p := range c.p.Problems() {
-		if p.Severity == debugui.SeverityWarning {
+		if p.Severity == problem.SeverityWarning {
 			warnings++
 		} else {
 			errs++
 		}
 	}
-	ch <- prometheus.MustNewConstMetric(c.problems, prometheus.GaugeValue, float64(errs), debugui.SeverityError)
-	ch <- prometheus.MustNewConstMetric(c.problems, prometheus.GaugeValue, float64(warnings), debugui.SeverityWarning)
+	ch <- prometheus.MustNewConstMetric(c.problems, prometheus.GaugeValue, float64(errs), string(problem.SeverityError))
+	ch <- prometheus.MustNewConstMetric(c.problems, prometheus.GaugeValue, float64(warnings), string(problem.SeverityWarning))
 }

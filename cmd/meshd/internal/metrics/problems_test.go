@@ -6,12 +6,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/cmd/meshd/internal/problem"
 )
 
-type problemList []debugui.Problem
+type problemList []problem.Problem
 
-func (l problemList) Problems() []debugui.Problem { return l }
+func (l problemList) Problems() []problem.Problem { return l }
 
 func TestProblemsCollector(t *testing.T) {
 	tests := []struct {
@@ -25,8 +25,8 @@ meshd_source_problems{severity="warning"} 0
 `},
 		{"an unset severity is an error", problemList{
 			{Source: "a.yaml:3", Error: "invalid YAML"},
-			{Source: "b.yaml", Error: "no name", Severity: debugui.SeverityError},
-			{Source: "c.yaml", Error: "kind Secret has no collection", Severity: debugui.SeverityWarning},
+			{Source: "b.yaml", Error: "no name", Severity: problem.SeverityError},
+			{Source: "c.yaml", Error: "kind Secret has no collection", Severity: problem.SeverityWarning},
 		}, `
 meshd_source_problems{severity="error"} 2
 meshd_source_problems{severity="warning"} 1
