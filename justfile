@@ -21,9 +21,14 @@ race:
 bench:
     go test -run '^$' -bench . -benchmem ./krt/... ./collections/... ./sources/... ./xds/...
 
-# The engine side by side with the Istio krt workload (see docs/benchmarks.md).
+# The krt workload on our engine alone (see docs/benchmarks.md).
 bench-krt *FLAGS:
     go run ./bench/krt {{FLAGS}}
+
+# Ours and theirs back to back (Istio's krt, the plain-map floor, go-control-plane), as Markdown tables;
+# e.g. `just compare -n 1000 -m 10000`. The first run compiles Istio (minutes).
+compare *FLAGS:
+    bench/compare.sh {{FLAGS}}
 
 # The xDS server under many streams (see docs/benchmarks.md).
 bench-xds *FLAGS:

@@ -1,10 +1,12 @@
 // Command bench runs the pods/services workload on the krt engine and prints
 // one "metric value unit" line per figure.
 //
-// It is the meshd side of a side-by-side comparison with Istio's krt: the
-// anchor at /work/shared/anchors/istio-krt runs the same workload, takes the
-// same flags and prints the same metric names, so the two outputs can be
-// joined line by line (see compare.sh, and docs/benchmarks.md for figures).
+// It is the meshd side of a side-by-side comparison with Istio's krt:
+// bench/istio-krt runs the same workload on istio.io/istio/pkg/kube/krt,
+// takes the same flags and prints the same metric names, and bench/limit
+// computes the same outputs from scratch with plain maps (the floor), so
+// the outputs join line by line (bench/compare.sh prints them side by
+// side; docs/benchmarks.md has figures).
 //
 // The workload: N services svc-i in namespace ns-(i%10) selecting app=svc-i;
 // M pods, pod j in service j%N; a mesh-config singleton. Workloads are derived

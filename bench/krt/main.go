@@ -20,20 +20,13 @@ func main() {
 	probeChanges := flag.Int("probe-changes", 100, "back-to-back changes of one pod, to see whether handlers observe intermediate states")
 	svcLookup := flag.String("svc-lookup", "ns", "how workloads find their services: ns (FilterNamespace + FilterSelects), selector (an index on ns/key=value + FilterSelects), none (an unindexed predicate over every service)")
 	build := flag.String("build", "bulk", "initial build mode: bulk (inputs filled, then derived collections created) or incremental (derived collections on empty inputs, then one transaction per input)")
-	meshChange := flag.Bool("mesh-change", true, "run the mesh-config change phase (not in the Istio anchor)")
+	meshChange := flag.Bool("mesh-change", true, "run the mesh-config change phase")
 	timeout := flag.Duration("timeout", 5*time.Minute, "timeout for any single wait")
 	seed := flag.Int64("seed", 1, "seed for choosing which pods change")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of -profile-phase to this file")
 	memProfile := flag.String("memprofile", "", "write a heap profile at the end of -profile-phase to this file (for build: after the memory phase's GC)")
 	profilePhase := flag.String("profile-phase", "all", "phase the profiles cover: all, build, latency, churn, probe, meshconfig")
-	compare := flag.Bool("compare", false, "instead of running, print a Markdown table comparing the outputs given by -ours and -istio")
-	oursRuns := flag.String("ours", "", "with -compare: comma-separated files holding outputs of this command")
-	istioRuns := flag.String("istio", "", "with -compare: comma-separated files holding outputs of the Istio anchor")
 	flag.Parse()
-	if *compare {
-		compareMain(*oursRuns, *istioRuns)
-		return
-	}
 	if *n <= 0 || *m < *n {
 		fatalf("need 0 < n <= m")
 	}
@@ -229,7 +222,7 @@ func run(c config, prof *profiler) {
 		}
 		waitOrTimeout(tr.arm(), c.timeout, "probe", tr)
 		prof.end("probe")
-		time.Sleep(200 * time.Millisecond) // let any trailing events land, as the anchor does
+		time.Sleep(200 * time.Millisecond) // let any trailing events land, as bench/istio-krt does
 		tr.mu.Lock()
 		seen := map[string]bool{}
 		for _, l := range tr.probeSeen {
@@ -304,7 +297,7 @@ func fatalf(format string, args ...any) {
 	os.Exit(1)
 }
 
-// emit prints one "metric value unit" line, the format the anchor prints.
+// emit prints one "metric value unit" line, the format bench/compare.sh reads.
 func emit(metric string, value any, unit string) {
 	if v, ok := value.(float64); ok {
 		fmt.Printf("%s %.3f %s\n", metric, v, unit)

@@ -59,7 +59,7 @@ func head(s []string) []string { return s[:min(len(s), 5)] }
 
 // verifyEventually retries verify for up to d and returns the retries it
 // needed. krt commits synchronously, so any retry at all is a finding; the
-// loop is there to report the same metric as the anchor.
+// loop is there to report the same metric as bench/istio-krt.
 func verifyEventually(gr *graph, n, m int, trustDomain string, d time.Duration, what string) int {
 	deadline := time.Now().Add(d)
 	for i := 0; ; i++ {

@@ -90,7 +90,7 @@ func (e Endpoints) Equals(o Endpoints) bool {
 	return e.Service == o.Service && slices.Equal(e.IPs, o.IPs)
 }
 
-// The generated workload must match the anchor's exactly, so that both
+// The generated workload must match bench/istio-krt's exactly, so that both
 // engines see the same keys, namespaces and IPs.
 
 func namespaceOf(svc int) string { return fmt.Sprintf("ns-%d", svc%10) }

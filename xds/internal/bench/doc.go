@@ -1,11 +1,11 @@
-// Command bench measures meshd's ADS server on the workload of the xDS
-// anchors (/work/shared/anchors/xds): N services svc-i in namespaces
-// ns-(i%10), one gRPC port 7070; M ready pods, pod j backing service j%N;
+// Command bench measures meshd's ADS server on the workload that
+// bench/gcp-snapshot serves with go-control-plane: N services svc-i in
+// namespaces ns-(i%10), one gRPC port 7070; M ready pods, pod j backing service j%N;
 // P SotW ADS clients that want everything (wildcard LDS, the routes the
 // listeners name, wildcard CDS, the clusters' load assignments); and
-// -changes single-pod IP moves. It takes the anchors' flags (-n, -m, -p,
-// -changes) and prints one "metric value unit" line per figure, under the
-// anchors' names, so that runs compare as ratios.
+// -changes single-pod IP moves. It takes bench/gcp-snapshot's flags (-n,
+// -m, -p, -changes) and prints one "metric value unit" line per figure,
+// under the same names, so that runs compare as ratios (bench/compare.sh).
 //
 // The objects are Kubernetes Services and Pods in static krt inputs; the
 // mesh model (collections.Build) derives the xDS resources and the server

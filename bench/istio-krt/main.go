@@ -1,0 +1,121 @@
+package main
+
+import (
+	"flag"
+	"math/rand"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	istiolog "istio.io/istio/pkg/log"
+)
+
+func main() {
+	c := config{}
+	flag.IntVar(&c.n, "n", 1000, "number of services")
+	flag.IntVar(&c.m, "m", 10000, "number of pods")
+	flag.IntVar(&c.latencyChanges, "latency-changes", 200, "single-change latency samples")
+	flag.IntVar(&c.churnChanges, "churn-changes", 10000, "pod IP changes in the churn phase")
+	flag.IntVar(&c.probeChanges, "probe-changes", 100, "back-to-back changes of one pod, to see whether handlers observe intermediate states")
+	flag.StringVar(&c.svcLookup, "svc-lookup", "ns", "how workloads find their services: ns (namespace index + FilterSelects), selector (an index on ns/key=value + FilterSelects), none (an unindexed predicate over every service)")
+	flag.StringVar(&c.build, "build", "bulk", "initial build mode: bulk (inputs filled, then derived collections created) or incremental (derived collections on empty inputs, then one update per input)")
+	flag.BoolVar(&c.meshChange, "mesh-change", true, "run the mesh-config change phase")
+	flag.DurationVar(&c.timeout, "timeout", 5*time.Minute, "timeout for any single wait")
+	flag.Int64Var(&c.seed, "seed", 1, "seed for choosing which pods change")
+	flag.Parse()
+	// Istio logs to stdout by default; stdout is for metric lines.
+	logs := istiolog.DefaultOptions()
+	logs.OutputPaths = []string{"stderr"}
+	if err := istiolog.Configure(logs); err != nil {
+		fatalf("istio logging: %v", err)
+	}
+	if c.n <= 0 || c.m < c.n {
+		fatalf("-n, -m: need 0 < n <= m")
+	}
+	if c.build != "bulk" && c.build != "incremental" {
+		fatalf("-build %q: want bulk or incremental", c.build)
+	}
+	run(c)
+}
+
+// config is the flags.
+type config struct {
+	n, m                                       int
+	latencyChanges, churnChanges, probeChanges int
+	svcLookup, build                           string
+	meshChange                                 bool
+	timeout                                    time.Duration
+	seed                                       int64
+}
+
+// bench is one run: the graph, the Endpoints handler that times it, and
+// the random source choosing the pods that change.
+type bench struct {
+	c   config
+	gr  *graph
+	tr  *tracker
+	rng *rand.Rand
+}
+
+const (
+	initialDomain = "cluster.local"
+	newDomain     = "example.org"
+)
+
+func run(c config) {
+	emit("param_services", c.n, "count")
+	emit("param_pods", c.m, "count")
+	emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
+	emit("param_svc_lookup_"+c.svcLookup, 1, "flag")
+	emit("param_build_"+c.build, 1, "flag")
+	b := &bench{c: c, tr: newTracker(), rng: rand.New(rand.NewSource(c.seed))}
+	baseInuse, baseAlloc := heapStats()
+	b.build()
+	b.memory(baseInuse, baseAlloc)
+	emit("verify_initial_retries", b.verify(initialDomain, 30*time.Second, "initial build"), "count")
+	b.latency()
+	b.churn()
+	b.probe()
+	if c.meshChange {
+		b.meshConfig()
+	}
+	close(b.gr.stop)
+	if info, ok := debug.ReadBuildInfo(); ok {
+		emit("build_go", info.GoVersion, "version")
+	}
+	emit("result", "PASS", "status")
+}
+
+func (b *bench) verify(domain string, d time.Duration, what string) int {
+	return verifyEventually(b.gr, b.c.n, b.c.m, domain, d, what)
+}
+
+// memory reports the heap the graph holds, against the baseline taken
+// before the inputs were generated.
+func (b *bench) memory(baseInuse, baseAlloc uint64) {
+	inuse, alloc := heapStats()
+	M := float64(b.c.m)
+	emit("heap_inuse", inuse, "bytes")
+	emit("heap_inuse_delta", int64(inuse)-int64(baseInuse), "bytes")
+	emit("heap_inuse_delta_per_pod", float64(int64(inuse)-int64(baseInuse))/M, "bytes/pod")
+	emit("heap_alloc_delta_per_pod", float64(int64(alloc)-int64(baseAlloc))/M, "bytes/pod")
+	emit("goroutines", runtime.NumGoroutine(), "count")
+}
+
+// changePod gives pod j a fresh IP; prevIP, when set, is the IP this run
+// last gave it, which the tracker no longer awaits.
+func (b *bench) changePod(j int, prevIP string) string {
+	k := podKey(j, b.c.n)
+	cur := b.gr.pods.GetKey(k)
+	if cur == nil {
+		fatalf("pod %s missing", k)
+	}
+	if prevIP != "" && cur.IP != prevIP {
+		fatalf("pod %s has ip %s, expected %s", k, cur.IP, prevIP)
+	}
+	np := *cur
+	np.IP = freshIP()
+	b.tr.expect(np.IP, cur.IP)
+	b.gr.pods.UpdateObject(np)
+	return np.IP
+}

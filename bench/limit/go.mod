@@ -1,0 +1,3 @@
+module github.com/meshd/meshd/bench/limit
+
+go 1.26.8

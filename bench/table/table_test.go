@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run1(t *testing.T, text string) runOutput {
+	t.Helper()
+	r, err := parseRun(strings.NewReader(text), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestParseRunNeedsPass(t *testing.T) {
+	if _, err := parseRun(strings.NewReader("initial_build 10 ms\n"), true); !errors.Is(err, errNoPass) {
+		t.Fatalf("a run without result PASS: err %v, want errNoPass", err)
+	}
+	r, err := parseRun(strings.NewReader("change_latency_p50 3 ms\nnot a metric line\n"), false)
+	if err != nil || r["change_latency_p50"].value != 3 || len(r) != 1 {
+		t.Fatalf("parseRun without PASS required = %v, %v", r, err)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	runs := []runOutput{
+		run1(t, "x 3 ms\nresult PASS status\n"),
+		run1(t, "x 1 ms\nresult PASS status\n"),
+		run1(t, "x 2 ms\ny 5 ms\nresult PASS status\n"),
+		run1(t, "w 2 ms\nresult PASS status\n"),
+		run1(t, "w 4 ms\nresult PASS status\n"),
+	}
+	tests := []struct {
+		metric string
+		want   float64
+		ok     bool
+	}{
+		{"x", 2, true},
+		{"y", 5, true},
+		{"w", 3, true}, // even count: the mean of the middle two
+		{"z", 0, false},
+	}
+	for _, tc := range tests {
+		got, _, ok := median(runs, tc.metric)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("median(%s) = %v, %v; want %v, %v", tc.metric, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestWriteTableKrt(t *testing.T) {
+	runs := map[string][]runOutput{
+		"meshd": {run1(t, "initial_build 100 ms\nchurn_throughput 9000 events/s\nheap_inuse_delta_per_pod 1000 bytes/pod\nchurn_submit 50 ms\nresult PASS status\n")},
+		"istio": {run1(t, "initial_build 250 ms\nchurn_throughput 1000 events/s\nheap_inuse_delta_per_pod 2500 bytes/pod\nchurn_submit 5 ms\nresult PASS status\n")},
+		"floor": {run1(t, "initial_build 10 ms\nheap_inuse_delta_per_pod 800 bytes/pod\nresult PASS status\n")},
+	}
+	var b strings.Builder
+	writeTable(&b, layouts["krt"], runs)
+	out := b.String()
+	for _, want := range []string{
+		"| metric | meshd krt | Istio krt | floor (plain maps) | Istio ÷ meshd | meshd ÷ floor | target met? |\n|---|---:|---:|---:|---:|---:|---:|\n",
+		"| initial_build | 100.0 ms | 250.0 ms | 10.0 ms | 2.50 | 10.00 | **no** (≥ 3× wanted) |",
+		"| churn_throughput | 9000 events/s | 1000 events/s | — | 9.00 | — | yes (≥ 3×) |",
+		"| heap_inuse_delta_per_pod | 1000 bytes/pod | 2500 bytes/pod | 800.0 bytes/pod | 2.50 | 1.25 | yes (≥ 2×) |",
+		"| churn_submit | 50.0 ms | 5.00 ms | — | n/a (sync vs async) | — |  |",
+		"Runs (medians): meshd krt 1, Istio krt 1, floor (plain maps) 1.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "latency_p99") {
+		t.Errorf("table shows a metric no side has:\n%s", out)
+	}
+}
+
+func TestWriteTableXDS(t *testing.T) {
+	runs := map[string][]runOutput{
+		"sotw":  {run1(t, "change_server_cpu_mean 20 ms\nconnect_bytes_per_client 1000 bytes\nresult PASS status\n")},
+		"delta": {run1(t, "change_server_cpu_mean 5 ms\nresult PASS status\n")},
+		"gcp":   {run1(t, "change_server_cpu_mean 2000 ms\nconnect_bytes_per_client 1500 bytes\nsnapshot_build 20 ms\nresult PASS status\n")},
+	}
+	var b strings.Builder
+	writeTable(&b, layouts["xds"], runs)
+	out := b.String()
+	for _, want := range []string{
+		"| metric | meshd SotW | meshd Delta | go-control-plane | gcp ÷ meshd SotW | gcp ÷ meshd Delta |\n",
+		"| change_server_cpu_mean | 20.0 ms | 5.00 ms | 2000 ms | 100.00 | 400.00 |",
+		"| connect_bytes_per_client | 1000 bytes | — | 1500 bytes | 1.50 | — |",
+		"| snapshot_build | — | — | 20.0 ms | — | — |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "target met?") {
+		t.Errorf("the xds layout has no targets, yet the table has the column:\n%s", out)
+	}
+}
+
+func TestLoadRunsNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.txt"), filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(good, []byte("x 1 ms\nresult PASS status\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("x 1 ms\nresult FAIL status\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := loadRuns(good+",", true)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("loadRuns(good) = %d runs, %v", len(runs), err)
+	}
+	if _, err := loadRuns(good+","+bad, true); err == nil || !strings.Contains(err.Error(), bad) || !errors.Is(err, errNoPass) {
+		t.Fatalf("loadRuns(bad) = %v, want an errNoPass naming %s", err, bad)
+	}
+}
