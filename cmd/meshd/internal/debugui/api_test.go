@@ -455,7 +455,8 @@ type protoHolder struct {
 	Message *durationpb.Duration
 	Tagged  int `json:"n"`
 	Skipped int `json:"-"`
-	hidden  int
+	//lint:ignore U1000 an unexported field, which the encoder must skip
+	hidden int
 }
 
 // opaque has no exported field; DebugValue says what it holds.

@@ -352,8 +352,8 @@ func testReplicaBadge(t *testing.T, b *headless.Browser) {
 
 	b.WaitJS("the leader badge", `document.getElementById('replica').dataset.role === 'leader'`)
 	role, text, title, visible := badge()
-	if !visible || text != "leader" {
-		t.Errorf("leading replica: badge %q (visible %v), want a visible \"leader\"", text, visible)
+	if !visible || text != "leader" || role != "leader" {
+		t.Errorf("leading replica: badge %q (role %s, visible %v), want a visible \"leader\"", text, role, visible)
 	}
 	for _, want := range []string{"lease: mesh-system/meshd", "this replica: meshd-0_1a2b", "leader: meshd-0_1a2b, since ", "terms won by this replica: 1"} {
 		if !strings.Contains(title, want) {

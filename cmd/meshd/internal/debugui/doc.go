@@ -30,6 +30,12 @@
 // Collection names and proxy ids are single path segments; escape slashes in
 // them as %2F.
 //
+// The page is plain ES modules, one per tab or concern (ui/main.js wires
+// them), with no build step. The JSON fields it reads are declared in one
+// place, ui/fields.js, through which every answer is decoded; a test holds
+// that file to the Go types above, so renaming or dropping a field the page
+// reads fails the build's tests rather than blanking the page.
+//
 // Item values are encoded with encoding/json, proto messages (and struct
 // fields holding them) with protojson; an item type whose fields do not show
 // what it holds can implement DebugValuer.
