@@ -109,10 +109,10 @@ function renderHead(d) {
     stat('items', fmtNum(d.size)),
     stat('events/s', fmtRate(d.eventRate).replace('/s', '')),
     stat('events', fmtNum(d.eventsEmitted)),
-    stat('inputs', fmtNum(d.inputsProcessed)),
     stat('recomputes', fmtNum(d.recomputes)),
     stat('errors', fmtNum(d.errors), d.errors),
     stat('failing inputs', fmtNum(d.failingInputs), d.failingInputs),
+    stat('key conflicts', fmtNum(d.conflicts), d.conflicts),
     stat('handlers', fmtNum(d.handlers)),
   );
 }
