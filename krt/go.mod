@@ -1,0 +1,3 @@
+module github.com/meshd/meshd/krt
+
+go 1.24
