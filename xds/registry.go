@@ -142,36 +142,9 @@ func (c *conn) status() ProxyStatus {
 		}
 	}
 	for t, ts := range c.s.types {
-		st := TypeStatus{
-			TypeURL:      t,
-			Wildcard:     ts.wildcard,
-			Resources:    len(ts.sent),
-			SentVersion:  ts.version,
-			SentNonce:    ts.nonce,
-			LastPush:     ts.lastPush,
-			Pushes:       ts.pushes,
-			AckedVersion: ts.ackedVersion,
-			AckedNonce:   ts.ackedNonce,
-			AckedAt:      ts.ackedAt,
-			Acks:         ts.acks,
-			Nacks:        ts.nacks,
-			Resumed:      ts.resumed,
-			Pending:      len(c.s.pending[t]),
-		}
-		for n := range ts.names {
-			st.Subscribed = append(st.Subscribed, n)
-		}
-		sort.Strings(st.Subscribed)
-		for n := range ts.rejected {
-			st.Rejected = append(st.Rejected, n)
-		}
-		sort.Strings(st.Rejected)
-		if ts.lastNack != nil {
-			nk := *ts.lastNack
-			st.LastNack = &nk
-			if ts.ackedAt.Before(nk.Time) {
-				p.Rejecting = true
-			}
+		st := typeStatus(ts, len(c.s.pending[t]))
+		if ts.lastNack != nil && ts.ackedAt.Before(ts.lastNack.Time) {
+			p.Rejecting = true
 		}
 		if ts.lastPush.After(p.LastPush) {
 			p.LastPush = ts.lastPush
@@ -186,6 +159,40 @@ func (c *conn) status() ProxyStatus {
 		p.Stale = true
 	}
 	return p
+}
+
+// typeStatus returns the status of one type of a stream, with pending
+// names waiting.
+func typeStatus(ts *typeState, pending int) TypeStatus {
+	st := TypeStatus{
+		TypeURL:      ts.typeURL,
+		Wildcard:     ts.wildcard,
+		Resources:    len(ts.sent),
+		SentVersion:  ts.version,
+		SentNonce:    ts.nonce,
+		LastPush:     ts.lastPush,
+		Pushes:       ts.pushes,
+		AckedVersion: ts.ackedVersion,
+		AckedNonce:   ts.ackedNonce,
+		AckedAt:      ts.ackedAt,
+		Acks:         ts.acks,
+		Nacks:        ts.nacks,
+		Resumed:      ts.resumed,
+		Pending:      pending,
+	}
+	for n := range ts.names {
+		st.Subscribed = append(st.Subscribed, n)
+	}
+	sort.Strings(st.Subscribed)
+	for n := range ts.rejected {
+		st.Rejected = append(st.Rejected, n)
+	}
+	sort.Strings(st.Rejected)
+	if ts.lastNack != nil {
+		nk := *ts.lastNack
+		st.LastNack = &nk
+	}
+	return st
 }
 
 // ConfigDump is the configuration a proxy holds: per type URL, the

@@ -7,8 +7,8 @@ import (
 
 // typeState is one stream's subscription to one type: what the client
 // asked for, what it holds, and how it answered. The SotW and Delta
-// protocols share it. It is owned by the stream's loop and guarded by the
-// conn's mu for the registry's readers.
+// protocols share it. It belongs to the stream's session: owned by the
+// stream's loop and guarded by the conn's mu for the registry's readers.
 type typeState struct {
 	typeURL string
 	// wildcard is set when the client subscribed to every resource.

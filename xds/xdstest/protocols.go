@@ -2,7 +2,6 @@ package xdstest
 
 import (
 	"context"
-	"time"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
@@ -54,41 +53,6 @@ var deltaProtocol = protocol[discovery.DeltaDiscoveryRequest, discovery.DeltaDis
 	},
 }
 
-// Send sends req, with the stream's node if it is the first request.
-func (s *Stream[Req, Resp]) Send(req *Req) {
-	s.t.Helper()
-	if s.node != nil {
-		s.proto.setNode(req, s.node)
-		s.node = nil
-	}
-	if err := s.stream.Send(req); err != nil {
-		s.t.Fatalf("ADS send: %v", err)
-	}
-}
-
-// Recv waits for the next response; it fails the test if the stream ends
-// or none comes in time.
-func (s *Stream[Req, Resp]) Recv() *Resp {
-	s.t.Helper()
-	if s.resps == nil {
-		s.t.Fatal("Recv on an Unread stream")
-	}
-	select {
-	case r, ok := <-s.resps:
-		if !ok {
-			s.t.Fatalf("ADS stream ended: %v", s.err)
-		}
-		return r
-	case <-time.After(s.timeout):
-		s.t.Fatalf("no ADS response within %v", s.timeout)
-	}
-	return nil
-}
-
-// Responses returns the channel of responses, closed when the stream
-// ends; nil for an Unread stream.
-func (s *Stream[Req, Resp]) Responses() <-chan *Resp { return s.resps }
-
 // Ack accepts r. A SotW ACK carries names as its subscription (as SotW
 // clients repeat theirs); a Delta ACK subscribes to names, if any, too.
 func (s *Stream[Req, Resp]) Ack(r *Resp, names ...string) {
@@ -102,23 +66,4 @@ func (s *Stream[Req, Resp]) Ack(r *Resp, names ...string) {
 func (s *Stream[Req, Resp]) Nack(r *Resp, reason string, names ...string) {
 	s.t.Helper()
 	s.Send(s.proto.answer(r, s.accepted[s.proto.typeURL(r)], names, &status.Status{Code: 3, Message: reason}))
-}
-
-// Ended waits for the server to end the stream, skipping any responses
-// still queued, and returns the error that ended it (io.EOF when the
-// server returned nil).
-func (s *Stream[Req, Resp]) Ended() error {
-	s.t.Helper()
-	timeout := time.After(s.timeout)
-	for {
-		select {
-		case _, ok := <-s.resps:
-			if !ok {
-				return s.err
-			}
-		case <-timeout:
-			s.t.Fatal("ADS stream not ended")
-			return nil
-		}
-	}
 }
