@@ -5,7 +5,7 @@
 default:
     @just --list
 
-# Serve the bundled demo mesh; pass flags through, e.g. `just run --config-dir examples/demo`.
+# Serve the bundled demo mesh; pass flags through, e.g. `just run --config-dir cmd/meshd/internal/demo`.
 run *FLAGS:
     go run ./cmd/meshd {{FLAGS}}
 

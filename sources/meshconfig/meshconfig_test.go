@@ -81,6 +81,23 @@ func value(t *testing.T, c krt.Singleton[MeshConfig]) MeshConfig {
 	return v
 }
 
+// runFile runs f until the test ends, and waits for its first load.
+func runFile(t *testing.T, f *File) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	if !f.Config().WaitUntilSynced(ctx.Done()) {
+		t.Fatal("not synced")
+	}
+}
+
 func TestFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mesh.yaml")
@@ -101,18 +118,7 @@ func TestFile(t *testing.T) {
 	if f.Config().HasSynced() {
 		t.Fatal("synced before loading")
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
-	if !f.Config().WaitUntilSynced(ctx.Done()) {
-		t.Fatal("not synced")
-	}
+	runFile(t, f)
 	if got := value(t, f.Config()).TrustDomain; got != "one.example" {
 		t.Fatalf("trust domain %q", got)
 	}
@@ -152,18 +158,7 @@ func TestFileTrickle(t *testing.T) {
 	}
 	g := krt.NewGraph()
 	f := NewFile(g, path, WithDebounce(100*time.Millisecond))
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
-	if !f.Config().WaitUntilSynced(ctx.Done()) {
-		t.Fatal("not synced")
-	}
+	runFile(t, f)
 
 	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() { // a write every 20ms, well inside the quiet period
@@ -217,11 +212,7 @@ func TestFileConfigMapVolume(t *testing.T) {
 	}
 	g := krt.NewGraph()
 	f := NewFile(g, filepath.Join(dir, "mesh"), WithDebounce(10*time.Millisecond))
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	f.Config().WaitUntilSynced(ctx.Done())
+	runFile(t, f)
 	if got := value(t, f.Config()).DomainSuffix; got != "one.local" {
 		t.Fatalf("domain suffix %q", got)
 	}

@@ -159,9 +159,10 @@ const usageHeader = `meshd is a service-mesh control plane: it reads Kubernetes 
 EndpointSlices and Gateway API routes, derives the mesh incrementally, and
 serves it to Envoy and gRPC proxyless clients over ADS (xDS).
 
-With no source flag it serves a bundled demo mesh (examples/demo), so that
-'meshd' alone is usable at once. --config-dir and --kubeconfig/--in-cluster
-may be combined; where both define an object, the folder's wins.
+With no source flag it serves a bundled demo mesh (cmd/meshd/internal/demo
+in the source tree), so that 'meshd' alone is usable at once. --config-dir
+and --kubeconfig/--in-cluster may be combined; where both define an object,
+the folder's wins.
 
 Usage:
   meshd [flags]

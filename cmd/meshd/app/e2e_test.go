@@ -17,7 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/meshd/meshd/examples/demo"
+	"github.com/meshd/meshd/cmd/meshd/internal/demo"
 	"github.com/meshd/meshd/xds"
 )
 

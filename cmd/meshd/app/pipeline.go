@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
-	"github.com/meshd/meshd/examples/demo"
+	"github.com/meshd/meshd/cmd/meshd/internal/demo"
 	"github.com/meshd/meshd/cmd/meshd/internal/metrics"
 	"github.com/meshd/meshd/cmd/meshd/internal/problem"
 	"github.com/meshd/meshd/collections"
