@@ -37,10 +37,11 @@ func (a *App) buildKube() (sources.Inputs, error) {
 	if err != nil {
 		return sources.Inputs{}, fmt.Errorf("%s: %w", flag, err)
 	}
-	src := kube.New(a.model.Graph, clients, kube.WithLogger(a.log.With("source", "kubernetes")))
+	opts := append(KubeOptions(a.cfg), kube.WithLogger(a.log.With("source", "kubernetes")))
+	src := kube.New(a.model.Graph, clients, opts...)
 	in := src.Inputs()
 	a.cluster = &cluster{clients: clients, inputs: in}
-	a.ready.add("source kubernetes ("+rc.Host+")", synced(in)...)
+	a.ready.add("source kubernetes ("+rc.Host+")", in.Synced()...)
 	a.components = append(a.components, component{"kubernetes source", src.Run})
 	a.problems = append(a.problems, kubeProblems(src))
 	return in, nil

@@ -17,7 +17,6 @@ import (
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/sources/folder"
-	"github.com/meshd/meshd/sources/meshconfig"
 	"github.com/meshd/meshd/xds"
 )
 
@@ -34,21 +33,11 @@ func (a *App) build() error {
 	if err != nil {
 		return err
 	}
-	mc, err := a.buildMeshConfig()
-	if err != nil {
+	if in.MeshConfig, err = a.buildMeshConfig(in); err != nil {
 		return err
 	}
 	a.model.Inputs = in
-	a.model.Mesh = collections.Build(g, collections.Inputs{
-		Services:       in.Services,
-		Pods:           in.Pods,
-		Namespaces:     in.Namespaces,
-		EndpointSlices: in.EndpointSlices,
-		Nodes:          in.Nodes,
-		HTTPRoutes:     in.HTTPRoutes,
-		GRPCRoutes:     in.GRPCRoutes,
-		MeshConfig:     mc,
-	}, collections.WithNamespaceViews(a.cfg.NamespaceIsolation))
+	a.model.Mesh = collections.Build(g, in, collections.WithNamespaceViews(a.cfg.NamespaceIsolation))
 	if a.cfg.Extend != nil {
 		if err := a.cfg.Extend(a.model); err != nil {
 			return fmt.Errorf("extending the mesh model: %w", err)
@@ -90,7 +79,7 @@ func (a *App) buildSources() (sources.Inputs, error) {
 		in := src.Inputs()
 		all = append(all, in)
 		a.problems = append(a.problems, folderProblems(src))
-		a.ready.add("source "+name, synced(in)...)
+		a.ready.add("source "+name, in.Synced()...)
 		a.components = append(a.components, component{"source " + name, src.Run})
 		a.log.Info("loaded manifests", "source", name, "objects", src.Stats().Objects, "files", src.Stats().Files)
 	}
@@ -124,29 +113,6 @@ func firstError(source string, ps []folder.Problem) error {
 		return fmt.Errorf("%s: %s", source, errs[0])
 	}
 	return fmt.Errorf("%s: %s (and %d more problems)", source, errs[0], len(errs)-1)
-}
-
-// buildMeshConfig returns the mesh config collection: the file's, or an
-// empty one, which the model reads as meshconfig.Default().
-func (a *App) buildMeshConfig() (krt.Collection[meshconfig.MeshConfig], error) {
-	g := a.model.Graph
-	if a.cfg.MeshConfigFile == "" {
-		return krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil, krt.WithName("meshconfig")), nil
-	}
-	f := meshconfig.NewFile(g, a.cfg.MeshConfigFile, meshconfig.WithLogger(a.log.With("source", "mesh-config")))
-	if err := f.Load(); err != nil {
-		return nil, fmt.Errorf("--mesh-config %s: %w", a.cfg.MeshConfigFile, err)
-	}
-	a.ready.add("mesh config "+a.cfg.MeshConfigFile, f.Config().Synced())
-	a.components = append(a.components, component{"mesh config", f.Run})
-	a.problems = append(a.problems, func() []problem.Problem {
-		st := f.Status()
-		if st.Valid {
-			return nil
-		}
-		return []problem.Problem{{Source: st.Source, Object: "mesh config", Error: st.Error + " (serving the last good config)"}}
-	})
-	return f.Config(), nil
 }
 
 // buildXDS creates the xDS server over the model's resources.
@@ -224,14 +190,6 @@ func resourceVisibility[M proto.Message](r collections.Resource[M]) xds.Visibili
 		return xds.VisibleToAllExcept(r.HiddenFrom...)
 	}
 	return xds.VisibleTo(r.VisibleTo...)
-}
-
-// synced returns the synced channels of every input collection.
-func synced(in sources.Inputs) []<-chan struct{} {
-	return []<-chan struct{}{
-		in.Services.Synced(), in.Pods.Synced(), in.Namespaces.Synced(), in.EndpointSlices.Synced(),
-		in.Nodes.Synced(), in.ConfigMaps.Synced(), in.HTTPRoutes.Synced(), in.GRPCRoutes.Synced(),
-	}
 }
 
 // folderProblems reports a folder source's problems to the debug UI.
