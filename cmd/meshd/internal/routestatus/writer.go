@@ -401,75 +401,95 @@ func (k *kindOf[T]) register(w *Writer, add func(key string)) *krt.Registration 
 // again after the wait.
 func (k *kindOf[T]) reconcile(ctx context.Context, w *Writer, key, ns, name string) (outcome, error) {
 	var (
-		out      outcome
-		token    bool // a token is held for the next write
-		conflict bool // the last write conflicted: read the server
+		out outcome
+		a   attempt
 	)
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		for {
-			rs := w.status(key)
-			cached, ok := k.routes.Get(ns + "/" + name)
-			if !ok || cached.GetResourceVersion() == "" {
-				// Not in the collection, or not from a cluster (a source
-				// without resource versions): nothing to write to.
-				out = outNotFound
-				return nil
-			}
-			if rs != nil && rs.Generation != cached.GetGeneration() {
-				out = outStale
-				return nil
-			}
-			obj := cached
-			if conflict {
-				err := call(ctx, func(ctx context.Context) (err error) {
-					obj, err = k.get(ctx, ns, name)
-					return err
-				})
-				if err != nil {
-					return fmt.Errorf("reading route: %w", err)
-				}
-				if obj.GetGeneration() != cached.GetGeneration() {
-					// The server holds a newer spec; the collection
-					// delivers it and its status soon.
-					out = outStale
-					return nil
-				}
-			}
-			parents, changed := w.desired(rs, k.status(obj).Parents)
-			if !changed {
-				out = outUnchanged
-				return nil
-			}
-			if !token {
-				if err := w.limiter.Wait(ctx); err != nil {
-					return fmt.Errorf("waiting to write: %w", err)
-				}
-				token = true
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			token = false
-			cp := k.copy(obj)
-			k.status(cp).Parents = parents
-			err := call(ctx, func(ctx context.Context) error { return k.update(ctx, cp) })
-			if apierrors.IsConflict(err) {
-				w.conflicts.Add(1)
-				conflict = true
-			}
-			if err != nil {
-				return fmt.Errorf("updating status: %w", err)
-			}
-			out = outWritten
-			w.log.Debug("route status written", "route", key, "generation", cached.GetGeneration())
-			return nil
+		var err error
+		for out = 0; out == 0 && err == nil; {
+			out, err = k.step(ctx, w, &a, key, ns, name)
 		}
+		return err
 	})
 	if apierrors.IsNotFound(err) {
 		return outNotFound, nil
 	}
 	return out, err
+}
+
+// attempt is what reconcile carries from one decision to the next.
+type attempt struct {
+	token    bool // a token is held for the next write
+	conflict bool // the last write conflicted: read the server
+}
+
+// step makes one decision. It returns outcome 0 when it only took a
+// token, so the caller decides again on fresh copies.
+func (k *kindOf[T]) step(ctx context.Context, w *Writer, a *attempt, key, ns, name string) (outcome, error) {
+	rs := w.status(key)
+	obj, out, err := k.current(ctx, rs, a.conflict, ns, name)
+	if out != 0 || err != nil {
+		return out, err
+	}
+	parents, changed := w.desired(rs, k.status(obj).Parents)
+	if !changed {
+		return outUnchanged, nil
+	}
+	if !a.token {
+		if err := w.limiter.Wait(ctx); err != nil {
+			return 0, fmt.Errorf("waiting to write: %w", err)
+		}
+		a.token = true
+		return 0, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	a.token = false
+	cp := k.copy(obj)
+	k.status(cp).Parents = parents
+	err = call(ctx, func(ctx context.Context) error { return k.update(ctx, cp) })
+	if apierrors.IsConflict(err) {
+		w.conflicts.Add(1)
+		a.conflict = true
+	}
+	if err != nil {
+		return 0, fmt.Errorf("updating status: %w", err)
+	}
+	w.log.Debug("route status written", "route", key, "generation", obj.GetGeneration())
+	return outWritten, nil
+}
+
+// current returns the route to decide on: the collection's copy, or the
+// server's after a conflict. A nonzero outcome means there is nothing to
+// write: the route is gone, not from a cluster, or caught between versions.
+func (k *kindOf[T]) current(ctx context.Context, rs *collections.RouteStatus, conflict bool, ns, name string) (T, outcome, error) {
+	cached, ok := k.routes.Get(ns + "/" + name)
+	if !ok || cached.GetResourceVersion() == "" {
+		// Not in the collection, or not from a cluster (a source
+		// without resource versions): nothing to write to.
+		return cached, outNotFound, nil
+	}
+	if rs != nil && rs.Generation != cached.GetGeneration() {
+		return cached, outStale, nil
+	}
+	if !conflict {
+		return cached, 0, nil
+	}
+	var obj T
+	err := call(ctx, func(ctx context.Context) (err error) {
+		obj, err = k.get(ctx, ns, name)
+		return err
+	})
+	if err != nil {
+		return obj, 0, fmt.Errorf("reading route: %w", err)
+	}
+	if obj.GetGeneration() != cached.GetGeneration() {
+		// The server holds a newer spec; the collection delivers it
+		// and its status soon.
+		return obj, outStale, nil
+	}
+	return obj, 0, nil
 }
 
 // call runs one API call under requestTimeout.
