@@ -1,10 +1,11 @@
 // Package collections derives the mesh model, and the xDS resources that
 // describe it, from Kubernetes objects, incrementally with krt.
 //
-// Build takes the input collections (Inputs: Services, Pods, Namespaces,
-// EndpointSlices, Nodes, Gateway API HTTPRoutes and GRPCRoutes, and the
-// mesh config singleton) and adds to the graph the derived collections of
-// the Model:
+// Build takes the input collections (sources.Inputs: Services, Pods,
+// Namespaces, EndpointSlices, Nodes, Gateway API HTTPRoutes and GRPCRoutes,
+// and the mesh config singleton; not ConfigMaps, which only a mesh config
+// source reads) and adds to the graph the derived collections of the
+// Model:
 //
 //	Services     ServiceInfo         "ns/name"   hostname, ports, protocols
 //	Workloads    Workload            "ns/name"   pod IP, readiness, locality, selecting services
@@ -68,7 +69,8 @@
 // # Inputs
 //
 // Inputs are read through krt filters, so each must be created with the
-// accessors the sources use: keys "namespace/name" ("name" for Nodes),
+// accessors the sources use (sources.CollectionOptions, as
+// sources.NewStaticInputs does); a nil field reads as an empty input: keys "namespace/name" ("name" for Nodes),
 // namespaces and labels from the objects, equality that ignores unchanged
 // objects. Services need no selector accessor: the model selects through
 // its own ServiceInfo. Namespaces are accepted for namespace-level policy

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/sources/meshconfig"
 )
 
@@ -52,8 +53,8 @@ func newTestInputs(g *krt.Graph) testInputs {
 	}
 }
 
-func (ti testInputs) inputs() Inputs {
-	return Inputs{
+func (ti testInputs) inputs() sources.Inputs {
+	return sources.Inputs{
 		Services: ti.services, Pods: ti.pods, Namespaces: ti.namespaces, EndpointSlices: ti.slices,
 		Nodes: ti.nodes, HTTPRoutes: ti.http, GRPCRoutes: ti.grpc, MeshConfig: ti.mesh,
 	}

@@ -5,28 +5,11 @@ import (
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/sources/meshconfig"
 )
-
-// Inputs are the collections the model is derived from. Kubernetes objects
-// are keyed "namespace/name" (cluster-scoped Nodes "name" or "/name");
-// MeshConfig holds at most one item. Every field must be set; use an empty
-// krt.NewStatic for an input that has no source.
-type Inputs struct {
-	Services       krt.Collection[*corev1.Service]
-	Pods           krt.Collection[*corev1.Pod]
-	Namespaces     krt.Collection[*corev1.Namespace]
-	EndpointSlices krt.Collection[*discoveryv1.EndpointSlice]
-	Nodes          krt.Collection[*corev1.Node]
-	HTTPRoutes     krt.Collection[*gatewayv1.HTTPRoute]
-	GRPCRoutes     krt.Collection[*gatewayv1.GRPCRoute]
-	MeshConfig     krt.Collection[meshconfig.MeshConfig]
-}
 
 // Model holds the derived collections. The first group is the mesh's own
 // view, for introspection and for further derivations; the second holds
@@ -95,13 +78,17 @@ func WithSidecarResources(on bool) Option { return func(o *options) { o.sidecar 
 // every variant would get several listeners on one port. Default: false.
 func WithNamespaceViews(on bool) Option { return func(o *options) { o.views = on } }
 
-// Build derives the model from in, adding its collections to g. It
-// computes the initial state before returning and starts no goroutines.
-func Build(g *krt.Graph, in Inputs, opts ...Option) *Model {
+// Build derives the model from in, adding its collections to g. A nil
+// field of in reads as an empty input (sources.Inputs.Complete); the
+// model reads every field but ConfigMaps, from which a mesh config source
+// derives MeshConfig (see meshconfig.FromConfigMap). Build computes the
+// initial state before returning and starts no goroutines.
+func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 	o := options{sidecar: true}
 	for _, opt := range opts {
 		opt(&o)
 	}
+	in = in.Complete(g, "empty")
 	m := &Model{}
 	m.MeshConfig = newMesh(g, in.MeshConfig)
 	m.Services = newServiceInfos(g, in.Services, m.MeshConfig)

@@ -498,7 +498,7 @@ func TestInformersAsServiceAccount(t *testing.T) {
 
 	run(saUser, func(ctx context.Context, src *kube.Source) error {
 		in := src.Inputs()
-		if err := krt.WaitSynced(ctx, in.Services, in.Pods, in.Namespaces, in.Nodes, in.ConfigMaps, in.EndpointSlices, in.HTTPRoutes, in.GRPCRoutes); err != nil {
+		if err := in.WaitSynced(ctx); err != nil {
 			return fmt.Errorf("not synced: %w; stats %+v", err, src.Stats())
 		}
 		stats := src.Stats()

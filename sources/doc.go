@@ -13,9 +13,26 @@
 // Because both fill the same Inputs, everything downstream is identical for
 // both; JoinInputs combines them when a folder adds to a cluster, and
 // StaticInputs gives tests (and other writers) the same collections to fill
-// by hand.
-// sources/meshconfig turns the mesh-wide configuration into a singleton
-// collection.
+// by hand. sources/meshconfig turns the mesh-wide configuration (a file,
+// or a ConfigMap among the Inputs) into the collection the program puts in
+// Inputs.MeshConfig, which the sources leave empty. Inputs is also what
+// collections.Build derives the mesh model from.
+//
+// # Adding an input kind
+//
+// Operations over every input (JoinInputs, Complete, Synced, WaitSynced,
+// NewStaticInputs and its writes) go through one table, inputKinds in
+// inputs.go. A new kind takes:
+//
+//  1. a field of Inputs (inputs.go);
+//  2. its line in inputKinds, beside the field;
+//  3. for each source that reads it, its collection where the source fills
+//     Inputs (kube.New, with a WithWatch resource name and a line in the
+//     ClusterRole of deploy/; folder.newSource). A source that does not
+//     read it gets an empty, synced collection from Complete, as
+//     collections.Build does for any field left nil.
+//
+// TestEveryFieldIsAKind fails when step 2 is missing.
 //
 // # Items
 //

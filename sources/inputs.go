@@ -1,16 +1,23 @@
 package sources
 
 import (
+	"context"
+
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources/meshconfig"
 )
 
-// Inputs holds the input collections a source produces. Every field is set
-// by both sources; a source that cannot watch a kind (for example a cluster
-// without the Gateway API CRDs) gives an empty, synced collection.
+// Inputs holds the collections the mesh model is derived from: the
+// Kubernetes objects the sources read, keyed as Key says, and the mesh
+// config, a collection of at most one item (none means
+// meshconfig.Default). The sources set the Kubernetes kinds they read; a
+// kind a source cannot read (for example routes on a cluster without the
+// Gateway API CRDs) is an empty, synced collection. Complete fills the
+// fields nobody set.
 type Inputs struct {
 	Services       krt.Collection[*corev1.Service]
 	Pods           krt.Collection[*corev1.Pod]
@@ -20,26 +27,80 @@ type Inputs struct {
 	ConfigMaps     krt.Collection[*corev1.ConfigMap]
 	HTTPRoutes     krt.Collection[*gatewayv1.HTTPRoute]
 	GRPCRoutes     krt.Collection[*gatewayv1.GRPCRoute]
+	MeshConfig     krt.Collection[meshconfig.MeshConfig]
+}
+
+// inputKinds lists every field of Inputs once, with the name its
+// collections take ("<prefix>/<name>"); every operation over all the
+// inputs (Complete, JoinInputs, Synced, NewStaticInputs and its writes)
+// goes through it. A new field needs a line here and nothing else in this
+// package.
+var inputKinds = []inputKind{
+	objectKind("services", func(in *Inputs) *krt.Collection[*corev1.Service] { return &in.Services }),
+	objectKind("pods", func(in *Inputs) *krt.Collection[*corev1.Pod] { return &in.Pods }),
+	objectKind("namespaces", func(in *Inputs) *krt.Collection[*corev1.Namespace] { return &in.Namespaces }),
+	objectKind("endpointslices", func(in *Inputs) *krt.Collection[*discoveryv1.EndpointSlice] { return &in.EndpointSlices }),
+	objectKind("nodes", func(in *Inputs) *krt.Collection[*corev1.Node] { return &in.Nodes }),
+	objectKind("configmaps", func(in *Inputs) *krt.Collection[*corev1.ConfigMap] { return &in.ConfigMaps }),
+	objectKind("httproutes", func(in *Inputs) *krt.Collection[*gatewayv1.HTTPRoute] { return &in.HTTPRoutes }),
+	objectKind("grpcroutes", func(in *Inputs) *krt.Collection[*gatewayv1.GRPCRoute] { return &in.GRPCRoutes }),
+	singletonKind("meshconfig", func(in *Inputs) *krt.Collection[meshconfig.MeshConfig] { return &in.MeshConfig }),
+}
+
+// Complete returns in with every field that is nil set to an empty, synced
+// static collection named prefix+"/"+kind (for example "empty/meshconfig"),
+// so a source or a test sets only the kinds it has.
+func (in Inputs) Complete(g *krt.Graph, prefix string) Inputs {
+	for _, k := range inputKinds {
+		if !k.isSet(&in) {
+			k.setStatic(g, &in, prefix)
+		}
+	}
+	return in
+}
+
+// Synced returns the synced channel of every collection, in field order,
+// for a readiness check. It panics on a nil field (see Complete).
+func (in Inputs) Synced() []<-chan struct{} {
+	out := make([]<-chan struct{}, len(inputKinds))
+	for i, k := range inputKinds {
+		out[i] = k.synced(&in)
+	}
+	return out
+}
+
+// WaitSynced blocks until every collection has synced, and returns
+// ctx.Err() if ctx ends first.
+func (in Inputs) WaitSynced(ctx context.Context) error {
+	for _, ch := range in.Synced() {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// HasSynced reports whether every collection has synced.
+func (in Inputs) HasSynced() bool {
+	for _, ch := range in.Synced() {
+		select {
+		case <-ch:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // JoinInputs returns Inputs whose collections hold the items of a and b;
 // where both hold a key, a's item wins. Typical use: a is a folder of local
-// overrides, b the cluster.
+// overrides, b the cluster. Both must be complete (see Complete).
 func JoinInputs(g *krt.Graph, a, b Inputs) Inputs {
-	return Inputs{
-		Services:       join(g, "services", a.Services, b.Services),
-		Pods:           join(g, "pods", a.Pods, b.Pods),
-		Namespaces:     join(g, "namespaces", a.Namespaces, b.Namespaces),
-		EndpointSlices: join(g, "endpointslices", a.EndpointSlices, b.EndpointSlices),
-		Nodes:          join(g, "nodes", a.Nodes, b.Nodes),
-		ConfigMaps:     join(g, "configmaps", a.ConfigMaps, b.ConfigMaps),
-		HTTPRoutes:     join(g, "httproutes", a.HTTPRoutes, b.HTTPRoutes),
-		GRPCRoutes:     join(g, "grpcroutes", a.GRPCRoutes, b.GRPCRoutes),
+	var out Inputs
+	for _, k := range inputKinds {
+		k.join(g, &out, &a, &b)
 	}
-}
-
-// join joins a and b under CollectionOptions, so the joined collection keys,
-// compares and (for Services) selects like its inputs.
-func join[T Object](g *krt.Graph, name string, a, b krt.Collection[T]) krt.Collection[T] {
-	return krt.Join(g, []krt.Collection[T]{a, b}, CollectionOptions[T]("joined/"+name)...)
+	return out
 }

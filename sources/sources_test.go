@@ -60,13 +60,13 @@ func TestJoinInputs(t *testing.T) {
 	folder := sources.NewStaticInputs(g, "folder")
 	cluster := sources.NewStaticInputs(g, "cluster", krt.WithUnsynced())
 	in := sources.JoinInputs(g, folder.Inputs(), cluster.Inputs())
-	folder.Services.Set(svc("ns", "web", "", 8080, map[string]string{"app": "web"}))
-	cluster.Services.Set(svc("ns", "web", "1", 80, map[string]string{"app": "web"}), svc("ns", "api", "2", 90, map[string]string{"app": "api"}))
-	if in.Services.HasSynced() {
+	folder.Set(svc("ns", "web", "", 8080, map[string]string{"app": "web"}))
+	cluster.Set(svc("ns", "web", "1", 80, map[string]string{"app": "web"}), svc("ns", "api", "2", 90, map[string]string{"app": "api"}))
+	if in.Services.HasSynced() || in.HasSynced() {
 		t.Error("joined collection synced before the cluster")
 	}
 	cluster.MarkSynced()
-	if !in.Services.HasSynced() || !in.Pods.HasSynced() {
+	if !in.Services.HasSynced() || !in.Pods.HasSynced() || !in.HasSynced() {
 		t.Error("joined collections not synced")
 	}
 	if web, _ := in.Services.Get("ns/web"); web.Spec.Ports[0].Port != 8080 {
@@ -74,7 +74,7 @@ func TestJoinInputs(t *testing.T) {
 	}
 	// The joined collection keeps the Service selector for FilterSelects.
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", Labels: map[string]string{"app": "api"}}}
-	cluster.Pods.Set(pod)
+	cluster.Set(pod)
 	selected := krt.NewCollection(g, in.Pods, func(ctx krt.HandlerContext, p *corev1.Pod) *string {
 		s, ok := krt.FetchOne(ctx, in.Services, krt.FilterNamespace(p.Namespace), krt.FilterSelects(p.Labels))
 		if !ok {

@@ -1,68 +1,83 @@
 package sources
 
 import (
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"fmt"
 
 	"github.com/meshd/meshd/krt"
 )
 
-// StaticInputs holds one krt.Static per Inputs field, for sources that
-// write their collections directly and for tests of what lies downstream.
+// StaticInputs are Inputs made of krt.Static collections, which their
+// owner writes: tests and benchmarks of what lies downstream, and programs
+// that hold their objects themselves. Write them by item (Set, Delete) or
+// through a kind's krt.Static (StaticOf), for transactions and the other
+// writes. It is safe for concurrent use, as krt.Static is.
 type StaticInputs struct {
-	Services       krt.Static[*corev1.Service]
-	Pods           krt.Static[*corev1.Pod]
-	Namespaces     krt.Static[*corev1.Namespace]
-	EndpointSlices krt.Static[*discoveryv1.EndpointSlice]
-	Nodes          krt.Static[*corev1.Node]
-	ConfigMaps     krt.Static[*corev1.ConfigMap]
-	HTTPRoutes     krt.Static[*gatewayv1.HTTPRoute]
-	GRPCRoutes     krt.Static[*gatewayv1.GRPCRoute]
+	g  *krt.Graph
+	in Inputs
 }
 
 // NewStaticInputs returns empty static collections named prefix+"/services"
-// and so on, made with CollectionOptions plus extra (for example
-// krt.WithUnsynced()).
+// and so on (the mesh config prefix+"/meshconfig"), made with
+// CollectionOptions plus extra (for example krt.WithUnsynced()).
 func NewStaticInputs(g *krt.Graph, prefix string, extra ...krt.Option) StaticInputs {
-	return StaticInputs{
-		Services:       newStatic[*corev1.Service](g, prefix+"/services", extra),
-		Pods:           newStatic[*corev1.Pod](g, prefix+"/pods", extra),
-		Namespaces:     newStatic[*corev1.Namespace](g, prefix+"/namespaces", extra),
-		EndpointSlices: newStatic[*discoveryv1.EndpointSlice](g, prefix+"/endpointslices", extra),
-		Nodes:          newStatic[*corev1.Node](g, prefix+"/nodes", extra),
-		ConfigMaps:     newStatic[*corev1.ConfigMap](g, prefix+"/configmaps", extra),
-		HTTPRoutes:     newStatic[*gatewayv1.HTTPRoute](g, prefix+"/httproutes", extra),
-		GRPCRoutes:     newStatic[*gatewayv1.GRPCRoute](g, prefix+"/grpcroutes", extra),
+	s := StaticInputs{g: g}
+	for _, k := range inputKinds {
+		k.setStatic(g, &s.in, prefix, extra...)
 	}
+	return s
 }
 
-func newStatic[T Object](g *krt.Graph, name string, extra []krt.Option) krt.Static[T] {
-	return krt.NewStatic[T](g, CollectionOptions[T](name, extra...)...)
+// Inputs returns the collections.
+func (s StaticInputs) Inputs() Inputs { return s.in }
+
+// Set adds or replaces items, each in the collection of its type (a
+// *corev1.Pod in Pods, a meshconfig.MeshConfig in MeshConfig), in one
+// transaction, and returns the committed version. It panics when an item's
+// type has no collection: that is a programming error.
+func (s StaticInputs) Set(items ...any) uint64 {
+	return s.g.Update(func(tx *krt.Txn) {
+		for _, item := range items {
+			s.write(item, func(k inputKind) bool { return k.set(tx, &s.in, item) })
+		}
+	})
 }
 
-// Inputs returns the collections as Inputs.
-func (s StaticInputs) Inputs() Inputs {
-	return Inputs{
-		Services:       s.Services,
-		Pods:           s.Pods,
-		Namespaces:     s.Namespaces,
-		EndpointSlices: s.EndpointSlices,
-		Nodes:          s.Nodes,
-		ConfigMaps:     s.ConfigMaps,
-		HTTPRoutes:     s.HTTPRoutes,
-		GRPCRoutes:     s.GRPCRoutes,
+// Delete removes items, each from the collection of its type, by their
+// keys, in one transaction, and returns the committed version. Absent
+// items are ignored; it panics as Set does.
+func (s StaticInputs) Delete(items ...any) uint64 {
+	return s.g.Update(func(tx *krt.Txn) {
+		for _, item := range items {
+			s.write(item, func(k inputKind) bool { return k.del(tx, &s.in, item) })
+		}
+	})
+}
+
+// write applies to item the first kind whose write accepts it.
+func (s StaticInputs) write(item any, apply func(inputKind) bool) {
+	for _, k := range inputKinds {
+		if apply(k) {
+			return
+		}
 	}
+	panic(fmt.Sprintf("sources: no input collection holds %T", item))
 }
 
 // MarkSynced marks every collection synced.
 func (s StaticInputs) MarkSynced() {
-	s.Services.MarkSynced()
-	s.Pods.MarkSynced()
-	s.Namespaces.MarkSynced()
-	s.EndpointSlices.MarkSynced()
-	s.Nodes.MarkSynced()
-	s.ConfigMaps.MarkSynced()
-	s.HTTPRoutes.MarkSynced()
-	s.GRPCRoutes.MarkSynced()
+	for _, k := range inputKinds {
+		k.markSynced(&s.in)
+	}
+}
+
+// StaticOf returns the collection of s that holds T, as the krt.Static it
+// is. It panics when no field of Inputs holds T.
+func StaticOf[T any](s StaticInputs) krt.Static[T] {
+	for _, k := range inputKinds {
+		if k, ok := k.(kind[T]); ok {
+			return k.static(&s.in)
+		}
+	}
+	var zero T
+	panic(fmt.Sprintf("sources: no input collection holds %T", zero))
 }

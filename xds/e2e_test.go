@@ -30,13 +30,11 @@ func TestEndToEnd(t *testing.T) {
 	in := mesh.Inputs
 	srv := xds.New(g, mesh.Sources, xds.WithDebounce(0))
 
-	in.Services.Set(
+	in.Set(
 		k8sService("front", port), k8sService("echo", port), k8sService("canary", port),
-	)
-	in.Pods.Set(
 		k8sPod("echo-0", "echo", ips[0]), k8sPod("echo-1", "echo", ips[1]), k8sPod("canary-0", "canary", ips[2]),
 	)
-	in.HTTPRoutes.Set(split("front", "echo", "canary", 90, 10))
+	in.Set(split("front", "echo", "canary", 90, 10))
 	addr := serve(t, g, srv)
 	at := func(i int) string { return net.JoinHostPort(ips[i], fmt.Sprint(port)) }
 
@@ -44,9 +42,9 @@ func TestEndToEnd(t *testing.T) {
 	// moves traffic.
 	echo := xdsClient(t, addr, "echo-client", "echo.ns.svc.cluster.local:7000")
 	reachAll(t, echo, at(0), at(1))
-	in.Pods.Delete("ns/echo-1")
+	in.Delete(k8sPod("echo-1", "echo", ips[1]))
 	converge(t, echo, 20, "echo-1 drained", func(a string) bool { return a == at(0) })
-	in.Pods.Set(k8sPod("echo-2", "echo", ips[3]))
+	in.Set(k8sPod("echo-2", "echo", ips[3]))
 	converge(t, echo, 1, "echo-2 reached", func(a string) bool { return a == at(3) })
 	if got := spread(t, echo, 30); got[at(0)] == 0 || got[at(3)] == 0 || len(got) != 2 {
 		t.Fatalf("echo RPCs: %v, want echo-0 and echo-2", got)
@@ -62,7 +60,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// 0/100 moves all of front's traffic to canary.
-	in.HTTPRoutes.Set(split("front", "echo", "canary", 0, 100))
+	in.Set(split("front", "echo", "canary", 0, 100))
 	converge(t, front, 20, "all traffic to canary", func(a string) bool { return a == at(2) })
 	if got := spread(t, front, 100); got[at(2)] != 100 {
 		t.Fatalf("0/100 split: %v", got)

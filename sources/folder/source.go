@@ -141,7 +141,7 @@ func newSource(g *krt.Graph, fsys fs.FS, opts []Option) *Source {
 		ConfigMaps:     addBuiltin[*corev1.ConfigMap](s, corev1.SchemeGroupVersion.WithKind("ConfigMap"), true),
 		HTTPRoutes:     addBuiltin[*gatewayv1.HTTPRoute](s, gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute"), true),
 		GRPCRoutes:     addBuiltin[*gatewayv1.GRPCRoute](s, gatewayv1.SchemeGroupVersion.WithKind("GRPCRoute"), true),
-	}
+	}.Complete(g, o.name) // the mesh config, which no manifest holds
 	return s
 }
 
@@ -154,7 +154,7 @@ func addBuiltin[T sources.Object](s *Source, gvk schema.GroupVersionKind, namesp
 }
 
 // Inputs returns the source's collections. They are synced once the
-// initial load has been applied.
+// initial load has been applied; MeshConfig is empty.
 func (s *Source) Inputs() sources.Inputs { return s.inputs }
 
 // Unstructured returns the objects of kinds without a collection, keyed

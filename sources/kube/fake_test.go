@@ -47,11 +47,13 @@ func run(t *testing.T, src *Source, cols ...interface{ Synced() <-chan struct{} 
 			t.Errorf("Run: %v", err)
 		}
 	})
-	in := src.Inputs()
-	cols = append(cols, in.Services, in.Pods, in.Namespaces, in.EndpointSlices, in.Nodes, in.ConfigMaps, in.HTTPRoutes, in.GRPCRoutes)
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()
-	if err := krt.WaitSynced(wctx, cols...); err != nil {
+	err := src.Inputs().WaitSynced(wctx)
+	if err == nil {
+		err = krt.WaitSynced(wctx, cols...)
+	}
+	if err != nil {
 		t.Fatalf("collections did not sync: %v", err)
 	}
 }

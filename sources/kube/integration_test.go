@@ -346,7 +346,7 @@ func TestKubeStopLeavesNoGoroutines(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- src.Run(ctx) }()
 	in := src.Inputs()
-	if err := krt.WaitSynced(ctx, in.Pods, in.Services, in.Namespaces, in.Nodes, in.ConfigMaps, in.EndpointSlices, in.HTTPRoutes, in.GRPCRoutes); err != nil {
+	if err := in.WaitSynced(ctx); err != nil {
 		t.Fatal(err)
 	}
 	cancel()

@@ -69,6 +69,7 @@ type options struct {
 	name     string
 	defaults Watch
 	watches  map[string]Watch
+	off      map[string]bool // resources WithoutWatch names
 }
 
 // WithLogger sets the logger watch errors and skipped resources are
@@ -89,10 +90,18 @@ func WithWatch(resource string, w Watch) Option {
 	return func(o *options) { o.watches[resource] = w }
 }
 
-// New returns a source with a collection for each kind of sources.Inputs.
-// It builds the informers but starts nothing; Run does.
+// WithoutWatch leaves the built-in collection of resource (named as for
+// WithWatch) empty and synced, with no informer: for a kind the program
+// does not read, which its RBAC role then need not grant.
+func WithoutWatch(resource string) Option {
+	return func(o *options) { o.off[resource] = true }
+}
+
+// New returns a source with a collection for each Kubernetes kind of
+// sources.Inputs; their MeshConfig is empty. It builds the informers but
+// starts nothing; Run does.
 func New(g *krt.Graph, clients Clients, opts ...Option) *Source {
-	o := options{logger: slog.New(slog.DiscardHandler), name: "kube", watches: map[string]Watch{}}
+	o := options{logger: slog.New(slog.DiscardHandler), name: "kube", watches: map[string]Watch{}, off: map[string]bool{}}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -130,7 +139,7 @@ func New(g *krt.Graph, clients Clients, opts ...Option) *Source {
 			func(f gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer {
 				return f.Gateway().V1().GRPCRoutes().Informer()
 			}),
-	}
+	}.Complete(g, o.name) // the mesh config, which the source does not read
 	return s
 }
 
@@ -145,6 +154,9 @@ func (s *Source) watchFor(resource string) Watch {
 // core makes the collection of a core kind, with an informer factory of its
 // own so its Watch applies to it alone.
 func core[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer func(informers.SharedInformerFactory) cache.SharedIndexInformer) krt.Collection[T] {
+	if s.opts.off[gvr.Resource] {
+		return krt.NewStatic[T](s.g, sources.CollectionOptions[T](s.opts.name+"/"+gvr.Resource)...)
+	}
 	w := s.watchFor(gvr.Resource)
 	factory := informers.NewSharedInformerFactoryWithOptions(s.clients.Kube, 0,
 		informers.WithNamespace(w.Namespace), informers.WithTweakListOptions(w.tweak), informers.WithTransform(w.transform()))
@@ -155,7 +167,7 @@ func core[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer
 // there is no Gateway client or the CRD is not installed.
 func gateway[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer func(gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer) krt.Collection[T] {
 	name := s.opts.name + "/" + gvr.Resource
-	if s.clients.Gateway == nil {
+	if s.clients.Gateway == nil || s.opts.off[gvr.Resource] {
 		st := krt.NewStatic[T](s.g, sources.CollectionOptions[T](name)...)
 		return st
 	}

@@ -26,7 +26,7 @@ type ConfigMap struct {
 }
 
 // FromConfigMap derives the mesh config from the ConfigMap namespace/name
-// in configMaps (for example sources.Inputs.ConfigMaps). The singleton is
+// in configMaps (for example the ConfigMaps of sources.Inputs). The singleton is
 // synced once configMaps is.
 func FromConfigMap(g *krt.Graph, configMaps krt.Collection[*corev1.ConfigMap], namespace, name string, opts ...Option) *ConfigMap {
 	o := buildOptions(opts)

@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/meshd/meshd/krt"
-	"github.com/meshd/meshd/sources"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -233,7 +232,10 @@ func TestFileInvalidAtStartUsesDefault(t *testing.T) {
 
 func TestConfigMap(t *testing.T) {
 	g := krt.NewGraph()
-	cms := krt.NewStatic[*corev1.ConfigMap](g, sources.CollectionOptions[*corev1.ConfigMap]("configmaps", krt.WithUnsynced())...)
+	// Keyed as the sources key them; this package cannot import sources,
+	// which imports it.
+	cms := krt.NewStatic[*corev1.ConfigMap](g, krt.WithName("configmaps"), krt.WithUnsynced(),
+		krt.WithKey(func(cm *corev1.ConfigMap) string { return cm.Namespace + "/" + cm.Name }))
 	c := FromConfigMap(g, cms, "meshd", "mesh")
 	if c.Config().HasSynced() {
 		t.Error("synced before the ConfigMaps")

@@ -40,7 +40,7 @@ func (a *App) buildKube() (sources.Inputs, error) {
 	src := kube.New(a.model.Graph, clients, kube.WithLogger(a.log.With("source", "kubernetes")))
 	in := src.Inputs()
 	a.cluster = &cluster{clients: clients, inputs: in}
-	a.ready.add("source kubernetes ("+rc.Host+")", synced(in)...)
+	a.ready.add("source kubernetes ("+rc.Host+")", in.Synced()...)
 	a.components = append(a.components, component{"kubernetes source", src.Run})
 	a.problems = append(a.problems, kubeProblems(src))
 	return in, nil

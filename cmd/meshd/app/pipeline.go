@@ -34,21 +34,11 @@ func (a *App) build() error {
 	if err != nil {
 		return err
 	}
-	mc, err := a.buildMeshConfig()
-	if err != nil {
+	if in.MeshConfig, err = a.buildMeshConfig(); err != nil {
 		return err
 	}
 	a.model.Inputs = in
-	a.model.Mesh = collections.Build(g, collections.Inputs{
-		Services:       in.Services,
-		Pods:           in.Pods,
-		Namespaces:     in.Namespaces,
-		EndpointSlices: in.EndpointSlices,
-		Nodes:          in.Nodes,
-		HTTPRoutes:     in.HTTPRoutes,
-		GRPCRoutes:     in.GRPCRoutes,
-		MeshConfig:     mc,
-	}, collections.WithNamespaceViews(a.cfg.NamespaceIsolation))
+	a.model.Mesh = collections.Build(g, in, collections.WithNamespaceViews(a.cfg.NamespaceIsolation))
 	if a.cfg.Extend != nil {
 		if err := a.cfg.Extend(a.model); err != nil {
 			return fmt.Errorf("extending the mesh model: %w", err)
@@ -90,7 +80,7 @@ func (a *App) buildSources() (sources.Inputs, error) {
 		in := src.Inputs()
 		all = append(all, in)
 		a.problems = append(a.problems, folderProblems(src))
-		a.ready.add("source "+name, synced(in)...)
+		a.ready.add("source "+name, in.Synced()...)
 		a.components = append(a.components, component{"source " + name, src.Run})
 		a.log.Info("loaded manifests", "source", name, "objects", src.Stats().Objects, "files", src.Stats().Files)
 	}
@@ -224,14 +214,6 @@ func resourceVisibility[M proto.Message](r collections.Resource[M]) xds.Visibili
 		return xds.VisibleToAllExcept(r.HiddenFrom...)
 	}
 	return xds.VisibleTo(r.VisibleTo...)
-}
-
-// synced returns the synced channels of every input collection.
-func synced(in sources.Inputs) []<-chan struct{} {
-	return []<-chan struct{}{
-		in.Services.Synced(), in.Pods.Synced(), in.Namespaces.Synced(), in.EndpointSlices.Synced(),
-		in.Nodes.Synced(), in.ConfigMaps.Synced(), in.HTTPRoutes.Synced(), in.GRPCRoutes.Synced(),
-	}
 }
 
 // folderProblems reports a folder source's problems to the debug UI.

@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/xds"
 	"github.com/meshd/meshd/xds/internal/meshmodel"
 )
@@ -78,8 +80,8 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	srv := newServer(g, mesh, debounce)
 	w := newWorkload(n, m)
 	g.Update(func(tx *krt.Txn) {
-		in.Services.In(tx).Set(w.services()...)
-		in.Pods.In(tx).Set(w.pods()...)
+		sources.StaticOf[*corev1.Service](in).In(tx).Set(w.services()...)
+		sources.StaticOf[*corev1.Pod](in).In(tx).Set(w.pods()...)
 	})
 	emit("model_build", ms(time.Since(t0)), "ms")
 	emit("model_build_cpu", ms(cpuSelf()-c0), "ms")
@@ -154,7 +156,7 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 		affected = append(affected, parseArmed(ch.wait("ARMED")))
 		c0 := cpuSelf()
 		t0 := time.Now()
-		in.Pods.Set(w.pod(j, ip))
+		in.Set(w.pod(j, ip))
 		t1 := time.Now()
 		ch.wait("GOT")
 		lat = append(lat, time.Since(t0))

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
@@ -176,7 +177,7 @@ func (r *reconnection) change(rep *replica) (time.Duration, int, error) {
 		return 0, 0, fmt.Errorf("no client holds %s", w.cluster(svc))
 	}
 	t0 := time.Now()
-	rep.in.Pods.Set(w.pod(j, ip))
+	rep.in.Set(w.pod(j, ip))
 	r.ch.wait("GOT") // fails the run after -timeout
 	lat := time.Since(t0)
 	r.ch.wait("SETTLED")
@@ -198,8 +199,8 @@ func startReplica(w *workload, debounce, timeout time.Duration) (*replica, error
 	mesh := meshmodel.New(g, "bench", collections.WithSidecarResources(false))
 	srv := newServer(g, mesh, debounce)
 	g.Update(func(tx *krt.Txn) {
-		mesh.Inputs.Services.In(tx).Set(w.services()...)
-		mesh.Inputs.Pods.In(tx).Set(w.pods()...)
+		sources.StaticOf[*corev1.Service](mesh.Inputs).In(tx).Set(w.services()...)
+		sources.StaticOf[*corev1.Pod](mesh.Inputs).In(tx).Set(w.pods()...)
 	})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -111,14 +111,14 @@ func run(ctx context.Context, c config) (*report, error) {
 	srv := xds.New(g, pipeline.Sources, xds.WithDebounce(c.debounce), xds.WithMaxDelay(c.maxDelay),
 		xds.WithRetention(c.retention, c.retained), xds.WithShutdownGrace(time.Second))
 	m := &mesh{services: c.services, pods: c.pods}
-	g.Update(func(tx *krt.Txn) {
-		for i := range c.services {
-			in.Services.In(tx).Set(m.service(i))
-		}
-		for j := range c.pods {
-			in.Pods.In(tx).Set(m.pod(j, m.ip()))
-		}
-	})
+	var objects []any
+	for i := range c.services {
+		objects = append(objects, m.service(i))
+	}
+	for j := range c.pods {
+		objects = append(objects, m.pod(j, m.ip()))
+	}
+	in.Set(objects...) // one transaction
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -174,7 +174,7 @@ func run(ctx context.Context, c config) (*report, error) {
 		j := rng.Intn(c.pods)
 		ip := m.ip()
 		ch.set(ip, time.Now())
-		in.Pods.Set(m.pod(j, ip))
+		in.Set(m.pod(j, ip))
 		r.changes++
 	}
 	tick.Stop()

@@ -13,7 +13,6 @@ import (
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
-	"github.com/meshd/meshd/sources/meshconfig"
 	"github.com/meshd/meshd/xds"
 )
 
@@ -30,11 +29,7 @@ type Mesh struct {
 func New(g *krt.Graph, prefix string, opts ...collections.Option) Mesh {
 	in := sources.NewStaticInputs(g, prefix)
 	in.MarkSynced()
-	m := collections.Build(g, collections.Inputs{
-		Services: in.Services, Pods: in.Pods, Namespaces: in.Namespaces, EndpointSlices: in.EndpointSlices,
-		Nodes: in.Nodes, HTTPRoutes: in.HTTPRoutes, GRPCRoutes: in.GRPCRoutes,
-		MeshConfig: krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil, krt.WithName("meshconfig")),
-	}, opts...)
+	m := collections.Build(g, in.Inputs(), opts...)
 	return Mesh{Inputs: in, Model: m, Sources: []xds.Source{
 		xds.NewSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
 		xds.NewSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),

@@ -21,7 +21,6 @@ import (
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources/kube"
-	"github.com/meshd/meshd/sources/meshconfig"
 )
 
 const controller = "meshd.io/mesh-controller"
@@ -82,11 +81,7 @@ func newFixture(t testing.TB, opts Options) *fixture {
 	g := krt.NewGraph()
 	src := kube.New(g, clients, kube.WithDefaultWatch(kube.Watch{Namespace: f.ns}))
 	in := src.Inputs()
-	f.model = collections.Build(g, collections.Inputs{
-		Services: in.Services, Pods: in.Pods, Namespaces: in.Namespaces, EndpointSlices: in.EndpointSlices,
-		Nodes: in.Nodes, HTTPRoutes: in.HTTPRoutes, GRPCRoutes: in.GRPCRoutes,
-		MeshConfig: krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil, krt.WithName("meshconfig")),
-	})
+	f.model = collections.Build(g, in)
 	if opts.ControllerName == "" {
 		opts.ControllerName = controller
 	}
