@@ -3,6 +3,7 @@ package deploy_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -27,8 +28,10 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 
+	"github.com/meshd/meshd/cmd/meshd/app"
 	"github.com/meshd/meshd/deploy"
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/sources/kube"
 	"github.com/meshd/meshd/sources/kube/kubetest"
 )
@@ -218,6 +221,7 @@ func waitAuthorized(t *testing.T, env *kubetest.Env) {
 	probes := []access{
 		{verb: "list", resource: "services"},
 		{verb: "update", group: "coordination.k8s.io", resource: "leases", namespace: saNamespace, name: "meshd"},
+		{verb: "watch", resource: "configmaps", namespace: saNamespace, name: "meshd"},
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for _, a := range probes {
@@ -247,7 +251,7 @@ func TestRBAC(t *testing.T) {
 	var table []access
 	// The informers' list and watch, cluster-wide and in any one namespace.
 	for _, r := range []struct{ group, resource string }{
-		{"", "services"}, {"", "pods"}, {"", "namespaces"}, {"", "nodes"}, {"", "configmaps"},
+		{"", "services"}, {"", "pods"}, {"", "namespaces"}, {"", "nodes"},
 		{"discovery.k8s.io", "endpointslices"}, {gw, "httproutes"}, {gw, "grpcroutes"},
 	} {
 		for _, verb := range []string{"list", "watch"} {
@@ -269,6 +273,7 @@ func TestRBAC(t *testing.T) {
 			access{verb: "delete", group: gw, resource: r, subresource: "status", namespace: "shop", name: "web"},
 		)
 	}
+	table = append(table, configMapAccess()...)
 	const coord = "coordination.k8s.io"
 	table = append(table,
 		// The Lease, in meshd's namespace.
@@ -306,6 +311,36 @@ func TestRBAC(t *testing.T) {
 			t.Errorf("%s: allowed %v, want %v", a, got, a.allowed)
 		}
 	}
+}
+
+// deploymentConfig is the configuration the Deployment runs meshd with.
+func deploymentConfig(t *testing.T) app.Config {
+	t.Helper()
+	dep := get[*appsv1.Deployment](t, manifests(t), "Deployment", "meshd")
+	cfg, err := app.ParseFlags(dep.Spec.Template.Spec.Containers[0].Args, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// configMapAccess is what the service account may do with ConfigMaps:
+// list and watch the one holding the mesh config (as an informer whose
+// field selector names it does), and nothing else.
+func configMapAccess() []access {
+	var table []access
+	for _, verb := range []string{"list", "watch"} {
+		table = append(table,
+			access{verb: verb, resource: "configmaps", namespace: saNamespace, name: "meshd", allowed: true},
+			access{verb: verb, resource: "configmaps", namespace: saNamespace},
+			access{verb: verb, resource: "configmaps", namespace: saNamespace, name: "other"},
+			access{verb: verb, resource: "configmaps", namespace: "shop", name: "meshd"},
+			access{verb: verb, resource: "configmaps"})
+	}
+	for _, verb := range []string{"get", "create", "update", "patch", "delete"} {
+		table = append(table, access{verb: verb, resource: "configmaps", namespace: saNamespace, name: "meshd"})
+	}
+	return table
 }
 
 // TestServiceAccountRequests makes meshd's writes as the service account,
@@ -469,11 +504,23 @@ func TestServiceAccountRequests(t *testing.T) {
 }
 
 // TestInformersAsServiceAccount runs meshd's Kubernetes source as the
-// service account: every informer lists and watches without an error. A
-// service account without the roles, as a control, fails to.
+// service account, with the watches the Deployment's flags give it: every
+// informer lists and watches without an error, and the mesh config's
+// ConfigMap, granted by name alone, reaches it. A service account without
+// the roles, as a control, fails to.
 func TestInformersAsServiceAccount(t *testing.T) {
 	env := deployed(t)
 	waitAuthorized(t, env)
+	opts := app.KubeOptions(deploymentConfig(t))
+	admin := kubeClient(t, env.Config)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "meshd", Namespace: saNamespace},
+		Data: map[string]string{"mesh": "domainSuffix: cluster.local"}}
+	if _, err := admin.CoreV1().ConfigMaps(saNamespace).Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = admin.CoreV1().ConfigMaps(saNamespace).Delete(context.Background(), cm.Name, metav1.DeleteOptions{})
+	})
 
 	run := func(user string, done func(ctx context.Context, src *kube.Source) error) {
 		t.Helper()
@@ -481,7 +528,7 @@ func TestInformersAsServiceAccount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := kube.New(krt.NewGraph(), clients)
+		src := kube.New(krt.NewGraph(), clients, opts...)
 		ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 		defer cancel()
 		stopped := make(chan error, 1)
@@ -500,6 +547,9 @@ func TestInformersAsServiceAccount(t *testing.T) {
 		in := src.Inputs()
 		if err := in.WaitSynced(ctx); err != nil {
 			return fmt.Errorf("not synced: %w; stats %+v", err, src.Stats())
+		}
+		if got := in.ConfigMaps.List(); len(got) != 1 || sources.Key(got[0]) != saNamespace+"/meshd" {
+			return fmt.Errorf("ConfigMaps %v, want the mesh config's alone", got)
 		}
 		stats := src.Stats()
 		if len(stats) != 8 {

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,7 +153,8 @@ func TestManifestsAgree(t *testing.T) {
 	want := []string{
 		"ClusterRole/meshd", "ClusterRoleBinding/meshd", "Deployment/meshd",
 		"Namespace/meshd-system", "NetworkPolicy/meshd", "PodDisruptionBudget/meshd",
-		"Role/meshd-leader-election", "RoleBinding/meshd-leader-election",
+		"Role/meshd-leader-election", "Role/meshd-mesh-config",
+		"RoleBinding/meshd-leader-election", "RoleBinding/meshd-mesh-config",
 		"Service/meshd", "ServiceAccount/meshd",
 	}
 	if !slices.Equal(keys, want) {
@@ -234,6 +236,8 @@ func TestManifestsAgree(t *testing.T) {
 		t.Errorf("Role rules %v do not allow the Lease %s (create, get, update)", role.Rules, cfg.LeaseName)
 	}
 
+	checkMeshConfigRole(t, all, cfg, ns)
+
 	// Security: what the restricted Pod Security level asks and more.
 	psc, sc := pod.Spec.SecurityContext, c.SecurityContext
 	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot ||
@@ -303,9 +307,32 @@ func TestManifestsAgree(t *testing.T) {
 	if !slices.Equal(crb.Subjects, []rbacv1.Subject{subject}) {
 		t.Errorf("ClusterRoleBinding subjects %v, want %v", crb.Subjects, subject)
 	}
-	rb := get[*rbacv1.RoleBinding](t, all, "RoleBinding", "meshd-leader-election")
-	if rb.RoleRef.Kind != "Role" || rb.RoleRef.Name != role.Name || !slices.Equal(rb.Subjects, []rbacv1.Subject{subject}) {
-		t.Errorf("RoleBinding %v to %v, want Role %s to %v", rb.RoleRef, rb.Subjects, role.Name, subject)
+	for _, name := range []string{"meshd-leader-election", "meshd-mesh-config"} {
+		rb := get[*rbacv1.RoleBinding](t, all, "RoleBinding", name)
+		if rb.RoleRef.Kind != "Role" || rb.RoleRef.Name != name || !slices.Equal(rb.Subjects, []rbacv1.Subject{subject}) {
+			t.Errorf("RoleBinding %v to %v, want Role %s to %v", rb.RoleRef, rb.Subjects, name, subject)
+		}
+	}
+}
+
+// checkMeshConfigRole checks that the Role meshd-mesh-config grants the
+// list and watch of the ConfigMap --mesh-config-map names, in its
+// namespace, and nothing more; and that no ClusterRole grants ConfigMaps.
+func checkMeshConfigRole(t *testing.T, all map[string]runtime.Object, cfg app.Config, ns string) {
+	t.Helper()
+	cmNamespace, cmName, ok := strings.Cut(cfg.MeshConfigMap, "/")
+	if !ok || cmNamespace != ns {
+		t.Fatalf("--mesh-config-map %q: want a ConfigMap in %s, where the Role is", cfg.MeshConfigMap, ns)
+	}
+	role := get[*rbacv1.Role](t, all, "Role", "meshd-mesh-config")
+	want := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"},
+		ResourceNames: []string{cmName}, Verbs: []string{"list", "watch"}}}
+	if !reflect.DeepEqual(role.Rules, want) {
+		t.Errorf("Role meshd-mesh-config rules %+v, want %+v", role.Rules, want)
+	}
+	cr := get[*rbacv1.ClusterRole](t, all, "ClusterRole", "meshd")
+	if allows(cr.Rules, "", "configmaps", "list", "") || allows(cr.Rules, "", "configmaps", "watch", cmName) {
+		t.Errorf("ClusterRole meshd grants ConfigMaps: %+v", cr.Rules)
 	}
 }
 

@@ -267,6 +267,35 @@ func TestFakeWatchOptionsAndMissingCRDs(t *testing.T) {
 	}
 }
 
+// TestFakeWithoutWatch turns two built-in watches off: their collections
+// are empty and synced, with no informer, while the others still list.
+func TestFakeWithoutWatch(t *testing.T) {
+	kube := fake.NewClientset(
+		&corev1.ConfigMap{ObjectMeta: meta("meshd", "mesh", nil)},
+		pod("shop", "web-1", "web"),
+	)
+	kube.Resources = []*metav1.APIResourceList{gatewayResources()}
+	gw := gatewayfake.NewClientset(&gatewayv1.HTTPRoute{ObjectMeta: meta("shop", "r1", nil)})
+	src := New(krt.NewGraph(), Clients{Kube: kube, Gateway: gw}, WithoutWatch("configmaps"), WithoutWatch("httproutes"))
+	run(t, src)
+	in := src.Inputs()
+	if in.ConfigMaps.Len() != 0 || in.HTTPRoutes.Len() != 0 || !in.ConfigMaps.HasSynced() || !in.HTTPRoutes.HasSynced() {
+		t.Errorf("unwatched: configmaps %v, httproutes %v; want both empty and synced", in.ConfigMaps.List(), in.HTTPRoutes.List())
+	}
+	if got := keys(in.Pods); got != "shop/web-1" {
+		t.Errorf("pods %q, want the one listed", got)
+	}
+	var resources []string
+	for _, st := range src.Stats() {
+		resources = append(resources, st.Resource)
+	}
+	if len(resources) != 6 || slices.ContainsFunc(resources, func(r string) bool {
+		return strings.HasSuffix(r, "configmaps") || strings.HasSuffix(r, "httproutes")
+	}) {
+		t.Errorf("informers for %v, want 6, none for the unwatched", resources)
+	}
+}
+
 // Widget is a user CRD type.
 type Widget struct {
 	metav1.TypeMeta   `json:",inline"`

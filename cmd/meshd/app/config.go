@@ -31,6 +31,11 @@ type Config struct {
 	// MeshConfigFile is a YAML file holding the mesh config, watched for
 	// changes. Empty: the defaults of sources/meshconfig.
 	MeshConfigFile string
+	// MeshConfigMap is "NAMESPACE/NAME" of a ConfigMap whose "mesh" key
+	// holds the mesh config, watched on the cluster (the only ConfigMap
+	// meshd then watches) or read from ConfigDir. Empty: MeshConfigFile,
+	// or the defaults.
+	MeshConfigMap string
 
 	// XDSAddr is the host:port the ADS gRPC server listens on.
 	XDSAddr string
@@ -186,6 +191,7 @@ func ParseFlags(args []string, out io.Writer) (Config, error) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "watch the Kubernetes cluster of the kubeconfig file `PATH` (current context)")
 	fs.BoolVar(&c.InCluster, "in-cluster", false, "watch the cluster meshd runs in, with its pod's service account")
 	fs.StringVar(&c.MeshConfigFile, "mesh-config", "", "read the mesh config (trust domain, domain suffix, debounce, ...) from the YAML `FILE`, watched; default: built-in defaults")
+	fs.StringVar(&c.MeshConfigMap, "mesh-config-map", "", "read the mesh config from the \"mesh\" key of the ConfigMap `NAMESPACE/NAME`, watched on the cluster (or found in --config-dir); a bad edit keeps the last good config")
 	fs.StringVar(&c.XDSAddr, "xds-addr", c.XDSAddr, "`host:port` the ADS (xDS) gRPC server listens on")
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "`host:port` of the HTTP server with /healthz, /readyz, /metrics, /debug/pprof/ and the debug UI at /debug/ui; keep it on loopback: it shows the whole mesh")
 	fs.DurationVar(&c.PushDebounce, "push-debounce", 0, "how long xDS waits for more changes before pushing, e.g. 100ms; default: the mesh config's pushDebounce (100ms)")
@@ -264,6 +270,9 @@ func (c Config) Validate() error {
 	}
 	if c.Kubeconfig != "" && c.InCluster {
 		return errors.New("--kubeconfig and --in-cluster both name a cluster: give one")
+	}
+	if err := c.validateMeshConfigMap(); err != nil {
+		return err
 	}
 	if c.XDSMaxConnectionAge < 0 {
 		return fmt.Errorf("--xds-max-connection-age %s: must not be negative (0: never)", c.XDSMaxConnectionAge)

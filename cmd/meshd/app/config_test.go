@@ -67,6 +67,24 @@ func TestParseFlags(t *testing.T) {
 		{name: "cert without key", args: []string{"--xds-tls-cert", "c"}, wantErr: "together"},
 		{name: "ca without cert", args: []string{"--xds-client-ca", "ca"}, wantErr: "mutual TLS"},
 		{name: "two clusters", args: []string{"--kubeconfig", "k", "--in-cluster"}, wantErr: "give one"},
+		{name: "mesh config map", args: []string{"--in-cluster", "--mesh-config-map", "meshd-system/meshd"},
+			check: func(c Config) bool { return c.MeshConfigMap == "meshd-system/meshd" }},
+		{name: "mesh config map in a folder", args: []string{"--config-dir", "d", "--mesh-config-map=ns/mesh.v1"},
+			check: func(c Config) bool { return c.MeshConfigMap == "ns/mesh.v1" }},
+		{name: "mesh config map without namespace", args: []string{"--in-cluster", "--mesh-config-map", "meshd"},
+			wantErr: `--mesh-config-map "meshd": want NAMESPACE/NAME`},
+		{name: "mesh config map with empty name", args: []string{"--in-cluster", "--mesh-config-map", "ns/"},
+			wantErr: `--mesh-config-map "ns/": want NAMESPACE/NAME`},
+		{name: "mesh config map with three parts", args: []string{"--in-cluster", "--mesh-config-map", "a/b/c"},
+			wantErr: `--mesh-config-map "a/b/c": want NAMESPACE/NAME`},
+		{name: "mesh config map with a bad namespace", args: []string{"--in-cluster", "--mesh-config-map", "Shop/mesh"},
+			wantErr: `--mesh-config-map "Shop/mesh": want NAMESPACE/NAME: namespace:`},
+		{name: "mesh config map with a bad name", args: []string{"--in-cluster", "--mesh-config-map", "shop/mesh_config"},
+			wantErr: `--mesh-config-map "shop/mesh_config": want NAMESPACE/NAME: name:`},
+		{name: "mesh config map and file", args: []string{"--in-cluster", "--mesh-config-map", "ns/mesh", "--mesh-config", "m.yaml"},
+			wantErr: "--mesh-config and --mesh-config-map both name a mesh config"},
+		{name: "mesh config map without a source", args: []string{"--mesh-config-map", "ns/mesh"},
+			wantErr: "--mesh-config-map needs a source that holds the ConfigMap"},
 		{name: "bad level", args: []string{"--log-level", "loud"}, wantErr: "--log-level"},
 		{name: "bad format", args: []string{"--log-format", "xml"}, wantErr: "--log-format"},
 	}
@@ -98,7 +116,7 @@ func TestHelp(t *testing.T) {
 	if !errors.Is(err, pflag.ErrHelp) {
 		t.Fatalf("err = %v, want pflag.ErrHelp", err)
 	}
-	for _, flag := range []string{"--config-dir", "--kubeconfig", "--in-cluster", "--mesh-config", "--xds-addr", "--debug-addr",
+	for _, flag := range []string{"--config-dir", "--kubeconfig", "--in-cluster", "--mesh-config", "--mesh-config-map", "--xds-addr", "--debug-addr",
 		"--log-level", "--log-format", "--push-debounce", "--xds-tls-cert", "--xds-tls-key", "--xds-client-ca",
 		"--namespace-isolation", "--namespace-isolation-identity", "--xds-max-subscribed-names",
 		"--xds-max-connection-age", "--write-status", "--controller-name", "--status-qps", "--status-burst", "--leader-elect", "--leader-elect-resource-name",

@@ -37,7 +37,8 @@ func (a *App) buildKube() (sources.Inputs, error) {
 	if err != nil {
 		return sources.Inputs{}, fmt.Errorf("%s: %w", flag, err)
 	}
-	src := kube.New(a.model.Graph, clients, kube.WithLogger(a.log.With("source", "kubernetes")))
+	opts := append(KubeOptions(a.cfg), kube.WithLogger(a.log.With("source", "kubernetes")))
+	src := kube.New(a.model.Graph, clients, opts...)
 	in := src.Inputs()
 	a.cluster = &cluster{clients: clients, inputs: in}
 	a.ready.add("source kubernetes ("+rc.Host+")", in.Synced()...)

@@ -75,12 +75,10 @@ func TestKubeconfigMissing(t *testing.T) {
 	}
 }
 
-// TestKubeconfigEndToEnd runs meshd against a real kube-apiserver (built by
-// .ci/kube-testenv.sh; skipped without it) together with a folder, and
-// checks that services from both reach an ADS client.
-func TestKubeconfigEndToEnd(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+// startKube starts a real kube-apiserver for t, or skips t when its
+// binaries are absent (.ci/kube-testenv.sh builds them).
+func startKube(t *testing.T, ctx context.Context) (*kubetest.Env, kubernetes.Interface) {
+	t.Helper()
 	env, err := kubetest.Start(ctx)
 	if errors.Is(err, kubetest.ErrNoBinaries) {
 		t.Skipf("no kube-apiserver/etcd (run .ci/kube-testenv.sh build): %v", err)
@@ -88,11 +86,21 @@ func TestKubeconfigEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer env.Stop()
+	t.Cleanup(env.Stop)
 	client, err := kubernetes.NewForConfig(env.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return env, client
+}
+
+// TestKubeconfigEndToEnd runs meshd against a real kube-apiserver (built by
+// .ci/kube-testenv.sh; skipped without it) together with a folder, and
+// checks that services from both reach an ADS client.
+func TestKubeconfigEndToEnd(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	env, client := startKube(t, ctx)
 	ns := "meshd-app-e2e"
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

@@ -17,7 +17,6 @@ import (
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/sources/folder"
-	"github.com/meshd/meshd/sources/meshconfig"
 	"github.com/meshd/meshd/xds"
 )
 
@@ -34,7 +33,7 @@ func (a *App) build() error {
 	if err != nil {
 		return err
 	}
-	if in.MeshConfig, err = a.buildMeshConfig(); err != nil {
+	if in.MeshConfig, err = a.buildMeshConfig(in); err != nil {
 		return err
 	}
 	a.model.Inputs = in
@@ -114,29 +113,6 @@ func firstError(source string, ps []folder.Problem) error {
 		return fmt.Errorf("%s: %s", source, errs[0])
 	}
 	return fmt.Errorf("%s: %s (and %d more problems)", source, errs[0], len(errs)-1)
-}
-
-// buildMeshConfig returns the mesh config collection: the file's, or an
-// empty one, which the model reads as meshconfig.Default().
-func (a *App) buildMeshConfig() (krt.Collection[meshconfig.MeshConfig], error) {
-	g := a.model.Graph
-	if a.cfg.MeshConfigFile == "" {
-		return krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil, krt.WithName("meshconfig")), nil
-	}
-	f := meshconfig.NewFile(g, a.cfg.MeshConfigFile, meshconfig.WithLogger(a.log.With("source", "mesh-config")))
-	if err := f.Load(); err != nil {
-		return nil, fmt.Errorf("--mesh-config %s: %w", a.cfg.MeshConfigFile, err)
-	}
-	a.ready.add("mesh config "+a.cfg.MeshConfigFile, f.Config().Synced())
-	a.components = append(a.components, component{"mesh config", f.Run})
-	a.problems = append(a.problems, func() []problem.Problem {
-		st := f.Status()
-		if st.Valid {
-			return nil
-		}
-		return []problem.Problem{{Source: st.Source, Object: "mesh config", Error: st.Error + " (serving the last good config)"}}
-	})
-	return f.Config(), nil
 }
 
 // buildXDS creates the xDS server over the model's resources.
