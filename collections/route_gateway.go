@@ -34,7 +34,7 @@ func newHTTPRouteResults(g *krt.Graph, routes krt.Collection[*gatewayv1.HTTPRout
 		if !HasServiceParent(r.Spec.ParentRefs) {
 			return nil
 		}
-		rules, err := convertHTTPRules(r.Spec.Rules)
+		rules, err := convertRules(r.Spec.Rules, convertHTTPRule)
 		return compileRoute(ctx, services, KindHTTPRoute, r.ObjectMeta, r.Spec.ParentRefs, rules, err)
 	}, krt.WithName("HTTPRouteResults"))
 }
@@ -44,7 +44,7 @@ func newGRPCRouteResults(g *krt.Graph, routes krt.Collection[*gatewayv1.GRPCRout
 		if !HasServiceParent(r.Spec.ParentRefs) {
 			return nil
 		}
-		rules, err := convertGRPCRules(r.Spec.Rules)
+		rules, err := convertRules(r.Spec.Rules, convertGRPCRule)
 		return compileRoute(ctx, services, KindGRPCRoute, r.ObjectMeta, r.Spec.ParentRefs, rules, err)
 	}, krt.WithName("GRPCRouteResults"))
 }
@@ -356,72 +356,75 @@ func convertHTTPMatch(m gatewayv1.HTTPRouteMatch) (RouteMatch, error) {
 	return out, nil
 }
 
-func convertHTTPRules(rules []gatewayv1.HTTPRouteRule) ([]pendingRule, error) {
-	out := make([]pendingRule, 0, len(rules))
-	for i, r := range rules {
-		var pr pendingRule
-		for _, m := range r.Matches {
-			rm, err := convertHTTPMatch(m)
-			if err != nil {
-				return nil, fmt.Errorf("rule %d: %w", i, err)
-			}
-			pr.rule.Matches = append(pr.rule.Matches, rm)
-		}
-		for _, f := range r.Filters {
-			var err error
-			switch f.Type {
-			case gatewayv1.HTTPRouteFilterRequestHeaderModifier:
-				pr.rule.RequestHeaders, err = convertHeaderFilter(f.RequestHeaderModifier)
-			case gatewayv1.HTTPRouteFilterResponseHeaderModifier:
-				pr.rule.ResponseHeaders, err = convertHeaderFilter(f.ResponseHeaderModifier)
-			default:
-				err = unsupported("filter %q not supported", f.Type)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("rule %d: %w", i, err)
-			}
-		}
-		if t := r.Timeouts; t != nil {
-			var err error
-			if pr.rule.Timeout, err = parseDuration(t.Request); err != nil {
-				return nil, fmt.Errorf("rule %d: request timeout: %w", i, err)
-			}
-			if pr.rule.BackendTimeout, err = parseDuration(t.BackendRequest); err != nil {
-				return nil, fmt.Errorf("rule %d: backend request timeout: %w", i, err)
-			}
-		}
-		if rt := r.Retry; rt != nil {
-			retry := &Retry{}
-			if rt.Attempts != nil {
-				if *rt.Attempts < 0 {
-					return nil, fmt.Errorf("rule %d: %w", i, unsupported("negative retry attempts"))
-				}
-				retry.Attempts = int32(*rt.Attempts)
-			}
-			for _, c := range rt.Codes {
-				if c < 400 || c > 599 {
-					return nil, fmt.Errorf("rule %d: %w", i, unsupported("retry code %d out of 400-599", c))
-				}
-				retry.Codes = append(retry.Codes, int32(c))
-			}
-			b, err := parseDuration(rt.Backoff)
-			if err != nil {
-				return nil, fmt.Errorf("rule %d: retry backoff: %w", i, err)
-			}
-			if b != nil {
-				retry.Backoff = *b
-			}
-			pr.rule.Retry = retry
-		}
-		for _, b := range r.BackendRefs {
-			if len(b.Filters) > 0 {
-				return nil, fmt.Errorf("rule %d: %w", i, unsupported("backend filters not supported"))
-			}
-			pr.backends = append(pr.backends, b.BackendRef)
-		}
-		out = append(out, pr)
+// convertHTTPRule converts one HTTPRoute rule: what every route rule has
+// (convertRule), then timeouts and retries, which only HTTPRoute has, then
+// the backends.
+func convertHTTPRule(r gatewayv1.HTTPRouteRule) (pendingRule, error) {
+	var pr pendingRule
+	if err := convertRule(&pr, r.Matches, convertHTTPMatch, r.Filters, httpFilter); err != nil {
+		return pr, err
 	}
-	return out, nil
+	if err := pr.rule.convertTimeouts(r.Timeouts); err != nil {
+		return pr, err
+	}
+	if rt := r.Retry; rt != nil {
+		retry, err := convertRetry(rt)
+		if err != nil {
+			return pr, err
+		}
+		pr.rule.Retry = retry
+	}
+	for _, b := range r.BackendRefs {
+		if err := pr.addBackend(b.BackendRef, len(b.Filters)); err != nil {
+			return pr, err
+		}
+	}
+	return pr, nil
+}
+
+// httpFilter returns an HTTPRoute filter's type and header modifiers.
+func httpFilter(f gatewayv1.HTTPRouteFilter) (string, *gatewayv1.HTTPHeaderFilter, *gatewayv1.HTTPHeaderFilter) {
+	return string(f.Type), f.RequestHeaderModifier, f.ResponseHeaderModifier
+}
+
+// convertTimeouts sets the request and backend request timeouts of t.
+func (r *RouteRule) convertTimeouts(t *gatewayv1.HTTPRouteTimeouts) error {
+	if t == nil {
+		return nil
+	}
+	var err error
+	if r.Timeout, err = parseDuration(t.Request); err != nil {
+		return fmt.Errorf("request timeout: %w", err)
+	}
+	if r.BackendTimeout, err = parseDuration(t.BackendRequest); err != nil {
+		return fmt.Errorf("backend request timeout: %w", err)
+	}
+	return nil
+}
+
+// convertRetry converts an HTTPRoute rule's retry policy.
+func convertRetry(rt *gatewayv1.HTTPRouteRetry) (*Retry, error) {
+	retry := &Retry{}
+	if rt.Attempts != nil {
+		if *rt.Attempts < 0 {
+			return nil, unsupported("negative retry attempts")
+		}
+		retry.Attempts = int32(*rt.Attempts)
+	}
+	for _, c := range rt.Codes {
+		if c < 400 || c > 599 {
+			return nil, unsupported("retry code %d out of 400-599", c)
+		}
+		retry.Codes = append(retry.Codes, int32(c))
+	}
+	b, err := parseDuration(rt.Backoff)
+	if err != nil {
+		return nil, fmt.Errorf("retry backoff: %w", err)
+	}
+	if b != nil {
+		retry.Backoff = *b
+	}
+	return retry, nil
 }
 
 func convertGRPCMatch(m gatewayv1.GRPCRouteMatch) (RouteMatch, error) {
@@ -474,38 +477,22 @@ func convertGRPCMatch(m gatewayv1.GRPCRouteMatch) (RouteMatch, error) {
 	return out, nil
 }
 
-func convertGRPCRules(rules []gatewayv1.GRPCRouteRule) ([]pendingRule, error) {
-	out := make([]pendingRule, 0, len(rules))
-	for i, r := range rules {
-		var pr pendingRule
-		for _, m := range r.Matches {
-			rm, err := convertGRPCMatch(m)
-			if err != nil {
-				return nil, fmt.Errorf("rule %d: %w", i, err)
-			}
-			pr.rule.Matches = append(pr.rule.Matches, rm)
-		}
-		for _, f := range r.Filters {
-			var err error
-			switch f.Type {
-			case gatewayv1.GRPCRouteFilterRequestHeaderModifier:
-				pr.rule.RequestHeaders, err = convertHeaderFilter(f.RequestHeaderModifier)
-			case gatewayv1.GRPCRouteFilterResponseHeaderModifier:
-				pr.rule.ResponseHeaders, err = convertHeaderFilter(f.ResponseHeaderModifier)
-			default:
-				err = unsupported("filter %q not supported", f.Type)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("rule %d: %w", i, err)
-			}
-		}
-		for _, b := range r.BackendRefs {
-			if len(b.Filters) > 0 {
-				return nil, fmt.Errorf("rule %d: %w", i, unsupported("backend filters not supported"))
-			}
-			pr.backends = append(pr.backends, b.BackendRef)
-		}
-		out = append(out, pr)
+// convertGRPCRule converts one GRPCRoute rule: what every route rule has
+// (convertRule), then the backends.
+func convertGRPCRule(r gatewayv1.GRPCRouteRule) (pendingRule, error) {
+	var pr pendingRule
+	if err := convertRule(&pr, r.Matches, convertGRPCMatch, r.Filters, grpcFilter); err != nil {
+		return pr, err
 	}
-	return out, nil
+	for _, b := range r.BackendRefs {
+		if err := pr.addBackend(b.BackendRef, len(b.Filters)); err != nil {
+			return pr, err
+		}
+	}
+	return pr, nil
+}
+
+// grpcFilter returns a GRPCRoute filter's type and header modifiers.
+func grpcFilter(f gatewayv1.GRPCRouteFilter) (string, *gatewayv1.HTTPHeaderFilter, *gatewayv1.HTTPHeaderFilter) {
+	return string(f.Type), f.RequestHeaderModifier, f.ResponseHeaderModifier
 }

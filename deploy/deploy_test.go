@@ -313,6 +313,29 @@ func TestRBAC(t *testing.T) {
 	}
 }
 
+// runSourceAs runs a Kubernetes source made with opts as user until done
+// returns, and fails t if done or the source fails.
+func runSourceAs(t *testing.T, env *kubetest.Env, user string, opts []kube.Option, done func(ctx context.Context, src *kube.Source) error) {
+	t.Helper()
+	clients, err := kube.ClientsForConfig(env.ConfigAs(user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := kube.New(krt.NewGraph(), clients, opts...)
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- src.Run(ctx) }()
+	err = done(ctx, src)
+	cancel()
+	if runErr := <-stopped; runErr != nil {
+		t.Fatalf("Run: %v", runErr)
+	}
+	if err != nil {
+		t.Fatalf("as %s: %v", user, err)
+	}
+}
+
 // deploymentConfig is the configuration the Deployment runs meshd with.
 func deploymentConfig(t *testing.T) app.Config {
 	t.Helper()
@@ -322,6 +345,21 @@ func deploymentConfig(t *testing.T) app.Config {
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// createMeshConfigMap creates, as the administrator, the ConfigMap the
+// Deployment's --mesh-config-map names, until the test ends.
+func createMeshConfigMap(t *testing.T, env *kubetest.Env) {
+	t.Helper()
+	admin := kubeClient(t, env.Config)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "meshd", Namespace: saNamespace},
+		Data: map[string]string{"mesh": "domainSuffix: cluster.local"}}
+	if _, err := admin.CoreV1().ConfigMaps(saNamespace).Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = admin.CoreV1().ConfigMaps(saNamespace).Delete(context.Background(), cm.Name, metav1.DeleteOptions{})
+	})
 }
 
 // configMapAccess is what the service account may do with ConfigMaps:
@@ -512,35 +550,11 @@ func TestInformersAsServiceAccount(t *testing.T) {
 	env := deployed(t)
 	waitAuthorized(t, env)
 	opts := app.KubeOptions(deploymentConfig(t))
-	admin := kubeClient(t, env.Config)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "meshd", Namespace: saNamespace},
-		Data: map[string]string{"mesh": "domainSuffix: cluster.local"}}
-	if _, err := admin.CoreV1().ConfigMaps(saNamespace).Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = admin.CoreV1().ConfigMaps(saNamespace).Delete(context.Background(), cm.Name, metav1.DeleteOptions{})
-	})
+	createMeshConfigMap(t, env)
 
 	run := func(user string, done func(ctx context.Context, src *kube.Source) error) {
 		t.Helper()
-		clients, err := kube.ClientsForConfig(env.ConfigAs(user))
-		if err != nil {
-			t.Fatal(err)
-		}
-		src := kube.New(krt.NewGraph(), clients, opts...)
-		ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
-		defer cancel()
-		stopped := make(chan error, 1)
-		go func() { stopped <- src.Run(ctx) }()
-		err = done(ctx, src)
-		cancel()
-		if runErr := <-stopped; runErr != nil {
-			t.Fatalf("Run: %v", runErr)
-		}
-		if err != nil {
-			t.Fatalf("as %s: %v", user, err)
-		}
+		runSourceAs(t, env, user, opts, done)
 	}
 
 	run(saUser, func(ctx context.Context, src *kube.Source) error {
