@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"strconv"
 	"testing"
 	"time"
 
@@ -33,7 +32,7 @@ func TestFleetFallback(t *testing.T) {
 	mesh.pod("canary-0", "canary", canaryIP)
 	mesh.route("r", "echo", "echo")
 
-	lease := "fallback-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	lease := uniqueName("fallback-")
 	flags := []string{"--leader-elect-resource-namespace", "default", "--leader-elect-resource-name", lease}
 	primary, secondary := startReplica(t, env.Kubeconfig, flags...), startReplica(t, env.Kubeconfig, flags...)
 	primary.waitReady(t)

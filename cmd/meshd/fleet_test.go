@@ -35,84 +35,131 @@ const (
 func TestFleet(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
+	f := startFleet(t, ctx)
+	f.waitSameVersions(t)
+	leader := f.checkOnlyLeaderWritesStatus(t)
+	cc := f.dialThroughLeader(t, leader)
+	successor := f.killLeader(t, leader, cc)
+	f.checkClientResumes(t, leader)
+	f.checkConfigAfterLoss(t, cc, leader, successor)
+	for _, r := range others(f.replicas, leader) {
+		r.stop(t)
+	}
+}
+
+// fleet is TestFleet's world: a mesh of two backends, a valid and a broken
+// route, and the three replicas serving it.
+type fleet struct {
+	ctx              context.Context
+	kube             kubernetes.Interface
+	mesh             *fleetMesh
+	replicas         []*replica
+	echoIP, canaryIP string
+}
+
+// startFleet writes the mesh and starts three replicas, as deploy/'s
+// service account, and waits until each is ready.
+func startFleet(t *testing.T, ctx context.Context) *fleet {
 	env := kubeEnv(t)
 	kc, err := env.KubeconfigAs(t.TempDir(), fleetAccount, "system:serviceaccounts", "system:serviceaccounts:"+fleetNamespace, "system:authenticated")
 	if err != nil {
 		t.Fatal(err)
 	}
-	kube := kubernetes.NewForConfigOrDie(env.Config)
-	gw := gatewayclient.NewForConfigOrDie(env.Config)
-
+	f := &fleet{ctx: ctx, kube: kubernetes.NewForConfigOrDie(env.Config), echoIP: "127.0.0.41", canaryIP: "127.0.0.42"}
 	// Two backends on one port, as two pods of a mesh would be.
-	echoIP, canaryIP := "127.0.0.41", "127.0.0.42"
-	port := startHealthBackends(t, echoIP, canaryIP)
-	mesh := newFleetMesh(t, ctx, kube, gw, port)
-	ns := mesh.ns
-	mesh.service("echo")
-	mesh.service("canary")
-	mesh.pod("echo-0", "echo", echoIP)
-	mesh.pod("canary-0", "canary", canaryIP)
-	mesh.route("good", "echo", "echo")
-	mesh.route("broken", "canary", "missing")
+	port := startHealthBackends(t, f.echoIP, f.canaryIP)
+	f.mesh = newFleetMesh(t, ctx, f.kube, gatewayclient.NewForConfigOrDie(env.Config), port)
+	f.mesh.service("echo")
+	f.mesh.service("canary")
+	f.mesh.pod("echo-0", "echo", f.echoIP)
+	f.mesh.pod("canary-0", "canary", f.canaryIP)
+	f.mesh.route("good", "echo", "echo")
+	f.mesh.route("broken", "canary", "missing")
 
-	replicas := make([]*replica, 3)
-	for i := range replicas {
-		replicas[i] = startReplica(t, kc, "--leader-elect-resource-namespace", fleetNamespace)
+	f.replicas = make([]*replica, 3)
+	for i := range f.replicas {
+		f.replicas[i] = startReplica(t, kc, "--leader-elect-resource-namespace", fleetNamespace)
 	}
-	for _, r := range replicas {
+	for _, r := range f.replicas {
 		r.waitReady(t)
 	}
-	// The replicas agree on every resource and its version: a proxy
-	// moving between them needs nothing re-sent.
-	want := replicas[0].versions(t)
+	return f
+}
+
+// waitSameVersions waits until the replicas agree on every resource and its
+// version: a proxy moving between them needs nothing re-sent.
+func (f *fleet) waitSameVersions(t *testing.T) {
+	t.Helper()
+	first := f.replicas[0]
+	want := first.versions(t)
 	if len(want) == 0 {
 		t.Fatal("replica serves no resources")
 	}
-	for _, r := range replicas[1:] {
-		waitUntil(t, "replica "+r.debug+" serves what "+replicas[0].debug+" does, at the same versions", func() bool {
+	for _, r := range f.replicas[1:] {
+		waitUntil(t, "replica "+r.debug+" serves what "+first.debug+" does, at the same versions", func() bool {
 			return maps.Equal(r.versions(t), want)
 		})
 	}
-	leader := waitLeader(t, replicas, nil)
-	t.Logf("leader: replica %s", leader.debug)
-	checkRoles(t, replicas, leader)
+}
 
-	// Status: the valid route is accepted with its references resolved,
-	// the broken one accepted with a missing backend.
-	mesh.waitCondition("good", "Accepted", metav1.ConditionTrue, "Accepted")
-	mesh.waitCondition("good", "ResolvedRefs", metav1.ConditionTrue, "ResolvedRefs")
-	mesh.waitCondition("broken", "ResolvedRefs", metav1.ConditionFalse, "BackendNotFound")
-	for _, r := range replicas {
-		if w := r.metric(t, `meshd_route_status_writes_total{result="written"}`); (r == leader) != (w > 0) {
+// checkOnlyLeaderWritesStatus waits for a leader, checks every replica
+// names it, and that it, and it alone, writes the routes' status: the
+// valid route accepted with its references resolved, the broken one
+// accepted with a missing backend. It returns the leader.
+func (f *fleet) checkOnlyLeaderWritesStatus(t *testing.T) *replica {
+	t.Helper()
+	leader := waitLeader(t, f.replicas, nil)
+	t.Logf("leader: replica %s", leader.debug)
+	checkRoles(t, f.replicas, leader)
+
+	f.mesh.waitCondition("good", "Accepted", metav1.ConditionTrue, "Accepted")
+	f.mesh.waitCondition("good", "ResolvedRefs", metav1.ConditionTrue, "ResolvedRefs")
+	f.mesh.waitCondition("broken", "ResolvedRefs", metav1.ConditionFalse, "BackendNotFound")
+	for _, r := range f.replicas {
+		if w := r.metric(t, statusWritten); (r == leader) != (w > 0) {
 			t.Errorf("replica %s (leader: %v) made %v status writes: only the leader may write", r.debug, r == leader, w)
 		}
 	}
+	return leader
+}
 
-	// A proxyless client, its control plane reached through one name that
-	// resolves to every replica, the leader first.
-	target := "echo." + ns + ".svc.cluster.local:7000"
-	cc := fleetClient(t, append([]*replica{leader}, others(replicas, leader)...), target)
-	converge(t, cc, "RPCs to echo", func(ip string) bool { return ip == echoIP })
+// statusWritten is the sample of the status writes a replica made.
+const statusWritten = `meshd_route_status_writes_total{result="written"}`
+
+// dialThroughLeader connects a proxyless client, its control plane reached
+// through one name that resolves to every replica, the leader first, and
+// waits until its RPCs reach echo.
+func (f *fleet) dialThroughLeader(t *testing.T, leader *replica) *grpc.ClientConn {
+	t.Helper()
+	target := "echo." + f.mesh.ns + ".svc.cluster.local:7000"
+	cc := fleetClient(t, append([]*replica{leader}, others(f.replicas, leader)...), target)
+	converge(t, cc, "RPCs to echo", func(ip string) bool { return ip == f.echoIP })
 	if !leader.hasProxy(t, "fleet-client") {
 		t.Fatalf("the client is not connected to the leader %s", leader.debug)
 	}
+	return cc
+}
 
-	// Kill the leader as a node failure would: no lease release, no
-	// goodbye to the proxies.
+// killLeader kills the leader as a node failure would (no lease release, no
+// goodbye to the proxies), checks that cc's RPCs keep working and that
+// another replica takes the Lease within the lease duration and a retry,
+// and returns that successor.
+func (f *fleet) killLeader(t *testing.T, leader *replica, cc *grpc.ClientConn) *replica {
+	t.Helper()
 	killed := time.Now()
 	leader.kill(t)
 	// The dead leader renews no more: its last renewal is in the Lease.
-	leases := kube.CoordinationV1().Leases(fleetNamespace)
-	dead, err := leases.Get(ctx, "meshd", metav1.GetOptions{})
+	leases := f.kube.CoordinationV1().Leases(fleetNamespace)
+	dead, err := leases.Get(f.ctx, "meshd", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ip, err := rpc(cc, 2*time.Second); err != nil || ip != echoIP {
+	if ip, err := rpc(cc, 2*time.Second); err != nil || ip != f.echoIP {
 		t.Fatalf("RPC right after the control plane's loss: %s, %v", ip, err)
 	}
-	successor := waitLeader(t, others(replicas, leader), leader)
-	checkRoles(t, others(replicas, leader), successor)
-	taken, err := leases.Get(ctx, "meshd", metav1.GetOptions{})
+	successor := waitLeader(t, others(f.replicas, leader), leader)
+	checkRoles(t, others(f.replicas, leader), successor)
+	taken, err := leases.Get(f.ctx, "meshd", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +173,17 @@ func TestFleet(t *testing.T) {
 		t.Errorf("Lease went from %s (renewed %v) to %s (acquired %v): want another holder within the lease duration and a retry",
 			*dead.Spec.HolderIdentity, dead.Spec.RenewTime, *taken.Spec.HolderIdentity, taken.Spec.AcquireTime)
 	}
+	return successor
+}
 
-	// The client reconnects to a survivor, which pushes it nothing: it
-	// already holds every resource at the version the survivor has.
+// checkClientResumes waits until the client reconnects to a survivor, and
+// checks that the survivor pushed it nothing: it already holds every
+// resource at the version the survivor has.
+func (f *fleet) checkClientResumes(t *testing.T, dead *replica) {
+	t.Helper()
 	var moved *replica
 	waitUntil(t, "the client reconnected to a surviving replica", func() bool {
-		for _, r := range others(replicas, leader) {
+		for _, r := range others(f.replicas, dead) {
 			if r.hasProxy(t, "fleet-client") {
 				moved = r
 				return true
@@ -144,24 +196,24 @@ func TestFleet(t *testing.T) {
 			t.Errorf("replica %s, %s: %d pushes, resumed %v; want none pushed to a client holding the config already", moved.debug, ts.TypeURL, ts.Pushes, ts.Resumed)
 		}
 	}
+}
 
-	// Config changed after the loss reaches the client, and the new leader
-	// writes the status of the fixed route.
-	mesh.setBackend("good", "canary")
-	converge(t, cc, "RPCs moved to canary", func(ip string) bool { return ip == canaryIP })
-	mesh.setBackend("broken", "echo")
-	mesh.waitCondition("broken", "ResolvedRefs", metav1.ConditionTrue, "ResolvedRefs")
-	if w := successor.metric(t, `meshd_route_status_writes_total{result="written"}`); w == 0 {
+// checkConfigAfterLoss checks that config changed after the leader's loss
+// reaches the client, and that the successor, and no replica that never
+// led, writes the status of the fixed route.
+func (f *fleet) checkConfigAfterLoss(t *testing.T, cc *grpc.ClientConn, dead, successor *replica) {
+	t.Helper()
+	f.mesh.setBackend("good", "canary")
+	converge(t, cc, "RPCs moved to canary", func(ip string) bool { return ip == f.canaryIP })
+	f.mesh.setBackend("broken", "echo")
+	f.mesh.waitCondition("broken", "ResolvedRefs", metav1.ConditionTrue, "ResolvedRefs")
+	if w := successor.metric(t, statusWritten); w == 0 {
 		t.Errorf("the new leader wrote no status")
 	}
-	for _, r := range others(replicas, leader, successor) {
-		if w := r.metric(t, `meshd_route_status_writes_total{result="written"}`); w != 0 {
+	for _, r := range others(f.replicas, dead, successor) {
+		if w := r.metric(t, statusWritten); w != 0 {
 			t.Errorf("replica %s, never leader, made %v status writes", r.debug, w)
 		}
-	}
-
-	for _, r := range others(replicas, leader) {
-		r.stop(t)
 	}
 }
 

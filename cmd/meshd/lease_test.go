@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
 
@@ -22,51 +23,82 @@ func TestLeaseLost(t *testing.T) {
 	defer cancel()
 	env := kubeEnv(t)
 	kube := kubernetes.NewForConfigOrDie(env.Config)
-	gw := gatewayclient.NewForConfigOrDie(env.Config)
-	mesh := newFleetMesh(t, ctx, kube, gw, 7000)
-	mesh.service("web")
-	mesh.route("r", "web", "web")
+	l := &leaseRun{ctx: ctx, kubeconfig: env.Kubeconfig, gw: gatewayclient.NewForConfigOrDie(env.Config),
+		leases: kube.CoordinationV1().Leases("default"), name: uniqueName("lease-lost-")}
+	l.mesh = newFleetMesh(t, ctx, kube, l.gw, 7000)
+	l.mesh.service("web")
+	l.mesh.route("r", "web", "web")
 
-	// An administrator's kubeconfig and a Lease of the test's own, so
-	// that this test does not depend on TestFleet's.
-	lease := "lease-lost-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
-	// A lease duration well above the handover expected, so a handover
-	// that waited for the Lease to expire shows; and a renew deadline well
-	// above the step-down expected, so one that waited for it shows.
-	flags := []string{"--leader-elect-resource-namespace", "default", "--leader-elect-resource-name", lease,
-		"--leader-elect-lease-duration", "10s", "--leader-elect-renew-deadline", "5s"}
-	a := startReplica(t, env.Kubeconfig, flags...)
-	a.waitReady(t)
+	a := l.startReplica(t)
 	waitLeader(t, []*replica{a}, nil)
-	mesh.waitCondition("r", "ResolvedRefs", metav1.ConditionTrue, "ResolvedRefs")
+	l.mesh.waitCondition("r", "ResolvedRefs", metav1.ConditionTrue, "ResolvedRefs")
+	l.takeLeaseAndWaitStepDown(t, a)
+	l.checkNoStatusWhileStandby(t, a)
+	l.releaseLeaseAndCatchUp(t, a)
+	l.checkCleanStopHandsOver(t, a)
+}
 
-	// Another holder takes the Lease, as a replica would that believes
-	// the leader's term over (a partition, a paused process).
-	leases := kube.CoordinationV1().Leases("default")
-	l, err := leases.Get(ctx, lease, metav1.GetOptions{})
+// uniqueName returns prefix and a suffix of the clock, for a Lease of the
+// test's own, so that one test does not depend on another's.
+func uniqueName(prefix string) string {
+	return prefix + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+}
+
+// leaseRun is TestLeaseLost's world: a route, its own Lease, and an
+// administrator's kubeconfig.
+type leaseRun struct {
+	ctx        context.Context
+	kubeconfig string
+	gw         gatewayclient.Interface
+	leases     coordinationv1.LeaseInterface
+	name       string // of the Lease
+	mesh       *fleetMesh
+}
+
+// startReplica starts a ready replica electing on l's Lease. Its lease
+// duration is well above the handover expected, so a handover that waited
+// for the Lease to expire shows; and its renew deadline well above the
+// step-down expected, so one that waited for it shows.
+func (l *leaseRun) startReplica(t *testing.T) *replica {
+	t.Helper()
+	r := startReplica(t, l.kubeconfig, "--leader-elect-resource-namespace", "default", "--leader-elect-resource-name", l.name,
+		"--leader-elect-lease-duration", "10s", "--leader-elect-renew-deadline", "5s")
+	r.waitReady(t)
+	return r
+}
+
+// takeLeaseAndWaitStepDown gives the Lease to another holder, as a replica
+// would that believes the leader's term over (a partition, a paused
+// process), and checks that the leader a stops on seeing the new holder, at
+// its next renewal, not once the renew deadline has passed.
+func (l *leaseRun) takeLeaseAndWaitStepDown(t *testing.T, a *replica) {
+	t.Helper()
+	lease, err := l.leases.Get(l.ctx, l.name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	holder, duration := "someone-else", int32(3600)
-	l.Spec.HolderIdentity, l.Spec.LeaseDurationSeconds = &holder, &duration
-	l.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
-	if _, err := leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
+	lease.Spec.HolderIdentity, lease.Spec.LeaseDurationSeconds = &holder, &duration
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+	if _, err := l.leases.Update(l.ctx, lease, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	taken := time.Now()
 	waitUntil(t, "the leader to step down", func() bool { return a.metric(t, "meshd_leader") == 0 })
 	t.Logf("stepped down %v after the Lease was taken (retry period 250ms, renew deadline 5s)", time.Since(taken).Round(10*time.Millisecond))
-	// It stops on seeing the new holder, at its next renewal, not once
-	// the renew deadline has passed.
 	if d := time.Since(taken); d > 3*time.Second {
 		t.Errorf("stepped down after %v: want it at the next renewal (250ms), well before the renew deadline (5s)", d)
 	}
+}
 
-	// While it does not lead, a route change is not written.
-	written := a.metric(t, `meshd_route_status_writes_total{result="written"}`)
-	mesh.setBackend("r", "missing")
+// checkNoStatusWhileStandby changes the route while a does not lead, and
+// checks that a writes nothing for it.
+func (l *leaseRun) checkNoStatusWhileStandby(t *testing.T, a *replica) {
+	t.Helper()
+	written := a.metric(t, statusWritten)
+	l.mesh.setBackend("r", "missing")
 	time.Sleep(time.Second)
-	r, err := gw.GatewayV1().HTTPRoutes(mesh.ns).Get(ctx, "r", metav1.GetOptions{})
+	r, err := l.gw.GatewayV1().HTTPRoutes(l.mesh.ns).Get(l.ctx, "r", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,24 +109,31 @@ func TestLeaseLost(t *testing.T) {
 			}
 		}
 	}
-	if w := a.metric(t, `meshd_route_status_writes_total{result="written"}`); w != written {
+	if w := a.metric(t, statusWritten); w != written {
 		t.Errorf("status writes went from %v to %v while not leading", written, w)
 	}
+}
 
-	// The other holder gives the Lease up: the replica leads again, for a
-	// second term, and writes the status it missed.
-	if err := leases.Delete(ctx, lease, metav1.DeleteOptions{}); err != nil {
+// releaseLeaseAndCatchUp has the other holder give the Lease up, and checks
+// that a leads again, for a second term, and writes the status it missed.
+func (l *leaseRun) releaseLeaseAndCatchUp(t *testing.T, a *replica) {
+	t.Helper()
+	if err := l.leases.Delete(l.ctx, l.name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitLeader(t, []*replica{a}, nil)
 	if terms := a.metric(t, "meshd_leader_terms_total"); terms != 2 {
 		t.Errorf("meshd_leader_terms_total = %v, want 2", terms)
 	}
-	mesh.waitCondition("r", "ResolvedRefs", metav1.ConditionFalse, "BackendNotFound")
+	l.mesh.waitCondition("r", "ResolvedRefs", metav1.ConditionFalse, "BackendNotFound")
+}
 
-	// A clean stop hands over at once.
-	b := startReplica(t, env.Kubeconfig, flags...)
-	b.waitReady(t)
+// checkCleanStopHandsOver stops the leader a with SIGTERM beside a standby,
+// and checks that the standby leads within a retry period rather than a
+// lease duration, and writes status.
+func (l *leaseRun) checkCleanStopHandsOver(t *testing.T, a *replica) {
+	t.Helper()
+	b := l.startReplica(t)
 	stopped := time.Now()
 	a.stop(t)
 	waitLeader(t, []*replica{b}, nil)
@@ -103,7 +142,7 @@ func TestLeaseLost(t *testing.T) {
 	if handover >= 5*time.Second {
 		t.Errorf("handover took %v: the stopped leader did not release the Lease", handover)
 	}
-	mesh.setBackend("r", "web")
-	mesh.waitCondition("r", "ResolvedRefs", metav1.ConditionTrue, "ResolvedRefs")
+	l.mesh.setBackend("r", "web")
+	l.mesh.waitCondition("r", "ResolvedRefs", metav1.ConditionTrue, "ResolvedRefs")
 	b.stop(t)
 }

@@ -102,38 +102,10 @@ func TestContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	xdsAddr, debugAddr := freeAddr(t), freeAddr(t)
-	var logs lockedBuffer
-	cmd := exec.Command(bin, "--config-dir", dir, "--xds-addr", xdsAddr, "--debug-addr", debugAddr, "--log-format", "json")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-exited
-		}
-	}()
-
+	m := startMeshd(t, "--config-dir", dir, "--xds-addr", xdsAddr, "--debug-addr", debugAddr, "--log-format", "json")
 	base := "http://" + debugAddr
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		code, body := get(base + "/readyz")
-		if code == http.StatusOK {
-			break
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("meshd exited before ready: %v\n%s", err, logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz = %d %q after 30s\n%s", code, body, logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	m.waitReady(t, base+"/readyz", 30*time.Second)
+
 	if code, body := get(base + "/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz = %d %q", code, body)
 	}
@@ -144,24 +116,79 @@ func TestContract(t *testing.T) {
 		t.Errorf("debug UI graph lacks folder/Service")
 	}
 	for _, want := range []string{xdsAddr, debugAddr + "/debug/ui", debugAddr + "/metrics"} {
-		if !strings.Contains(logs.String(), want) {
+		if !strings.Contains(m.logs.String(), want) {
 			t.Errorf("start-up log does not say %s", want)
 		}
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	m.stop(t, 10*time.Second)
+	if !strings.Contains(m.logs.String(), "meshd stopped") {
+		t.Errorf("no stop line in the log:\n%s", m.logs.String())
+	}
+}
+
+// meshdProcess is the meshd binary running under a test, its output
+// captured.
+type meshdProcess struct {
+	cmd    *exec.Cmd
+	logs   *lockedBuffer
+	exited chan error // receives Wait's result once
+}
+
+// startMeshd starts bin with args; t's cleanup kills it if it still runs.
+func startMeshd(t *testing.T, args ...string) *meshdProcess {
+	t.Helper()
+	m := &meshdProcess{cmd: exec.Command(bin, args...), logs: &lockedBuffer{}, exited: make(chan error, 1)}
+	m.cmd.Stdout, m.cmd.Stderr = m.logs, m.logs
+	if err := m.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { m.exited <- m.cmd.Wait() }()
+	t.Cleanup(func() {
+		if m.cmd.ProcessState == nil {
+			m.cmd.Process.Kill()
+			<-m.exited
+		}
+	})
+	return m
+}
+
+// waitReady polls url until it answers 200, and fails t if meshd exits
+// first or timeout passes.
+func (m *meshdProcess) waitReady(t *testing.T, url string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		code, body := get(url)
+		if code == http.StatusOK {
+			return
+		}
+		select {
+		case err := <-m.exited:
+			t.Fatalf("meshd exited before ready: %v\n%s", err, m.logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s = %d %q after %v\n%s", url, code, body, timeout, m.logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stop sends meshd SIGTERM and fails t unless it exits cleanly within
+// timeout.
+func (m *meshdProcess) stop(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-exited:
+	case err := <-m.exited:
 		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, m.logs.String())
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("meshd still running 10s after SIGTERM\n%s", logs.String())
-	}
-	if !strings.Contains(logs.String(), "meshd stopped") {
-		t.Errorf("no stop line in the log:\n%s", logs.String())
+	case <-time.After(timeout):
+		t.Fatalf("meshd still running %v after SIGTERM\n%s", timeout, m.logs.String())
 	}
 }
 

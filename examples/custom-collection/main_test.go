@@ -65,19 +65,8 @@ func TestCustomCollection(t *testing.T) {
 	cfg.ConfigDir, cfg.XDSAddr, cfg.DebugAddr = dir, "127.0.0.1:0", "127.0.0.1:0"
 	var col krt.Collection[NamespaceServices]
 	cfg.Extend = extend(func(c krt.Collection[NamespaceServices]) { col = c })
-	a, err := app.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	a, stop := startApp(t, cfg)
+	defer stop()
 
 	if got, _ := col.Get("shop"); got.Count != 1 || got.Services[0] != "cart" {
 		t.Errorf("shop = %+v, want 1 service (cart)", got)
@@ -87,20 +76,54 @@ func TestCustomCollection(t *testing.T) {
 	}
 
 	base := "http://" + a.DebugAddr() + "/debug/api/"
+	checkGraphHas(t, base, "namespace-services")
+
+	// A new service in shop updates shop's item, as the UI shows it.
+	write("more.yaml", moreServices)
+	waitShopServices(t, base, "cart,web")
+}
+
+// startApp runs meshd with cfg; stop ends it, waits for Run to return and
+// fails t if Run failed.
+func startApp(t *testing.T, cfg app.Config) (a *app.App, stop func()) {
+	t.Helper()
+	a, err := app.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	return a, func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}
+}
+
+// checkGraphHas fails t unless the debug UI's graph at base has a node
+// named name.
+func checkGraphHas(t *testing.T, base, name string) {
+	t.Helper()
 	var graph struct {
 		Collections []struct{ Name string }
 	}
 	getJSON(t, base+"graph", &graph)
 	found := false
 	for _, c := range graph.Collections {
-		found = found || c.Name == "namespace-services"
+		found = found || c.Name == name
 	}
 	if !found {
-		t.Fatalf("the debug UI's graph has no namespace-services node: %+v", graph.Collections)
+		t.Fatalf("the debug UI's graph has no %s node: %+v", name, graph.Collections)
 	}
+}
 
-	// A new service in shop updates shop's item, as the UI shows it.
-	write("more.yaml", moreServices)
+// waitShopServices polls the debug UI at base until shop's item of
+// namespace-services lists services, joined by commas, and fails t after
+// 20s.
+func waitShopServices(t *testing.T, base, services string) {
+	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		var page struct {
@@ -110,12 +133,12 @@ func TestCustomCollection(t *testing.T) {
 			}
 		}
 		getJSON(t, base+"collections/"+url.PathEscape("namespace-services")+"/items?prefix=shop", &page)
-		if len(page.Items) == 1 && page.Items[0].Value.Count == 2 &&
-			strings.Join(page.Items[0].Value.Services, ",") == "cart,web" {
-			break
+		if len(page.Items) == 1 && page.Items[0].Value.Count == len(strings.Split(services, ",")) &&
+			strings.Join(page.Items[0].Value.Services, ",") == services {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("shop never showed 2 services in the UI; last page: %+v", page)
+			t.Fatalf("shop never showed services %s in the UI; last page: %+v", services, page)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -249,6 +249,12 @@ func TestExplain(t *testing.T) {
 			t.Errorf("explanation %+v", e.Explanation)
 		}
 	})
+}
+
+// TestExplainErrors checks that a bad explain request gets a JSON error
+// naming what is wrong.
+func TestExplainErrors(t *testing.T) {
+	h := New(newFixture().g)
 	for _, tc := range []struct {
 		name, url string
 		status    int

@@ -153,162 +153,204 @@ type fixture struct {
 	names      []string // every collection's name, in creation order
 }
 
-func named(c interface{ Name() string }, f *fixture) { f.names = append(f.names, c.Name()) }
+// fxModel holds the mesh-model collections the xDS outputs read.
+type fxModel struct {
+	workloads    krt.Collection[fxWorkload]
+	byNode       krt.Index[fxWorkload]
+	allServices  krt.Collection[fxServiceInfo]
+	nodeLoad     krt.Collection[fxNamed]
+	nsStats      krt.Collection[fxNamed]
+	scopes       krt.Collection[fxNamed]
+	routeChecks  krt.Collection[fxNamed]
+	vhosts       krt.Collection[fxNamed]
+	tls          krt.Collection[fxNamed]
+	authz        krt.Collection[fxNamed]
+	meshSettings krt.Singleton[fxNamed]
+}
 
+// track records c's name in f.names, in creation order, and returns c.
+func track[C interface{ Name() string }](f *fixture, c C) C {
+	f.names = append(f.names, c.Name())
+	return c
+}
+
+// newFixture builds the graph, stage by stage in a fixed creation order, and
+// loads its inputs.
 func newFixture() *fixture {
-	g := krt.NewGraph()
-	f := &fixture{g: g}
+	f := &fixture{g: krt.NewGraph()}
+	f.addSources()
+	m := &fxModel{}
+	f.addWorkloads(m)
+	f.addServices(m)
+	f.addNodeAndNamespaceViews(m)
+	f.addRouteAndPolicyChecks(m)
+	f.addXDSOutputs(m)
+	f.load()
+	return f
+}
 
-	// Sources.
-	f.namespaces = krt.NewStatic[fxNamespace](g, krt.WithName("namespaces"))
-	f.nodes = krt.NewStatic[fxNode](g, krt.WithName("nodes"))
-	nodes := f.nodes
-	f.pods = krt.NewStatic[fxPod](g, krt.WithName("pods"))
-	f.services = krt.NewStatic[fxService](g, krt.WithName("services"))
-	f.entries = krt.NewStatic[fxServiceEntry](g, krt.WithName("service-entries"))
-	entries := f.entries
-	f.routes = krt.NewStatic[fxRoute](g, krt.WithName("httproutes"))
-	f.gateways = krt.NewStatic[fxGateway](g, krt.WithName("gateways"))
-	gateways := f.gateways
-	f.secrets = krt.NewStatic[fxSecret](g, krt.WithName("secrets"))
-	f.policies = krt.NewStatic[fxPolicy](g, krt.WithName("authz-policies"))
-	policies := f.policies
-	f.configMaps = krt.NewStatic[fxConfigMap](g, krt.WithName("configmaps"))
-	f.mesh = krt.NewStaticSingleton(g, &fxMeshConfig{Domain: "cluster.local", DefaultRetry: 2}, krt.WithName("mesh-config"))
-	for _, c := range []interface{ Name() string }{f.namespaces, nodes, f.pods, f.services, entries, f.routes, gateways, f.secrets, policies, f.configMaps, f.mesh} {
-		named(c, f)
-	}
+// addSources creates the static inputs.
+func (f *fixture) addSources() {
+	g := f.g
+	f.namespaces = track(f, krt.NewStatic[fxNamespace](g, krt.WithName("namespaces")))
+	f.nodes = track(f, krt.NewStatic[fxNode](g, krt.WithName("nodes")))
+	f.pods = track(f, krt.NewStatic[fxPod](g, krt.WithName("pods")))
+	f.services = track(f, krt.NewStatic[fxService](g, krt.WithName("services")))
+	f.entries = track(f, krt.NewStatic[fxServiceEntry](g, krt.WithName("service-entries")))
+	f.routes = track(f, krt.NewStatic[fxRoute](g, krt.WithName("httproutes")))
+	f.gateways = track(f, krt.NewStatic[fxGateway](g, krt.WithName("gateways")))
+	f.secrets = track(f, krt.NewStatic[fxSecret](g, krt.WithName("secrets")))
+	f.policies = track(f, krt.NewStatic[fxPolicy](g, krt.WithName("authz-policies")))
+	f.configMaps = track(f, krt.NewStatic[fxConfigMap](g, krt.WithName("configmaps")))
+	f.mesh = track(f, krt.NewStaticSingleton(g, &fxMeshConfig{Domain: "cluster.local", DefaultRetry: 2}, krt.WithName("mesh-config")))
+}
 
-	// The mesh model.
-	workloads := krt.NewCollection(g, f.pods, func(ctx krt.HandlerContext, p fxPod) *fxWorkload {
+// addWorkloads derives a workload from each pod in a known namespace, with
+// its node's zone, and indexes workloads by node.
+func (f *fixture) addWorkloads(m *fxModel) {
+	m.workloads = track(f, krt.NewCollection(f.g, f.pods, func(ctx krt.HandlerContext, p fxPod) *fxWorkload {
 		if _, ok := krt.FetchOne(ctx, f.namespaces, krt.FilterKey(p.Namespace)); !ok {
 			return nil
 		}
 		w := fxWorkload{Key: p.ResourceName(), Namespace: p.Namespace, Node: p.Node, IP: p.IP, Labels: p.Labels}
-		if n, ok := krt.FetchOne(ctx, nodes, krt.FilterKey(p.Node)); ok {
+		if n, ok := krt.FetchOne(ctx, f.nodes, krt.FilterKey(p.Node)); ok {
 			w.Zone = n.Zone
 		}
 		return &w
-	}, krt.WithName("workloads"))
-	byNode := krt.NewIndex(workloads, "by-node", func(w fxWorkload) []string { return []string{w.Node} })
-	svcInfo := krt.NewCollection(g, f.services, func(ctx krt.HandlerContext, s fxService) *fxServiceInfo {
+	}, krt.WithName("workloads")))
+	m.byNode = krt.NewIndex(m.workloads, "by-node", func(w fxWorkload) []string { return []string{w.Node} })
+}
+
+// addServices joins services and service entries into all-services, and
+// derives each one's endpoints.
+func (f *fixture) addServices(m *fxModel) {
+	g := f.g
+	svcInfo := track(f, krt.NewCollection(g, f.services, func(ctx krt.HandlerContext, s fxService) *fxServiceInfo {
 		mc, _ := krt.FetchOne(ctx, f.mesh)
 		return &fxServiceInfo{Key: s.ResourceName(), Namespace: s.Namespace, Selector: s.Selector,
 			Hostname: s.Name + "." + s.Namespace + ".svc." + mc.Domain}
-	}, krt.WithName("service-info"))
-	external := krt.NewCollection(g, entries, func(ctx krt.HandlerContext, e fxServiceEntry) *fxServiceInfo {
+	}, krt.WithName("service-info")))
+	external := track(f, krt.NewCollection(g, f.entries, func(ctx krt.HandlerContext, e fxServiceEntry) *fxServiceInfo {
 		return &fxServiceInfo{Key: e.ResourceName(), Namespace: e.Namespace, Hostname: e.Host, External: true}
-	}, krt.WithName("external-services"))
-	allServices := krt.Join(g, []krt.Collection[fxServiceInfo]{svcInfo, external}, krt.WithName("all-services"))
-	f.endpoints = krt.NewCollection(g, allServices, func(ctx krt.HandlerContext, s fxServiceInfo) *fxEndpoints {
+	}, krt.WithName("external-services")))
+	m.allServices = track(f, krt.Join(g, []krt.Collection[fxServiceInfo]{svcInfo, external}, krt.WithName("all-services")))
+	f.endpoints = track(f, krt.NewCollection(g, m.allServices, func(ctx krt.HandlerContext, s fxServiceInfo) *fxEndpoints {
 		if s.External {
 			return &fxEndpoints{Service: s.Key, Addrs: []string{s.Hostname}}
 		}
-		ws := krt.Fetch(ctx, workloads, krt.FilterNamespace(s.Namespace), krt.FilterLabels(s.Selector))
+		ws := krt.Fetch(ctx, m.workloads, krt.FilterNamespace(s.Namespace), krt.FilterLabels(s.Selector))
 		e := fxEndpoints{Service: s.Key}
 		for _, w := range ws {
 			e.Addrs = append(e.Addrs, w.IP)
 		}
 		return &e
-	}, krt.WithName("endpoints"))
-	nodeLoad := krt.NewCollection(g, nodes, func(ctx krt.HandlerContext, n fxNode) *fxNamed {
-		ws := krt.Fetch(ctx, workloads, krt.FilterIndex(byNode, n.Name))
+	}, krt.WithName("endpoints")))
+}
+
+// addNodeAndNamespaceViews derives per-node load, per-namespace pod counts
+// and per-namespace sidecar scopes.
+func (f *fixture) addNodeAndNamespaceViews(m *fxModel) {
+	g := f.g
+	m.nodeLoad = track(f, krt.NewCollection(g, f.nodes, func(ctx krt.HandlerContext, n fxNode) *fxNamed {
+		ws := krt.Fetch(ctx, m.workloads, krt.FilterIndex(m.byNode, n.Name))
 		return &fxNamed{Key: n.Name, Info: fmt.Sprintf("%d workloads in %s", len(ws), n.Zone)}
-	}, krt.WithName("node-load"))
-	nsStats := krt.NewCollection(g, f.namespaces, func(ctx krt.HandlerContext, ns fxNamespace) *fxNamed {
+	}, krt.WithName("node-load")))
+	m.nsStats = track(f, krt.NewCollection(g, f.namespaces, func(ctx krt.HandlerContext, ns fxNamespace) *fxNamed {
 		ps := krt.Fetch(ctx, f.pods, krt.FilterNamespace(ns.Name))
 		return &fxNamed{Key: ns.Name, Info: fmt.Sprintf("%d pods", len(ps))}
-	}, krt.WithName("namespace-stats"))
-	scopes := krt.NewCollection(g, f.namespaces, func(ctx krt.HandlerContext, ns fxNamespace) *fxNamed {
-		svcs := krt.Fetch(ctx, allServices)
+	}, krt.WithName("namespace-stats")))
+	m.scopes = track(f, krt.NewCollection(g, f.namespaces, func(ctx krt.HandlerContext, ns fxNamespace) *fxNamed {
+		svcs := krt.Fetch(ctx, m.allServices)
 		return &fxNamed{Key: ns.Name, Info: fmt.Sprintf("sees %d services", len(svcs))}
-	}, krt.WithName("sidecar-scopes"))
-	routeChecks := krt.NewCollection(g, f.routes, func(ctx krt.HandlerContext, r fxRoute) *fxNamed {
+	}, krt.WithName("sidecar-scopes")))
+}
+
+// addRouteAndPolicyChecks derives route validation (which panics on a
+// negative weight), virtual hosts, TLS contexts (which fail without a PEM
+// certificate), authorization rules, config digests and mesh settings.
+func (f *fixture) addRouteAndPolicyChecks(m *fxModel) {
+	g := f.g
+	m.routeChecks = track(f, krt.NewCollection(g, f.routes, func(ctx krt.HandlerContext, r fxRoute) *fxNamed {
 		for _, b := range r.Backends {
 			if b.Weight < 0 {
 				panic(fmt.Sprintf("route %s: negative weight %d", r.ResourceName(), b.Weight))
 			}
 		}
 		return &fxNamed{Key: r.ResourceName(), Info: "valid"}
-	}, krt.WithName("route-validation"))
-	vhosts := krt.NewManyCollection(g, f.routes, func(ctx krt.HandlerContext, r fxRoute) []fxNamed {
+	}, krt.WithName("route-validation")))
+	m.vhosts = track(f, krt.NewManyCollection(g, f.routes, func(ctx krt.HandlerContext, r fxRoute) []fxNamed {
 		var out []fxNamed
 		for _, b := range r.Backends {
-			if _, ok := krt.FetchOne(ctx, allServices, krt.FilterKey(r.Namespace+"/"+b.Service)); !ok {
+			if _, ok := krt.FetchOne(ctx, m.allServices, krt.FilterKey(r.Namespace+"/"+b.Service)); !ok {
 				continue
 			}
 			out = append(out, fxNamed{Key: r.Host + "/" + b.Service, Info: fmt.Sprintf("weight %d", b.Weight)})
 		}
 		return out
-	}, krt.WithName("virtual-hosts"))
-	tls := krt.NewCollection(g, f.secrets, func(ctx krt.HandlerContext, s fxSecret) *fxNamed {
+	}, krt.WithName("virtual-hosts")))
+	m.tls = track(f, krt.NewCollection(g, f.secrets, func(ctx krt.HandlerContext, s fxSecret) *fxNamed {
 		if !strings.HasPrefix(s.Cert, "-----BEGIN") {
 			ctx.Fail(errors.New("secret " + s.ResourceName() + ": no PEM certificate"))
 			return nil
 		}
 		return &fxNamed{Key: s.ResourceName(), Info: "tls"}
-	}, krt.WithName("tls-contexts"))
-	authz := krt.NewCollection(g, policies, func(ctx krt.HandlerContext, p fxPolicy) *fxNamed {
-		ws := krt.Fetch(ctx, workloads, krt.FilterNamespace(p.Namespace), krt.FilterLabels(p.Selector))
+	}, krt.WithName("tls-contexts")))
+	m.authz = track(f, krt.NewCollection(g, f.policies, func(ctx krt.HandlerContext, p fxPolicy) *fxNamed {
+		ws := krt.Fetch(ctx, m.workloads, krt.FilterNamespace(p.Namespace), krt.FilterLabels(p.Selector))
 		return &fxNamed{Key: p.ResourceName(), Info: fmt.Sprintf("%d workloads allow %v", len(ws), p.Allow)}
-	}, krt.WithName("authz-rules"))
-	digests := krt.NewCollection(g, f.configMaps, func(ctx krt.HandlerContext, c fxConfigMap) *fxNamed {
+	}, krt.WithName("authz-rules")))
+	track(f, krt.NewCollection(g, f.configMaps, func(ctx krt.HandlerContext, c fxConfigMap) *fxNamed {
 		return &fxNamed{Key: c.ResourceName(), Info: fmt.Sprintf("%d keys", len(c.Data))}
-	}, krt.WithName("config-digests"))
-	meshSettings := krt.NewSingleton(g, func(ctx krt.HandlerContext) *fxNamed {
+	}, krt.WithName("config-digests")))
+	m.meshSettings = track(f, krt.NewSingleton(g, func(ctx krt.HandlerContext) *fxNamed {
 		mc, _ := krt.FetchOne(ctx, f.mesh)
 		return &fxNamed{Key: krt.SingletonKey, Info: fmt.Sprintf("domain %s, retries %d", mc.Domain, mc.DefaultRetry)}
-	}, krt.WithName("mesh-settings"))
-	for _, c := range []interface{ Name() string }{workloads, svcInfo, external, allServices, f.endpoints, nodeLoad, nsStats, scopes, routeChecks, vhosts, tls, authz, digests, meshSettings} {
-		named(c, f)
-	}
+	}, krt.WithName("mesh-settings")))
+}
 
-	// The xDS outputs.
-	clusters := krt.NewCollection(g, allServices, func(ctx krt.HandlerContext, s fxServiceInfo) *fxNamed {
-		ms, _ := krt.FetchOne(ctx, meshSettings)
+// addXDSOutputs derives the xDS resources, status reports and the snapshot
+// summary from the mesh model.
+func (f *fixture) addXDSOutputs(m *fxModel) {
+	g := f.g
+	clusters := track(f, krt.NewCollection(g, m.allServices, func(ctx krt.HandlerContext, s fxServiceInfo) *fxNamed {
+		ms, _ := krt.FetchOne(ctx, m.meshSettings)
 		return &fxNamed{Key: "outbound|" + s.Hostname, Info: ms.Info}
-	}, krt.WithName("xds-clusters"))
-	cla := krt.NewCollection(g, f.endpoints, func(ctx krt.HandlerContext, e fxEndpoints) *fxNamed {
+	}, krt.WithName("xds-clusters")))
+	track(f, krt.NewCollection(g, f.endpoints, func(ctx krt.HandlerContext, e fxEndpoints) *fxNamed {
 		return &fxNamed{Key: "outbound|" + e.Service, Info: strings.Join(e.Addrs, ",")}
-	}, krt.WithName("xds-endpoints"))
-	listeners := krt.NewCollection(g, gateways, func(ctx krt.HandlerContext, gw fxGateway) *fxNamed {
+	}, krt.WithName("xds-endpoints")))
+	listeners := track(f, krt.NewCollection(g, f.gateways, func(ctx krt.HandlerContext, gw fxGateway) *fxNamed {
 		info := fmt.Sprintf("port %d", gw.Port)
 		if gw.Secret != "" {
-			if _, ok := krt.FetchOne(ctx, tls, krt.FilterKey(gw.Namespace+"/"+gw.Secret)); ok {
+			if _, ok := krt.FetchOne(ctx, m.tls, krt.FilterKey(gw.Namespace+"/"+gw.Secret)); ok {
 				info += " tls"
 			}
 		}
 		return &fxNamed{Key: gw.ResourceName(), Info: info}
-	}, krt.WithName("xds-listeners"))
-	routeTables := krt.NewCollection(g, gateways, func(ctx krt.HandlerContext, gw fxGateway) *fxNamed {
-		vs := krt.Fetch(ctx, vhosts)
-		rs := krt.Fetch(ctx, routeChecks)
+	}, krt.WithName("xds-listeners")))
+	track(f, krt.NewCollection(g, f.gateways, func(ctx krt.HandlerContext, gw fxGateway) *fxNamed {
+		vs := krt.Fetch(ctx, m.vhosts)
+		rs := krt.Fetch(ctx, m.routeChecks)
 		return &fxNamed{Key: gw.ResourceName(), Info: fmt.Sprintf("%d vhosts, %d routes", len(vs), len(rs))}
-	}, krt.WithName("xds-routes"))
-	rbac := krt.NewCollection(g, authz, func(ctx krt.HandlerContext, a fxNamed) *fxNamed {
+	}, krt.WithName("xds-routes")))
+	track(f, krt.NewCollection(g, m.authz, func(ctx krt.HandlerContext, a fxNamed) *fxNamed {
 		return &fxNamed{Key: "rbac/" + a.Key, Info: a.Info}
-	}, krt.WithName("xds-rbac"))
-	scopeOut := krt.NewCollection(g, scopes, func(ctx krt.HandlerContext, s fxNamed) *fxNamed {
+	}, krt.WithName("xds-rbac")))
+	track(f, krt.NewCollection(g, m.scopes, func(ctx krt.HandlerContext, s fxNamed) *fxNamed {
 		return &fxNamed{Key: "scope/" + s.Key, Info: s.Info}
-	}, krt.WithName("xds-scopes"))
-	status := krt.NewCollection(g, nsStats, func(ctx krt.HandlerContext, s fxNamed) *fxNamed {
-		l, _ := krt.FetchOne(ctx, nodeLoad, krt.FilterFunc(func(fxNamed) bool { return true }))
+	}, krt.WithName("xds-scopes")))
+	track(f, krt.NewCollection(g, m.nsStats, func(ctx krt.HandlerContext, s fxNamed) *fxNamed {
+		l, _ := krt.FetchOne(ctx, m.nodeLoad, krt.FilterFunc(func(fxNamed) bool { return true }))
 		return &fxNamed{Key: "status/" + s.Key, Info: s.Info + "; " + l.Info}
-	}, krt.WithName("status-reports"))
-	snapshot := krt.NewSingleton(g, func(ctx krt.HandlerContext) *fxSummary {
+	}, krt.WithName("status-reports")))
+	track(f, krt.NewSingleton(g, func(ctx krt.HandlerContext) *fxSummary {
 		mc, _ := krt.FetchOne(ctx, f.mesh)
 		return &fxSummary{
-			Namespaces: len(krt.Fetch(ctx, f.namespaces)), Workloads: len(krt.Fetch(ctx, workloads)),
-			Services: len(krt.Fetch(ctx, allServices)), Clusters: len(krt.Fetch(ctx, clusters)),
+			Namespaces: len(krt.Fetch(ctx, f.namespaces)), Workloads: len(krt.Fetch(ctx, m.workloads)),
+			Services: len(krt.Fetch(ctx, m.allServices)), Clusters: len(krt.Fetch(ctx, clusters)),
 			Listeners: len(krt.Fetch(ctx, listeners)), Domain: mc.Domain,
 		}
-	}, krt.WithName("xds-snapshot"))
-	for _, c := range []interface{ Name() string }{clusters, cla, listeners, routeTables, rbac, scopeOut, status, snapshot} {
-		named(c, f)
-	}
-
-	f.load()
-	return f
+	}, krt.WithName("xds-snapshot")))
 }
 
 // load writes the initial inputs: two namespaces, three nodes, a dozen pods,

@@ -3,6 +3,7 @@ package debugui
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"regexp"
 	"strings"
@@ -190,21 +191,27 @@ func redactTree(v any, sensitive func(string) bool) (out any, changed bool) {
 		}
 		return cp, true
 	case []any:
-		var cp []any
-		for i, val := range v {
-			if nv, ch := redactTree(val, sensitive); ch {
-				if cp == nil {
-					cp = append([]any(nil), v...)
-				}
-				cp[i] = nv
-			}
-		}
-		if cp == nil {
-			return v, false
-		}
-		return cp, true
+		return redactEach(v, func(val any) (any, bool) { return redactTree(val, sensitive) })
 	}
 	return v, false
+}
+
+// redactEach passes every element of l through redact; it returns a copy
+// holding what redact changed, or l itself and false when it changed nothing.
+func redactEach(l []any, redact func(any) (any, bool)) (any, bool) {
+	var cp []any
+	for i, val := range l {
+		if nv, ch := redact(val); ch {
+			if cp == nil {
+				cp = append([]any(nil), l...)
+			}
+			cp[i] = nv
+		}
+	}
+	if cp == nil {
+		return l, false
+	}
+	return cp, true
 }
 
 // credentialFields are the field names (lower case, without '_' and '-')
@@ -268,67 +275,28 @@ func redactJSON(b json.RawMessage, isSecret bool) json.RawMessage {
 // Kubernetes Secrets and name/value pairs, and redacts only
 // credentialFields by name.
 func redactItem(v any, isSecret bool) (any, bool) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		if l, ok := v.([]any); ok {
-			var cp []any
-			for i, val := range l {
-				if nv, ch := redactItem(val, false); ch {
-					if cp == nil {
-						cp = append([]any(nil), l...)
-					}
-					cp[i] = nv
-				}
-			}
-			if cp == nil {
-				return v, false
-			}
-			return cp, true
-		}
-		return redactTree(v, credentialField)
+	switch v := v.(type) {
+	case map[string]any:
+		return redactItemFields(v, isSecret)
+	case []any:
+		return redactEach(v, func(val any) (any, bool) { return redactItem(val, false) })
 	}
+	return redactTree(v, credentialField)
+}
+
+// redactItemFields is redactItem for one object: a Secret's data, a
+// sensitive name/value pair's value, credentialFields, and then every
+// field's value in turn.
+func redactItemFields(m map[string]any, isSecret bool) (any, bool) {
 	cp := make(map[string]any, len(m))
-	changed := false
 	for k, val := range m {
 		cp[k] = val
 	}
+	changed := false
 	if isSecret || (m["kind"] == "Secret" && m["apiVersion"] == "v1") {
-		for _, f := range []string{"data", "stringData"} {
-			if d, ok := m[f].(map[string]any); ok {
-				rd := make(map[string]any, len(d))
-				for k := range d {
-					rd[k] = Redacted
-				}
-				cp[f], changed = rd, true
-			} else if m[f] != nil {
-				cp[f], changed = Redacted, true
-			}
-		}
-		if md, ok := m["metadata"].(map[string]any); ok {
-			if an, ok := md["annotations"].(map[string]any); ok && an[lastApplied] != nil {
-				nan := make(map[string]any, len(an))
-				for k, v := range an {
-					nan[k] = v
-				}
-				nan[lastApplied] = Redacted
-				nmd := make(map[string]any, len(md))
-				for k, v := range md {
-					nmd[k] = v
-				}
-				nmd["annotations"] = nan
-				cp["metadata"], changed = nmd, true
-			}
-		}
+		changed = redactSecretData(m, cp)
 	}
-	// A name/value pair: an env var, a header, a label selector term.
-	if val, ok := m["value"]; ok && val != nil && val != Redacted {
-		for _, nk := range []string{"name", "key"} {
-			if n, ok := m[nk].(string); ok && SensitiveKey(n) {
-				cp["value"], changed = Redacted, true
-				break
-			}
-		}
-	}
+	changed = redactPairValue(m, cp) || changed
 	for k, val := range cp {
 		if val == Redacted {
 			continue
@@ -342,9 +310,59 @@ func redactItem(v any, isSecret bool) (any, bool) {
 		}
 	}
 	if !changed {
-		return v, false
+		return m, false
 	}
 	return cp, true
+}
+
+// redactSecretData writes into cp, a copy of the Secret m, m's data and
+// stringData with every value redacted, and its metadata with the
+// lastApplied annotation (which holds the data too) redacted. It reports
+// whether it changed anything.
+func redactSecretData(m, cp map[string]any) bool {
+	changed := false
+	for _, f := range []string{"data", "stringData"} {
+		if d, ok := m[f].(map[string]any); ok {
+			rd := make(map[string]any, len(d))
+			for k := range d {
+				rd[k] = Redacted
+			}
+			cp[f], changed = rd, true
+		} else if m[f] != nil {
+			cp[f], changed = Redacted, true
+		}
+	}
+	md, ok := m["metadata"].(map[string]any)
+	if !ok {
+		return changed
+	}
+	an, ok := md["annotations"].(map[string]any)
+	if !ok || an[lastApplied] == nil {
+		return changed
+	}
+	nan := maps.Clone(an)
+	nan[lastApplied] = Redacted
+	nmd := maps.Clone(md)
+	nmd["annotations"] = nan
+	cp["metadata"] = nmd
+	return true
+}
+
+// redactPairValue redacts, in cp, the value of m when m is a name/value
+// pair (an env var, a header, a label selector term) whose name or key is
+// a SensitiveKey. It reports whether it did.
+func redactPairValue(m, cp map[string]any) bool {
+	val, ok := m["value"]
+	if !ok || val == nil || val == Redacted {
+		return false
+	}
+	for _, nk := range []string{"name", "key"} {
+		if n, ok := m[nk].(string); ok && SensitiveKey(n) {
+			cp["value"] = Redacted
+			return true
+		}
+	}
+	return false
 }
 
 func containsAny(b []byte, subs [][]byte) bool {

@@ -114,58 +114,64 @@ func TestRedactTree(t *testing.T) {
 	}
 }
 
+// redactJSONCase is an item encodeItem must redact: what must not show,
+// what must, and whether the encoding must stay exactly encodeValue's.
+type redactJSONCase struct {
+	name      string
+	v         any
+	hidden    []string // must not appear
+	shown     []string // must appear
+	unchanged bool     // encoded exactly as encodeValue does
+}
+
+var redactJSONCases = []redactJSONCase{
+	{
+		name: "unstructured Secret",
+		v: &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+			"metadata": map[string]any{"name": "db", "namespace": "shop", "annotations": map[string]any{
+				lastApplied: `{"data":{"pw":"czNjcmV0"}}`, "owner": "team-a"}},
+			"data":       map[string]any{"pw": "czNjcmV0"},
+			"stringData": map[string]any{"user": "admin-marker"},
+		}},
+		hidden: []string{"czNjcmV0", "admin-marker"},
+		shown:  []string{`"pw":"[redacted]"`, `"user":"[redacted]"`, `"name":"db"`, `"owner":"team-a"`, `"type":"Opaque"`},
+	},
+	{
+		name: "typed Secret without TypeMeta, as informers return it",
+		v: &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tls", Namespace: "shop"},
+			Data: map[string][]byte{"tls.key": []byte("key-bytes-marker")}},
+		hidden: []string{"a2V5LWJ5dGVzLW1hcmtlcg"}, // base64 of the key bytes
+		shown:  []string{`"tls.key":"[redacted]"`, `"name":"tls"`},
+	},
+	{
+		name: "env var and header named like a credential",
+		v: map[string]any{"env": []any{
+			map[string]any{"name": "DB_PASSWORD", "value": "hunter2"},
+			map[string]any{"name": "LOG_LEVEL", "value": "debug"},
+		}, "headers": []any{map[string]any{"key": "x-api-key", "value": "k-123"}}},
+		hidden: []string{"hunter2", "k-123"},
+		shown:  []string{`"DB_PASSWORD"`, `"debug"`, `"x-api-key"`},
+	},
+	{
+		name: "inline private key in an Envoy-like config",
+		v: map[string]any{"tlsCertificates": []any{map[string]any{
+			"certificateChain": map[string]any{"filename": "/etc/certs/cert.pem"},
+			"privateKey":       map[string]any{"inlineString": "whatever-marker"},
+		}}, "tlsCertificateSdsSecretConfigs": []any{map[string]any{"name": "default"}}},
+		hidden: []string{"whatever-marker"},
+		shown:  []string{"/etc/certs/cert.pem", `"privateKey":"[redacted]"`, `"tlsCertificateSdsSecretConfigs":[{"name":"default"}]`},
+	},
+	{
+		name:      "nothing to redact keeps the encoding",
+		v:         map[string]any{"b": 1, "a": "key material? no: just a label", "n": json.Number("18446744073709551615")},
+		shown:     []string{"18446744073709551615"},
+		unchanged: true,
+	},
+}
+
 func TestRedactJSON(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		v         any
-		hidden    []string // must not appear
-		shown     []string // must appear
-		unchanged bool     // encoded exactly as encodeValue does
-	}{
-		{
-			name: "unstructured Secret",
-			v: &unstructured.Unstructured{Object: map[string]any{
-				"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-				"metadata": map[string]any{"name": "db", "namespace": "shop", "annotations": map[string]any{
-					lastApplied: `{"data":{"pw":"czNjcmV0"}}`, "owner": "team-a"}},
-				"data":       map[string]any{"pw": "czNjcmV0"},
-				"stringData": map[string]any{"user": "admin-marker"},
-			}},
-			hidden: []string{"czNjcmV0", "admin-marker"},
-			shown:  []string{`"pw":"[redacted]"`, `"user":"[redacted]"`, `"name":"db"`, `"owner":"team-a"`, `"type":"Opaque"`},
-		},
-		{
-			name: "typed Secret without TypeMeta, as informers return it",
-			v: &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tls", Namespace: "shop"},
-				Data: map[string][]byte{"tls.key": []byte("key-bytes-marker")}},
-			hidden: []string{"a2V5LWJ5dGVzLW1hcmtlcg"}, // base64 of the key bytes
-			shown:  []string{`"tls.key":"[redacted]"`, `"name":"tls"`},
-		},
-		{
-			name: "env var and header named like a credential",
-			v: map[string]any{"env": []any{
-				map[string]any{"name": "DB_PASSWORD", "value": "hunter2"},
-				map[string]any{"name": "LOG_LEVEL", "value": "debug"},
-			}, "headers": []any{map[string]any{"key": "x-api-key", "value": "k-123"}}},
-			hidden: []string{"hunter2", "k-123"},
-			shown:  []string{`"DB_PASSWORD"`, `"debug"`, `"x-api-key"`},
-		},
-		{
-			name: "inline private key in an Envoy-like config",
-			v: map[string]any{"tlsCertificates": []any{map[string]any{
-				"certificateChain": map[string]any{"filename": "/etc/certs/cert.pem"},
-				"privateKey":       map[string]any{"inlineString": "whatever-marker"},
-			}}, "tlsCertificateSdsSecretConfigs": []any{map[string]any{"name": "default"}}},
-			hidden: []string{"whatever-marker"},
-			shown:  []string{"/etc/certs/cert.pem", `"privateKey":"[redacted]"`, `"tlsCertificateSdsSecretConfigs":[{"name":"default"}]`},
-		},
-		{
-			name:      "nothing to redact keeps the encoding",
-			v:         map[string]any{"b": 1, "a": "key material? no: just a label", "n": json.Number("18446744073709551615")},
-			shown:     []string{"18446744073709551615"},
-			unchanged: true,
-		},
-	} {
+	for _, tc := range redactJSONCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := string(encodeItem(tc.v))
 			if !json.Valid([]byte(got)) {
@@ -188,14 +194,18 @@ func TestRedactJSON(t *testing.T) {
 	}
 }
 
-// TestAPIRedacts checks every route that shows data from outside: items,
-// explain, proxies, config dumps, problems, collection errors.
-func TestAPIRedacts(t *testing.T) {
-	const (
-		secretMarker = "c2VjcmV0LW1hcmtlcg" // never to be shown
-		tokenMarker  = "tok-marker-7f3a"
-		jwt          = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwYW5pYyJ9.c2ln"
-	)
+// The markers newLeakyHandler plants in what the API shows; none may be
+// shown.
+const (
+	secretMarker = "c2VjcmV0LW1hcmtlcg"
+	tokenMarker  = "tok-marker-7f3a"
+	panicJWT     = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwYW5pYyJ9.c2ln"
+)
+
+// newLeakyHandler returns a handler whose every data source holds a
+// credential: a Secret's data, a collection that panics with a JWT, proxy
+// metadata and a NACK reason, and a problem quoting a private key.
+func newLeakyHandler() *Handler {
 	g := krt.NewGraph()
 	objs := krt.NewStatic[*unstructured.Unstructured](g, krt.WithName("unstructured"),
 		krt.WithKey(func(u *unstructured.Unstructured) string { return u.GetNamespace() + "/" + u.GetName() }))
@@ -205,20 +215,23 @@ func TestAPIRedacts(t *testing.T) {
 		"data":     map[string]any{"token": secretMarker},
 	}})
 	// A transformation that fails with a credential in its message.
-	failing := krt.NewCollection(g, objs, func(ctx krt.HandlerContext, u *unstructured.Unstructured) *fxNamed {
-		panic("cannot parse " + jwt)
+	krt.NewCollection(g, objs, func(ctx krt.HandlerContext, u *unstructured.Unstructured) *fxNamed {
+		panic("cannot parse " + panicJWT)
 	}, krt.WithName("failing"))
-	_ = failing
 
-	now := time.Now()
-	proxies := newFakeProxies(now)
+	proxies := newFakeProxies(time.Now())
 	ps := proxies.Proxies()
 	ps[0].Metadata = map[string]string{"NAMESPACE": "shop", "AUTH_TOKEN": tokenMarker, "hint": "Bearer " + tokenMarker}
-	ps[1].Types[0].LastNACK.Reason = "bad header value " + jwt
+	ps[1].Types[0].LastNACK.Reason = "bad header value " + panicJWT
 	proxies.set(ps)
 	problems := fakeProblems{{Source: "secret.yaml", Error: "line 3: -----BEGIN PRIVATE KEY----- is not a string"}}
-	h := New(g, WithProxies(proxies), WithProblems(problems))
+	return New(g, WithProxies(proxies), WithProblems(problems))
+}
 
+// TestAPIRedacts checks every route that shows data from outside: items,
+// explain, proxies, config dumps, problems, collection errors.
+func TestAPIRedacts(t *testing.T) {
+	h := newLeakyHandler()
 	bodies := map[string]string{}
 	for _, path := range []string{
 		"/debug/api/graph",
@@ -234,7 +247,7 @@ func TestAPIRedacts(t *testing.T) {
 			t.Fatalf("GET %s: %d %s", path, code, body)
 		}
 		bodies[path] = string(body)
-		for _, secret := range []string{secretMarker, tokenMarker, jwt, "PRIVATE KEY"} {
+		for _, secret := range []string{secretMarker, tokenMarker, panicJWT, "PRIVATE KEY"} {
 			if strings.Contains(string(body), secret) {
 				t.Errorf("GET %s shows %q: %s", path, secret, body)
 			}

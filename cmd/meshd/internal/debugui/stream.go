@@ -22,66 +22,16 @@ const keepAlive = 30
 // context ends, a write fails or Close is called.
 func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
-	// A server's WriteTimeout would cut the stream off; it lives as long as
-	// the page. Servers that cannot lift the deadline keep it.
-	_ = rc.SetWriteDeadline(time.Time{})
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	// The page reconnects after a failure; tell it to do so quickly.
-	if _, err := fmt.Fprint(w, "retry: 1000\n\n"); err != nil {
+	if !h.startStream(w, rc) {
 		return
 	}
-	if err := rc.Flush(); err != nil {
-		h.opts.log.Debug("debug UI: event stream cannot flush", "error", err)
-		return
-	}
-
 	ticker := time.NewTicker(h.opts.poll)
 	defer ticker.Stop()
-	var (
-		sentVersion uint64
-		lastGraph   []byte
-		lastProxies []byte
-		lastProbs   []byte
-		lastReplica []byte
-		moving      = true // the last summary had a non-zero rate, or none was sent yet
-		quiet       int
-	)
+	p := &streamPoller{h: h, w: w, sources: h.streamSources(), last: map[string][]byte{}, moving: true}
 	for {
-		sent := false
-		var err error
-		if v := h.g.Version(); moving || v != sentVersion || lastGraph == nil {
-			s := h.summary(time.Now())
-			sentVersion, moving = s.Version, anyMoving(s)
-			sent, lastGraph, err = h.sendIfChanged(w, "graph", s, lastGraph)
-		}
-		if err == nil && h.opts.proxies != nil {
-			var ok bool
-			ok, lastProxies, err = h.sendIfChanged(w, "proxies", h.proxies(), lastProxies)
-			sent = sent || ok
-		}
-		if err == nil && h.opts.problems != nil {
-			var ok bool
-			ok, lastProbs, err = h.sendIfChanged(w, "problems", h.problems(), lastProbs)
-			sent = sent || ok
-		}
-		if err == nil && h.opts.replica != nil {
-			var ok bool
-			ok, lastReplica, err = h.sendIfChanged(w, "replica", h.replica(), lastReplica)
-			sent = sent || ok
-		}
-		if err == nil && !sent {
-			if quiet++; quiet >= keepAlive {
-				quiet = 0
-				_, err = fmt.Fprint(w, ": keep-alive\n\n")
-				sent = true
-			}
-		}
-		if err == nil && sent {
-			quiet = 0
-			err = rc.Flush()
+		sent, err := p.sendChanges()
+		if err == nil {
+			err = p.flush(rc, sent)
 		}
 		if err != nil {
 			h.opts.log.Debug("debug UI: event stream ended", "error", err)
@@ -95,6 +45,100 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		case <-ticker.C:
 		}
 	}
+}
+
+// startStream writes the event stream's headers and its retry hint, and
+// reports whether the stream can go on.
+func (h *Handler) startStream(w http.ResponseWriter, rc *http.ResponseController) bool {
+	// A server's WriteTimeout would cut the stream off; it lives as long as
+	// the page. Servers that cannot lift the deadline keep it.
+	_ = rc.SetWriteDeadline(time.Time{})
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	// The page reconnects after a failure; tell it to do so quickly.
+	if _, err := fmt.Fprint(w, "retry: 1000\n\n"); err != nil {
+		return false
+	}
+	if err := rc.Flush(); err != nil {
+		h.opts.log.Debug("debug UI: event stream cannot flush", "error", err)
+		return false
+	}
+	return true
+}
+
+// streamSource is one event the stream sends besides "graph", with the
+// value it sends.
+type streamSource struct {
+	event string
+	value func() any
+}
+
+// streamSources returns the events the handler has a source for, in the
+// order each poll sends them.
+func (h *Handler) streamSources() []streamSource {
+	var out []streamSource
+	if h.opts.proxies != nil {
+		out = append(out, streamSource{"proxies", func() any { return h.proxies() }})
+	}
+	if h.opts.problems != nil {
+		out = append(out, streamSource{"problems", func() any { return h.problems() }})
+	}
+	if h.opts.replica != nil {
+		out = append(out, streamSource{"replica", func() any { return h.replica() }})
+	}
+	return out
+}
+
+// streamPoller remembers what one stream last sent, so that each poll sends
+// only what changed. It belongs to the request's goroutine.
+type streamPoller struct {
+	h           *Handler
+	w           http.ResponseWriter
+	sources     []streamSource
+	sentVersion uint64
+	lastGraph   []byte
+	last        map[string][]byte // by event
+	moving      bool              // the last summary had a non-zero rate, or none was sent yet
+	quiet       int               // polls since the last write
+}
+
+// sendChanges writes the events whose value changed since the last poll,
+// and reports whether it wrote any.
+func (p *streamPoller) sendChanges() (bool, error) {
+	h := p.h
+	sent := false
+	var err error
+	if v := h.g.Version(); p.moving || v != p.sentVersion || p.lastGraph == nil {
+		s := h.summary(time.Now())
+		p.sentVersion, p.moving = s.Version, anyMoving(s)
+		sent, p.lastGraph, err = h.sendIfChanged(p.w, "graph", s, p.lastGraph)
+	}
+	for _, src := range p.sources {
+		if err != nil {
+			break
+		}
+		var ok bool
+		ok, p.last[src.event], err = h.sendIfChanged(p.w, src.event, src.value(), p.last[src.event])
+		sent = sent || ok
+	}
+	return sent, err
+}
+
+// flush sends what a poll wrote; after keepAlive polls that wrote nothing it
+// writes a comment first, so that a vanished client is noticed.
+func (p *streamPoller) flush(rc *http.ResponseController, sent bool) error {
+	if !sent {
+		if p.quiet++; p.quiet < keepAlive {
+			return nil
+		}
+		if _, err := fmt.Fprint(p.w, ": keep-alive\n\n"); err != nil {
+			return err
+		}
+	}
+	p.quiet = 0
+	return rc.Flush()
 }
 
 // sendIfChanged writes v as an event unless it encodes to last; it returns

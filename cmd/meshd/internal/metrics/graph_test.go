@@ -35,37 +35,7 @@ func TestGraphCollector(t *testing.T) {
 	in.Set(item{"a", "x"}, item{"b", "y"})
 	in.Set(item{"a", "bad"})
 
-	r := NewRegistry(g)
-	mfs, err := r.Gather()
-	if err != nil {
-		t.Fatalf("gather: %v", err)
-	}
-	got := map[string]*dto.MetricFamily{}
-	for _, mf := range mfs {
-		got[mf.GetName()] = mf
-	}
-	value := func(name, collection string) float64 {
-		t.Helper()
-		mf := got[name]
-		if mf == nil {
-			t.Fatalf("no family %s", name)
-		}
-		for _, m := range mf.GetMetric() {
-			if label(m, "collection") == collection {
-				switch {
-				case m.GetGauge() != nil:
-					return m.GetGauge().GetValue()
-				case m.GetCounter() != nil:
-					return m.GetCounter().GetValue()
-				case m.GetHistogram() != nil:
-					return float64(m.GetHistogram().GetSampleCount())
-				}
-			}
-		}
-		t.Fatalf("no series %s{collection=%q}", name, collection)
-		return 0
-	}
-
+	got := gatherFamilies(t, NewRegistry(g))
 	tests := []struct {
 		name, collection string
 		want             float64
@@ -82,7 +52,7 @@ func TestGraphCollector(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name+"/"+tc.collection, func(t *testing.T) {
-			if v := value(tc.name, tc.collection); v != tc.want {
+			if v := seriesValue(t, got, tc.name, tc.collection); v != tc.want {
 				t.Errorf("%s{collection=%q} = %v, want %v", tc.name, tc.collection, v, tc.want)
 			}
 		})
@@ -156,6 +126,44 @@ func TestCumulative(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gatherFamilies gathers r and returns its families by name.
+func gatherFamilies(t *testing.T, r prometheus.Gatherer) map[string]*dto.MetricFamily {
+	t.Helper()
+	mfs, err := r.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	got := map[string]*dto.MetricFamily{}
+	for _, mf := range mfs {
+		got[mf.GetName()] = mf
+	}
+	return got
+}
+
+// seriesValue returns the value of the series of family name labelled with
+// collection: a gauge's or counter's value, a histogram's sample count.
+func seriesValue(t *testing.T, fams map[string]*dto.MetricFamily, name, collection string) float64 {
+	t.Helper()
+	mf := fams[name]
+	if mf == nil {
+		t.Fatalf("no family %s", name)
+	}
+	for _, m := range mf.GetMetric() {
+		if label(m, "collection") == collection {
+			switch {
+			case m.GetGauge() != nil:
+				return m.GetGauge().GetValue()
+			case m.GetCounter() != nil:
+				return m.GetCounter().GetValue()
+			case m.GetHistogram() != nil:
+				return float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	t.Fatalf("no series %s{collection=%q}", name, collection)
+	return 0
 }
 
 func label(m *dto.Metric, name string) string {
