@@ -12,11 +12,11 @@ run *FLAGS:
 # Run the whole test suite (what CI runs). krt is a module of its own in
 # the go.work workspace, which ./... does not reach into: name it too.
 test:
-    go test ./... ./krt/...
+    go test ./...
 
 # Run the suite under the race detector.
 race:
-    go test -race ./... ./krt/...
+    go test -race ./...
 
 # Run the Go benchmarks (engine, model, folder source, xDS); no tests.
 bench:

@@ -1,0 +1,5 @@
+//go:build !race
+
+package krtmodule
+
+const raceEnabled = false
