@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
 t="${FUZZTIME:-15s}"
 # One worker: CI has two cores and the fuzzed code starts goroutines.
-for target in ./krt:FuzzModel ./sources/folder:FuzzDecodeFile ./sources/folder:FuzzLoadFS ./xds:FuzzADS ./xds:FuzzRequestCodec; do
+for target in ./krt:FuzzModel ./sources/folder:FuzzDecodeFile ./sources/folder:FuzzLoadFS ./xds:FuzzADS ./xds:FuzzRequestCodec ./security/caserver:FuzzCreateCertificate; do
 	pkg="${target%%:*}" name="${target##*:}"
 	echo "=== fuzz $name ($pkg, $t)"
 	go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" -parallel 1 "$pkg"

@@ -37,3 +37,20 @@ var (
 	// does not rotate.
 	ErrStatic = errors.New("security: an operator's CA is not rotated by meshd")
 )
+
+// Errors an Authenticator returns for a credential it does not accept.
+var (
+	// ErrMissingToken is returned when a request carries no token.
+	ErrMissingToken = errors.New("security: no token")
+	// ErrMalformedToken is returned for a token that cannot be one (empty,
+	// holding spaces, not "Bearer <token>").
+	ErrMalformedToken = errors.New("security: malformed token")
+	// ErrUnknownToken is returned for a token no one issued, or that the
+	// issuer no longer accepts (revoked, wrong audience).
+	ErrUnknownToken = errors.New("security: unknown token")
+	// ErrExpiredToken is returned for a token past its expiry.
+	ErrExpiredToken = errors.New("security: expired token")
+	// ErrAuthUnavailable is returned when the token cannot be checked now
+	// (the API server is unreachable); the caller may retry.
+	ErrAuthUnavailable = errors.New("security: token check unavailable")
+)

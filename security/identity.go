@@ -38,3 +38,13 @@ func IdentityOf(id spiffeid.ID) (Identity, bool) {
 	}
 	return Identity{Namespace: seg[1], ServiceAccount: seg[3]}, true
 }
+
+// Validate reports whether i makes a SPIFFE ID in any trust domain: both
+// names non-empty and of the characters a path segment allows.
+func (i Identity) Validate() error {
+	_, err := i.ID(anyTrustDomain)
+	return err
+}
+
+// anyTrustDomain stands in for the real one where only the path matters.
+var anyTrustDomain = spiffeid.RequireTrustDomainFromString("example.org")
