@@ -35,8 +35,8 @@ type options struct {
 	observer         Observer
 	grpcOptions      []grpc.ServerOption
 	// services register more gRPC services beside ADS (WithServices).
-	services []func(grpc.ServiceRegistrar)
-	shutdownGrace    time.Duration
+	services      []func(grpc.ServiceRegistrar)
+	shutdownGrace time.Duration
 	// unansweredAfter: see WithUnansweredAfter.
 	unansweredAfter time.Duration
 	// namespaceOf is nil unless namespaces are isolated.

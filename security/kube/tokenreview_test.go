@@ -79,7 +79,7 @@ func expiredToken(t *testing.T, env *kubetest.Env, ns, sa string) string {
 	claims := map[string]any{
 		"iss": kubetest.ServiceAccountIssuer, "sub": "system:serviceaccount:" + ns + ":" + sa,
 		"aud": []string{DefaultAudience}, "iat": now.Add(-time.Hour).Unix(), "nbf": now.Add(-time.Hour).Unix(),
-		"exp": now.Add(-time.Minute).Unix(),
+		"exp":           now.Add(-time.Minute).Unix(),
 		"kubernetes.io": map[string]any{"namespace": ns, "serviceaccount": map[string]string{"name": sa}},
 	}
 	enc := func(v any) string {
