@@ -72,6 +72,20 @@ func ServingCert(t testing.TB) (tls.Certificate, *x509.CertPool) {
 // the test ends, and returns a client connection to it.
 func Serve(t testing.TB, register func(grpc.ServiceRegistrar)) *grpc.ClientConn {
 	t.Helper()
+	addr, tc := ServeTLS(t, register)
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(tc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cc.Close() })
+	return cc
+}
+
+// ServeTLS serves what register registers over TLS on a loopback port
+// until the test ends, and returns its address and a client TLS config
+// that trusts it.
+func ServeTLS(t testing.TB, register func(grpc.ServiceRegistrar)) (string, *tls.Config) {
+	t.Helper()
 	cert, pool := ServingCert(t)
 	gs := grpc.NewServer(grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{cert}})))
 	register(gs)
@@ -81,15 +95,9 @@ func Serve(t testing.TB, register func(grpc.ServiceRegistrar)) *grpc.ClientConn 
 	}
 	done := make(chan struct{})
 	go func() { defer close(done); _ = gs.Serve(lis) }()
-	cc, err := grpc.NewClient(lis.Addr().String(),
-		grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})))
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
-		cc.Close()
 		gs.Stop()
 		<-done
 	})
-	return cc
+	return lis.Addr().String(), &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
 }
