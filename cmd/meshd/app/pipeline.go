@@ -155,6 +155,13 @@ func (a *App) buildXDS() error {
 			opts = append(opts, xds.WithPeerNamespace(xds.SPIFFENamespace))
 		}
 	}
+	if a.cfg.CA {
+		o, err := a.buildCA()
+		if err != nil {
+			return err
+		}
+		opts = append(opts, o)
+	}
 	iso := a.cfg.NamespaceIsolation
 	s := xds.New(a.model.Graph, []xds.Source{
 		resourceSource(xds.ClusterType, m.Clusters, iso),
