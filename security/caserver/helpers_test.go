@@ -3,12 +3,14 @@ package caserver
 import (
 	"context"
 	"crypto"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/spiffe/go-spiffe/v2/spiffeid"
 	pb "istio.io/api/security/v1alpha1"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/meshd/meshd/security"
@@ -40,8 +42,20 @@ func newService(t testing.TB) (*Service, *security.Authority) {
 
 // serve serves s over TLS on a loopback port and returns a client.
 func serve(t *testing.T, s *Service) pb.IstioCertificateServiceClient {
-	return pb.NewIstioCertificateServiceClient(securitytest.Serve(t, s.Register))
+	return pb.NewIstioCertificateServiceClient(serveTB(t, s))
 }
+
+func serveTB(t testing.TB, s *Service) *grpc.ClientConn { return securitytest.Serve(t, s.Register) }
+
+func mustID(t testing.TB) spiffeid.ID {
+	id, err := security.Identity{Namespace: "shop", ServiceAccount: "web"}.ID(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 func ecKey(t testing.TB) crypto.Signer { return securitytest.Key(t) }
 
