@@ -12,9 +12,10 @@ import (
 	"github.com/meshd/meshd/security"
 )
 
-// TestAgentAgainstMeshd runs meshd with its CA in folder mode and meshd
-// agent --once against it, as two processes.
-func TestAgentAgainstMeshd(t *testing.T) {
+// startMeshdCA runs the meshd binary with its CA in folder mode until the
+// test ends, and returns its xDS and debug addresses once it is ready.
+func startMeshdCA(t *testing.T) (string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens")
 	if err := os.WriteFile(tokens, []byte("web-token shop/web\n"), 0o600); err != nil {
@@ -28,13 +29,13 @@ func TestAgentAgainstMeshd(t *testing.T) {
 	if err := meshd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		meshd.Process.Kill()
 		meshd.Wait()
 		if t.Failed() {
 			t.Logf("meshd log:\n%s", logs.String())
 		}
-	}()
+	})
 	deadline := time.Now().Add(30 * time.Second)
 	for code, _ := get("http://" + debugAddr + "/readyz"); code != http.StatusOK; code, _ = get("http://" + debugAddr + "/readyz") {
 		if time.Now().After(deadline) {
@@ -42,6 +43,13 @@ func TestAgentAgainstMeshd(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	return xdsAddr, debugAddr
+}
+
+// TestAgentAgainstMeshd runs meshd with its CA in folder mode and meshd
+// agent --once against it, as two processes.
+func TestAgentAgainstMeshd(t *testing.T) {
+	xdsAddr, debugAddr := startMeshdCA(t)
 
 	agent := func(token string) (string, string, error) {
 		tokenFile := filepath.Join(t.TempDir(), "token")

@@ -17,6 +17,19 @@ import (
 	"github.com/meshd/meshd/xds"
 )
 
+// withCA adds the CA's signing service to the xDS server's options when
+// --ca is set.
+func (a *App) withCA(opts []xds.Option) ([]xds.Option, error) {
+	if !a.cfg.CA {
+		return opts, nil
+	}
+	o, err := a.buildCA()
+	if err != nil {
+		return nil, err
+	}
+	return append(opts, o), nil
+}
+
 // buildCA creates the certificate authority and its signing service,
 // returned as the xDS server's option that serves it. A root in a
 // directory or an operator's files is read (or created) here, so a bad

@@ -155,12 +155,9 @@ func (a *App) buildXDS() error {
 			opts = append(opts, xds.WithPeerNamespace(xds.SPIFFENamespace))
 		}
 	}
-	if a.cfg.CA {
-		o, err := a.buildCA()
-		if err != nil {
-			return err
-		}
-		opts = append(opts, o)
+	opts, err := a.withCA(opts)
+	if err != nil {
+		return err
 	}
 	iso := a.cfg.NamespaceIsolation
 	s := xds.New(a.model.Graph, []xds.Source{
