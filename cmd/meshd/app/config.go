@@ -306,11 +306,10 @@ func (c Config) Validate() error {
 	if c.XDSMaxConnectionAge < 0 {
 		return fmt.Errorf("--xds-max-connection-age %s: must not be negative (0: never)", c.XDSMaxConnectionAge)
 	}
-	if err := c.validateLeadership(); err != nil {
-		return err
-	}
-	if err := c.validateCA(); err != nil {
-		return err
+	for _, check := range []func() error{c.validateLeadership, c.validateCA} {
+		if err := check(); err != nil {
+			return err
+		}
 	}
 	if c.LogLevel != "" {
 		if _, err := parseLevel(c.LogLevel); err != nil {
