@@ -34,7 +34,9 @@ type options struct {
 	maxRetainedNames int
 	observer         Observer
 	grpcOptions      []grpc.ServerOption
-	shutdownGrace    time.Duration
+	// services register more gRPC services beside ADS (WithServices).
+	services      []func(grpc.ServiceRegistrar)
+	shutdownGrace time.Duration
 	// unansweredAfter: see WithUnansweredAfter.
 	unansweredAfter time.Duration
 	// namespaceOf is nil unless namespaces are isolated.
@@ -173,6 +175,14 @@ func WithObserver(obs Observer) Option { return func(o *options) { o.observer = 
 // server's own.
 func WithGRPCServerOptions(opts ...grpc.ServerOption) Option {
 	return func(o *options) { o.grpcOptions = append(o.grpcOptions, opts...) }
+}
+
+// WithServices registers more gRPC services on the server's grpc.Server,
+// beside ADS, when Serve starts: they share its listener, TLS, keepalive
+// and connection limits, and stop with it (meshd's CA signing API is one).
+// Default: none.
+func WithServices(register ...func(grpc.ServiceRegistrar)) Option {
+	return func(o *options) { o.services = append(o.services, register...) }
 }
 
 // WithShutdownGrace sets how long Serve waits, once its context ends, for

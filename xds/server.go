@@ -127,6 +127,9 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	}
 	gs := grpc.NewServer(gopts...)
 	discovery.RegisterAggregatedDiscoveryServiceServer(gs, &adsService{s: s})
+	for _, register := range s.opts.services {
+		register(gs)
+	}
 
 	first := make(chan struct{})
 	var firstOnce sync.Once

@@ -2,6 +2,8 @@
 // objects (from a folder of YAML, a cluster, or its bundled demo mesh),
 // derives the mesh incrementally with krt, and serves it over ADS (xDS).
 // Run `meshd --help` for its flags; docs/operations.md explains them.
+// `meshd agent` runs beside a workload instead, keeping its certificate
+// from meshd's CA (docs/security.md).
 package main
 
 import (
@@ -18,6 +20,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "agent" {
+		os.Exit(runAgent(os.Args[2:]))
+	}
 	os.Exit(run())
 }
 

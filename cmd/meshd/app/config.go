@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/meshd/meshd/security"
+	kubeca "github.com/meshd/meshd/security/kube"
 	"github.com/meshd/meshd/xds"
 )
 
@@ -103,6 +105,28 @@ type Config struct {
 	// complete. Zero: 10s.
 	XDSMaxConnectionAge, XDSConnectionAgeGrace time.Duration
 
+	// CA serves meshd's certificate authority (Istio's
+	// IstioCertificateService) on the xDS listener; docs/security.md.
+	CA bool
+	// CADir keeps a generated root in a directory (folder mode). Empty: on
+	// a cluster, in the Secret CASecret.
+	CADir string
+	// CACert and CAKey are an operator's CA (a plug-in CA), used instead
+	// of a generated root; CAChain holds the certificates above CACert up
+	// to the root, when CACert is an intermediate.
+	CACert, CAKey, CAChain string
+	// CACertTTL is the validity of workload certificates. Zero: 24h.
+	CACertTTL time.Duration
+	// CATokens is a file of tokens (token namespace/serviceAccount
+	// [expiry]) that authenticate workloads in folder mode. Empty: on a
+	// cluster, Kubernetes service-account tokens checked by TokenReview.
+	CATokens string
+	// CASecret and CASecretNamespace name the Secret of the CA's state on
+	// a cluster. Empty namespace: the namespace meshd runs in.
+	CASecret, CASecretNamespace string
+	// CAAudience is the audience a service-account token must be bound to.
+	CAAudience string
+
 	// LogLevel is debug, info, warn or error; LogFormat is console or json.
 	// ParseFlags validates both; the binary builds its logger from them.
 	LogLevel, LogFormat string
@@ -150,6 +174,9 @@ func DefaultConfig() Config {
 		StatusBurst:                20,
 		LogLevel:                   "info",
 		LogFormat:                  "console",
+		CACertTTL:                  security.DefaultLeafTTL,
+		CASecret:                   "meshd-ca",
+		CAAudience:                 kubeca.DefaultAudience,
 	}
 }
 
@@ -171,6 +198,7 @@ the folder's wins.
 
 Usage:
   meshd [flags]
+  meshd agent [flags]   the workload certificate agent (meshd agent --help)
 
 Flags:
 `
@@ -212,6 +240,7 @@ func ParseFlags(args []string, out io.Writer) (Config, error) {
 	fs.DurationVar(&c.LeaseDuration, "leader-elect-lease-duration", c.LeaseDuration, "how long a Lease holds without renewal: the longest a new leader waits after the old one stops")
 	fs.DurationVar(&c.RenewDeadline, "leader-elect-renew-deadline", c.RenewDeadline, "how long the leader keeps trying to renew before it stops leading")
 	fs.DurationVar(&c.RetryPeriod, "leader-elect-retry-period", c.RetryPeriod, "how often candidates try to acquire, and the leader to renew, the Lease")
+	addCAFlags(fs, &c)
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "least severe log `LEVEL` printed: debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `FORMAT`: console (human-readable) or json (one object per line)")
 	help := fs.BoolP("help", "h", false, "show this help")
@@ -277,8 +306,10 @@ func (c Config) Validate() error {
 	if c.XDSMaxConnectionAge < 0 {
 		return fmt.Errorf("--xds-max-connection-age %s: must not be negative (0: never)", c.XDSMaxConnectionAge)
 	}
-	if err := c.validateLeadership(); err != nil {
-		return err
+	for _, check := range []func() error{c.validateLeadership, c.validateCA} {
+		if err := check(); err != nil {
+			return err
+		}
 	}
 	if c.LogLevel != "" {
 		if _, err := parseLevel(c.LogLevel); err != nil {

@@ -155,6 +155,10 @@ func (a *App) buildXDS() error {
 			opts = append(opts, xds.WithPeerNamespace(xds.SPIFFENamespace))
 		}
 	}
+	opts, err := a.withCA(opts)
+	if err != nil {
+		return err
+	}
 	iso := a.cfg.NamespaceIsolation
 	s := xds.New(a.model.Graph, []xds.Source{
 		resourceSource(xds.ClusterType, m.Clusters, iso),

@@ -147,7 +147,7 @@ func (e *Env) start(ctx context.Context, bin string) error {
 		// which would publish it in the kubernetes Service, is off.
 		"--advertise-address", "127.0.0.1", "--endpoint-reconciler-type", "none",
 		"--cert-dir", filepath.Join(e.dir, "certs"),
-		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
+		"--service-account-issuer", ServiceAccountIssuer,
 		"--service-account-key-file", filepath.Join(e.dir, "sa.pub"),
 		"--service-account-signing-key-file", filepath.Join(e.dir, "sa.key"),
 		"--token-auth-file", filepath.Join(e.dir, "tokens.csv"),
@@ -169,6 +169,15 @@ func (e *Env) start(ctx context.Context, bin string) error {
 	}
 	return e.waitReady(ctx, host, token)
 }
+
+// ServiceAccountIssuer is the issuer (iss claim) of the API server's
+// service-account tokens.
+const ServiceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
+
+// ServiceAccountKeyFile returns the PEM file of the RSA key the API server
+// signs service-account tokens with, so a test can mint a token the
+// TokenRequest API would refuse to (an expired one, say).
+func (e *Env) ServiceAccountKeyFile() string { return filepath.Join(e.dir, "sa.key") }
 
 // ConfigAs returns a copy of Config that acts as user, with groups, through
 // impersonation: its requests are authorized as the user's would be, as a

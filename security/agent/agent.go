@@ -1,0 +1,213 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	pb "istio.io/api/security/v1alpha1"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/meshd/meshd/security"
+)
+
+// Agent keeps a workload's certificate. Create it with New; Close it.
+type Agent struct {
+	cfg    Config
+	conn   *grpc.ClientConn
+	client pb.IstioCertificateServiceClient
+	// bundle is the root bundle last written.
+	bundle []byte
+}
+
+// Result is what a renewal obtained.
+type Result struct {
+	// Leaf is the new certificate.
+	Leaf *x509.Certificate
+	// BundleChanged reports that the roots differ from those written
+	// before (by this agent, or found in the directory at its first
+	// renewal).
+	BundleChanged bool
+}
+
+// New returns an agent for cfg. It connects to nothing until used.
+func New(cfg Config) (*Agent, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	creds := insecure.NewCredentials()
+	if cfg.CATLS != nil {
+		creds = credentials.NewTLS(cfg.CATLS)
+	}
+	conn, err := grpc.NewClient(cfg.CAAddr, grpc.WithTransportCredentials(creds))
+	if err != nil {
+		return nil, fmt.Errorf("agent: CA %s: %w", cfg.CAAddr, err)
+	}
+	return &Agent{cfg: cfg, conn: conn, client: pb.NewIstioCertificateServiceClient(conn)}, nil
+}
+
+// Close closes the connection to the CA.
+func (a *Agent) Close() error { return a.conn.Close() }
+
+// WriteBootstrap writes bootstrap.json into the output directory,
+// creating the directory.
+func (a *Agent) WriteBootstrap() error {
+	if err := os.MkdirAll(a.cfg.OutDir, 0o755); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	b, err := bootstrapJSON(&a.cfg)
+	if err != nil {
+		return fmt.Errorf("agent: bootstrap: %w", err)
+	}
+	return writeAtomic(a.cfg.OutDir, BootstrapFile, b, 0o644)
+}
+
+// Renew obtains a certificate for a new key and writes the bundle, the
+// key and the chain, in that order.
+func (a *Agent) Renew(ctx context.Context) (Result, error) {
+	token, err := os.ReadFile(a.cfg.TokenFile)
+	if err != nil {
+		return Result{}, fmt.Errorf("agent: token: %w", err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return Result{}, fmt.Errorf("agent: key: %w", err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{}, key)
+	if err != nil {
+		return Result{}, fmt.Errorf("agent: CSR: %w", err)
+	}
+	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+strings.TrimSpace(string(token)))
+	resp, err := a.client.CreateCertificate(ctx, &pb.IstioCertificateRequest{
+		Csr: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})),
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("agent: CA %s: %w", a.cfg.CAAddr, err)
+	}
+	chain, bundle, err := checkResponse(resp.GetCertChain(), key)
+	if err != nil {
+		return Result{}, fmt.Errorf("agent: CA %s answered: %w", a.cfg.CAAddr, err)
+	}
+	if err := a.write(key, chain, bundle); err != nil {
+		return Result{}, err
+	}
+	// A first renewal compares with what an earlier run left.
+	if a.bundle == nil {
+		a.bundle, _ = os.ReadFile(filepath.Join(a.cfg.OutDir, RootCertFile))
+	}
+	changed := a.bundle != nil && !bytes.Equal(bundle, a.bundle)
+	a.bundle = bundle
+	leaf, _ := security.ParseCerts(chain)
+	return Result{Leaf: leaf[0], BundleChanged: changed}, nil
+}
+
+// write writes the bundle first, so that a peer's certificate from a new
+// root is trusted before this workload presents one.
+func (a *Agent) write(key *ecdsa.PrivateKey, chain, bundle []byte) error {
+	keyPEM, err := security.EncodeKey(key)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(a.cfg.OutDir, 0o755); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+		mode os.FileMode
+	}{{RootCertFile, bundle, 0o644}, {KeyFile, keyPEM, 0o600}, {CertChainFile, chain, 0o644}} {
+		if err := writeAtomic(a.cfg.OutDir, f.name, f.data, f.mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkResponse splits Istio's cert_chain (leaf, intermediates, then the
+// root bundle last) and checks that the leaf is for key and verifies
+// against the bundle.
+func checkResponse(elems []string, key *ecdsa.PrivateKey) (chain, bundle []byte, err error) {
+	if len(elems) < 2 {
+		return nil, nil, fmt.Errorf("cert_chain of %d elements, want the leaf and the roots", len(elems))
+	}
+	chain = []byte(strings.Join(elems[:len(elems)-1], ""))
+	bundle = []byte(elems[len(elems)-1])
+	certs, err := security.ParseCerts(chain)
+	if err != nil {
+		return nil, nil, fmt.Errorf("chain: %w", err)
+	}
+	roots, err := security.ParseCerts(bundle)
+	if err != nil {
+		return nil, nil, fmt.Errorf("roots: %w", err)
+	}
+	if !key.PublicKey.Equal(certs[0].PublicKey) {
+		return nil, nil, errors.New("the certificate is not for the key sent")
+	}
+	pool, inter := x509.NewCertPool(), x509.NewCertPool()
+	for _, r := range roots {
+		pool.AddCert(r)
+	}
+	for _, c := range certs[1:] {
+		inter.AddCert(c)
+	}
+	if _, err := certs[0].Verify(x509.VerifyOptions{Roots: pool, Intermediates: inter,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
+		return nil, nil, fmt.Errorf("the certificate does not verify against the roots sent: %w", err)
+	}
+	return chain, bundle, nil
+}
+
+// Run writes the bootstrap, then renews until ctx ends: at half the
+// certificate's life, at a quarter after a bundle change, and after a
+// failure with backoff (1s doubling to 1m). It returns ctx's error, or the
+// error of writing the bootstrap.
+func (a *Agent) Run(ctx context.Context) error {
+	if err := a.WriteBootstrap(); err != nil {
+		return err
+	}
+	backoff := time.Second
+	for {
+		var wait time.Duration
+		res, err := a.Renew(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			a.cfg.Logger.Warn("certificate renewal failed; retrying", "error", err, "in", backoff)
+			wait, backoff = backoff, min(2*backoff, time.Minute)
+		case err == nil:
+			backoff = time.Second
+			next := NextRenewal(res.Leaf.NotBefore, res.Leaf.NotAfter, res.BundleChanged)
+			wait = time.Until(next)
+			a.cfg.Logger.Info("certificate renewed", "expires", res.Leaf.NotAfter, "next", next, "bundle-changed", res.BundleChanged)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// NextRenewal is when a certificate valid from notBefore to notAfter is
+// renewed: at half its life, or at a quarter when the renewal that got
+// it brought a new bundle.
+func NextRenewal(notBefore, notAfter time.Time, bundleChanged bool) time.Time {
+	life := notAfter.Sub(notBefore)
+	if bundleChanged {
+		return notBefore.Add(life / 4)
+	}
+	return notBefore.Add(life / 2)
+}

@@ -1,0 +1,96 @@
+package security
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/spiffe/go-spiffe/v2/spiffeid"
+)
+
+var td = spiffeid.RequireTrustDomainFromString("cluster.local")
+
+// t0 is the tests' start of time.
+var t0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+
+func mustID(t testing.TB, ns, sa string) spiffeid.ID {
+	t.Helper()
+	id, err := Identity{ns, sa}.ID(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func ecKey(t testing.TB) crypto.Signer {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// csrPEM returns a CSR of key naming uris.
+func csrPEM(t testing.TB, key crypto.Signer, uris ...string) []byte {
+	t.Helper()
+	tmpl := &x509.CertificateRequest{}
+	for _, u := range uris {
+		p, err := url.Parse(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl.URIs = append(tmpl.URIs, p)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+}
+
+func root(t testing.TB, at time.Time) KeyPair {
+	t.Helper()
+	kp, err := GenerateRoot(td, at, DefaultRootValidity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kp
+}
+
+// memStore is a Store in memory, with the semantics every Store has.
+type memStore struct {
+	files map[string][]byte
+	rev   int
+}
+
+func (m *memStore) Load(ctx context.Context) (Stored, error) {
+	if m.files == nil {
+		return Stored{}, ErrNoState
+	}
+	return Stored{Files: m.files, Revision: strconv.Itoa(m.rev)}, nil
+}
+
+func (m *memStore) Create(ctx context.Context, files map[string][]byte) (Stored, error) {
+	if m.files == nil {
+		m.files, m.rev = files, 1
+	}
+	return m.Load(ctx)
+}
+
+func (m *memStore) Update(ctx context.Context, rev string, files map[string][]byte) (Stored, error) {
+	if rev != strconv.Itoa(m.rev) {
+		return Stored{}, ErrConflict
+	}
+	m.files = files
+	m.rev++
+	return m.Load(ctx)
+}
