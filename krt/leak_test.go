@@ -65,12 +65,12 @@ func notTheTests(stack string) bool {
 }
 
 func TestLeakCheckFindsABlockedGoroutine(t *testing.T) {
-	release := make(chan struct{})
-	done := make(chan struct{})
+	started, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		blockedForLeakTest(release)
+		blockedForLeakTest(started, release)
 	}()
+	<-started // a goroutine not yet running has not entered the function
 	found := func(timeout time.Duration) bool {
 		return slices.ContainsFunc(leakedGoroutines(timeout), func(s string) bool {
 			return strings.Contains(s, "blockedForLeakTest")
@@ -87,4 +87,7 @@ func TestLeakCheckFindsABlockedGoroutine(t *testing.T) {
 }
 
 //go:noinline
-func blockedForLeakTest(release <-chan struct{}) { <-release }
+func blockedForLeakTest(started chan<- struct{}, release <-chan struct{}) {
+	close(started)
+	<-release
+}
