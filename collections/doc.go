@@ -20,6 +20,7 @@
 //	Listeners                <host>:<port>             gRPC ApiListener (HCM, RDS over ADS)
 //	                         0.0.0.0_<port>            sidecar outbound listener, HTTP ports
 //	                         <clusterIP>_<port>        sidecar outbound listener, TCP ports (tcp_proxy)
+//	                         0.0.0.0_<port>            the same for a service with no cluster IP, on a port no other claims
 //	RouteConfigurations      <host>:<port>             gRPC: one virtual host
 //	                         <port>                    sidecar: a virtual host per service
 //

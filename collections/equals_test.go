@@ -20,7 +20,7 @@ func TestEquals(t *testing.T) {
 	}{
 		{"ServiceInfo", func(t *testing.T) {
 			equalstest.Check(t, ServiceInfo{
-				Name: "web", Namespace: "ns", Hostname: "web.ns.svc.cluster.local", ClusterIP: "10.96.0.1",
+				Name: "web", Namespace: "ns", Hostname: "web.ns.svc.cluster.local", ClusterIP: "10.96.0.1", Headless: true,
 				Selector: map[string]string{"app": "web"}, PublishNotReady: true,
 				Ports: []ServicePort{port}, ExportTo: []string{"ns"},
 			})

@@ -49,7 +49,10 @@ type Model struct {
 	GRPCRouteConfigurations krt.Collection[Resource[*routev3.RouteConfiguration]]
 	// SidecarListeners: one outbound listener per HTTP port number,
 	// "0.0.0.0_<port>", and one per non-HTTP service port with a cluster
-	// IP, "<clusterIP>_<port>", proxying TCP to the port's cluster.
+	// IP, "<clusterIP>_<port>", proxying TCP to the port's cluster. A
+	// service with no cluster IP (unset, as in folder manifests; not
+	// "None", which is headless and gets none) has its non-HTTP ports
+	// proxied by "0.0.0.0_<port>" where no other service claims the port.
 	SidecarListeners krt.Collection[Resource[*listenerv3.Listener]]
 	// SidecarRouteConfigurations: one per HTTP port number, "<port>", with
 	// a virtual host per service on that port.

@@ -105,8 +105,14 @@ type ServiceInfo struct {
 	Namespace string
 	// Hostname is "<name>.<namespace>.svc.<domainSuffix>".
 	Hostname string
-	// ClusterIP is the service's virtual IP; empty for headless services.
+	// ClusterIP is the service's virtual IP; empty for headless services
+	// and for services whose manifest sets none (as folder manifests
+	// seldom do: only the API server allocates one).
 	ClusterIP string
+	// Headless is set for "clusterIP: None" alone: such a service's
+	// clients reach its pods directly, so no listener stands in for it.
+	// An unset clusterIP is not headless.
+	Headless bool
 	// Selector selects the service's pods; nil for a selector-less
 	// service, whose endpoints come from EndpointSlices.
 	Selector map[string]string
@@ -160,7 +166,7 @@ func (s ServiceInfo) GetNamespace() string { return s.Namespace }
 // Equals reports whether s and o are the same.
 func (s ServiceInfo) Equals(o ServiceInfo) bool {
 	return s.Name == o.Name && s.Namespace == o.Namespace && s.Hostname == o.Hostname &&
-		s.ClusterIP == o.ClusterIP && s.PublishNotReady == o.PublishNotReady && maps.Equal(s.Selector, o.Selector) && slices.Equal(s.Ports, o.Ports) &&
+		s.ClusterIP == o.ClusterIP && s.Headless == o.Headless && s.PublishNotReady == o.PublishNotReady && maps.Equal(s.Selector, o.Selector) && slices.Equal(s.Ports, o.Ports) &&
 		slices.Equal(s.ExportTo, o.ExportTo)
 }
 
@@ -193,7 +199,9 @@ func buildServiceInfo(svc *corev1.Service, domainSuffix string) *ServiceInfo {
 		PublishNotReady: svc.Spec.PublishNotReadyAddresses,
 		ExportTo:        ParseExportTo(svc.Annotations[AnnotationExportTo], svc.Namespace),
 	}
-	if ip := svc.Spec.ClusterIP; ip != corev1.ClusterIPNone {
+	if ip := svc.Spec.ClusterIP; ip == corev1.ClusterIPNone {
+		info.Headless = true
+	} else {
 		info.ClusterIP = ip
 	}
 	if len(svc.Spec.Selector) > 0 {

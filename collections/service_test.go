@@ -85,8 +85,20 @@ func TestServiceInfo(t *testing.T) {
 				return s
 			}(),
 			want: &ServiceInfo{
-				Name: "db", Namespace: "ns", Hostname: "db.ns.svc.cluster.local", Selector: map[string]string{"app": "db"},
+				Name: "db", Namespace: "ns", Hostname: "db.ns.svc.cluster.local", Headless: true, Selector: map[string]string{"app": "db"},
 				Ports: []ServicePort{{Port: 5432, TargetPort: 5432, Protocol: ProtocolTCP}},
+			},
+		},
+		{
+			name: "no cluster IP, as in a folder manifest, is not headless",
+			svc: func() *corev1.Service {
+				s := service("ns", "redis", map[string]string{"app": "redis"}, svcPort("tcp-redis", 6379, 6379))
+				s.Spec.ClusterIP = ""
+				return s
+			}(),
+			want: &ServiceInfo{
+				Name: "redis", Namespace: "ns", Hostname: "redis.ns.svc.cluster.local", Selector: map[string]string{"app": "redis"},
+				Ports: []ServicePort{{Name: "tcp-redis", Port: 6379, TargetPort: 6379, Protocol: ProtocolTCP}},
 			},
 		},
 		{

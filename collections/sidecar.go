@@ -60,7 +60,8 @@ func newSidecar(g *krt.Graph, services krt.Collection[ServiceInfo], portRoutes k
 		return out
 	}, krt.WithName("SidecarHTTPListeners"))
 	tcpLis := sidecarTCPListeners(g, services)
-	return rcs, krt.Join(g, []krt.Collection[Resource[*listenerv3.Listener]]{httpLis, tcpLis}, krt.WithName("SidecarListeners"))
+	wildcardLis := sidecarWildcardTCPListeners(g, services)
+	return rcs, krt.Join(g, []krt.Collection[Resource[*listenerv3.Listener]]{httpLis, tcpLis, wildcardLis}, krt.WithName("SidecarListeners"))
 }
 
 // sidecarPorts derives the port numbers that get a sidecar listener. The
@@ -89,10 +90,10 @@ func sidecarPorts(g *krt.Graph, services krt.Collection[ServiceInfo]) krt.Collec
 }
 
 // sidecarTCPListeners derives one listener per ClusterIP and TCP port.
+// Services with no cluster IP get theirs from sidecarWildcardTCPListeners.
 func sidecarTCPListeners(g *krt.Graph, services krt.Collection[ServiceInfo]) krt.Collection[Resource[*listenerv3.Listener]] {
 	return krt.NewManyCollection(g, services, func(_ krt.HandlerContext, s ServiceInfo) []Resource[*listenerv3.Listener] {
 		if s.ClusterIP == "" {
-			// A headless service's clients connect to pod IPs directly.
 			return nil
 		}
 		var out []Resource[*listenerv3.Listener]

@@ -136,6 +136,11 @@ func (g *Graph) nodeByName(name string) node {
 func (s *store[T]) recordError(key string, err error, stack string) {
 	s.stats.errors.Add(1)
 	s.hist.error(ErrorRecord{Time: time.Now(), Key: key, Error: err.Error(), Stack: stack})
+	if stack != "" {
+		// A panic is a bug: its stack is what the reader needs.
+		s.g.log.Error("collection error", "collection", s.name, "key", key, "error", err, "stack", stack)
+		return
+	}
 	s.g.log.Error("collection error", "collection", s.name, "key", key, "error", err)
 }
 

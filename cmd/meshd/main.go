@@ -37,16 +37,21 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "meshd: %v\n", err)
 		return 2
 	}
-	cfg.Logger, err = app.NewLogger(os.Stderr, cfg.LogLevel, cfg.LogFormat)
+	var hold *app.LogHold
+	cfg.Logger, hold, err = app.NewHeldLogger(os.Stderr, cfg.LogLevel, cfg.LogFormat)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "meshd: %v\n", err)
 		return 2
 	}
 	a, err := app.New(cfg)
 	if err != nil {
+		// A failed start-up is the one line naming the flag or file at
+		// fault; what was logged on the way there would only bury it.
+		hold.Drop()
 		fmt.Fprintf(os.Stderr, "meshd: %v\n", err)
 		return 1
 	}
+	hold.Release()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := a.Run(ctx); err != nil {

@@ -61,7 +61,10 @@ func (f *File) Load() error {
 			return nil
 		}
 	}
-	err = fmt.Errorf("%s: %w", f.path, err)
+	if pe := (*os.PathError)(nil); !errors.As(err, &pe) {
+		// A read error names the path already; a parse error does not.
+		err = fmt.Errorf("%s: %w", f.path, err)
+	}
 	f.status.rejected(err)
 	if _, ok := f.config.Value(); !ok {
 		f.config.Set(Default())

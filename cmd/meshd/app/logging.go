@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"strings"
 
 	"go.uber.org/zap/exp/zapslog"
@@ -15,6 +16,24 @@ import (
 // (console or json; empty means console). Libraries keep taking a
 // *slog.Logger; only the binary knows it is zap.
 func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	core, err := newCore(w, level, format)
+	if err != nil {
+		return nil, err
+	}
+	return newSlog(core), nil
+}
+
+// newSlog puts core behind slog. zapslog would add the stack of the
+// logging call to every error record, but an error logged here is about
+// input or the outside world, and the call site is no help to the reader;
+// a panic's own stack travels with the panic (krt logs it). So no record
+// gets a call-site stack.
+func newSlog(core zapcore.Core) *slog.Logger {
+	return slog.New(zapslog.NewHandler(core, zapslog.AddStacktraceAt(slog.Level(math.MaxInt))))
+}
+
+// newCore returns the zap core NewLogger writes through.
+func newCore(w io.Writer, level, format string) (zapcore.Core, error) {
 	lvl, err := parseLevel(level)
 	if err != nil {
 		return nil, err
@@ -41,8 +60,7 @@ func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("--log-format %q: want console or json", format)
 	}
-	core := zapcore.NewCore(encoder, zapcore.Lock(zapcore.AddSync(w)), lvl)
-	return slog.New(zapslog.NewHandler(core)), nil
+	return zapcore.NewCore(encoder, zapcore.Lock(zapcore.AddSync(w)), lvl), nil
 }
 
 func parseLevel(s string) (zapcore.Level, error) {

@@ -72,7 +72,8 @@ func KubeOptions(c Config) []kube.Option {
 // sources' own, empty, which the model reads as meshconfig.Default().
 func (a *App) buildMeshConfig(in sources.Inputs) (krt.Collection[meshconfig.MeshConfig], error) {
 	g := a.model.Graph
-	logger := meshconfig.WithLogger(a.log.With("source", "mesh-config"))
+	// The sources log their own "source" (the file, or the ConfigMap).
+	logger := meshconfig.WithLogger(a.log)
 	switch {
 	case a.cfg.MeshConfigMap != "":
 		namespace, name, _ := splitObjectRef(a.cfg.MeshConfigMap) // checked by Validate
@@ -83,7 +84,8 @@ func (a *App) buildMeshConfig(in sources.Inputs) (krt.Collection[meshconfig.Mesh
 	case a.cfg.MeshConfigFile != "":
 		f := meshconfig.NewFile(g, a.cfg.MeshConfigFile, logger)
 		if err := f.Load(); err != nil {
-			return nil, fmt.Errorf("--mesh-config %s: %w", a.cfg.MeshConfigFile, err)
+			// The error names the file.
+			return nil, fmt.Errorf("--mesh-config: %w", err)
 		}
 		a.ready.add("mesh config "+a.cfg.MeshConfigFile, f.Config().Synced())
 		a.components = append(a.components, component{"mesh config", f.Run})

@@ -73,7 +73,12 @@ func (a *App) buildSources() (sources.Inputs, error) {
 		if err := src.Load(); err != nil {
 			return sources.Inputs{}, fmt.Errorf("--config-dir %s: %w", name, err)
 		}
-		if err := firstError(name, src.Problems()); err != nil {
+		// A problem names its file, which names the directory.
+		flagName := name
+		if !a.cfg.Demo() {
+			flagName = "--config-dir"
+		}
+		if err := firstError(flagName, src.Problems()); err != nil {
 			return sources.Inputs{}, err
 		}
 		in := src.Inputs()
