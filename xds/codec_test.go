@@ -155,72 +155,28 @@ func TestRequestCodecMatchesProto(t *testing.T) {
 func TestRequestCodecVersions(t *testing.T) {
 	codec := newRequestCodec(codecCache())
 	field := deltaShape.versions
-	// withEntry is a request with one more map entry made of parts.
-	withEntry := func(parts ...func([]byte) []byte) []byte {
-		b, _ := proto.Marshal(&discovery.DeltaDiscoveryRequest{TypeUrl: ClusterType,
-			InitialResourceVersions: map[string]string{"c1": "v1", "c2": "old", "nope": "v3"}})
-		var e []byte
-		for _, p := range parts {
-			e = p(e)
-		}
-		b = protowire.AppendTag(b, field, protowire.BytesType)
-		return protowire.AppendBytes(b, e)
-	}
-	str := func(num protowire.Number, v string) func([]byte) []byte {
-		return func(b []byte) []byte {
-			return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), v)
-		}
-	}
-	varint := func(num protowire.Number) func([]byte) []byte {
-		return func(b []byte) []byte {
-			return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), 7)
-		}
-	}
 	for _, b := range [][]byte{
-		withEntry(str(1, "c4"), str(2, "v4")),
-		withEntry(str(2, "v4"), str(1, "c4")),                         // value first
-		withEntry(str(1, "c4")),                                       // no value
-		withEntry(str(2, "v4")),                                       // no key
-		withEntry(),                                                   // empty entry
-		withEntry(str(1, "c4"), str(2, "v4"), str(1, "c5")),           // repeated key: the last counts
-		withEntry(str(1, "c1"), str(2, "v9")),                         // a repeated entry: the last counts
-		withEntry(str(1, "c4"), varint(1), str(2, "v4"), varint(2)),   // wrong wire types: skipped
-		withEntry(str(1, "c4"), str(3, "x"), varint(9), str(2, "v4")), // unknown fields: dropped
-		withEntry(str(1, "c4"), str(2, "\xff")),                       // invalid UTF-8
-		withEntry(str(1, "\xff"), str(2, "v4")),
-		withEntry(str(1, "\xff"), str(1, "c4"), str(2, "v4")),                  // invalid, then overwritten
-		withEntry(func(b []byte) []byte { return append(b, 0x0a, 0x05, 'c') }), // truncated
-		withEntry(func(b []byte) []byte { return protowire.AppendTag(b, 1<<29, protowire.VarintType) }), // field number out of range
-		withEntry(func(b []byte) []byte { return protowire.AppendTag(b, 1<<29-1, protowire.VarintType) }),
-		protowire.AppendVarint(protowire.AppendTag(withEntry(str(1, "c4")), field, protowire.VarintType), 1), // the map's field as a varint: unknown
+		entryRequest(field, wireString(1, "c4"), wireString(2, "v4")),
+		entryRequest(field, wireString(2, "v4"), wireString(1, "c4")),                                    // value first
+		entryRequest(field, wireString(1, "c4")),                                                         // no value
+		entryRequest(field, wireString(2, "v4")),                                                         // no key
+		entryRequest(field),                                                                              // empty entry
+		entryRequest(field, wireString(1, "c4"), wireString(2, "v4"), wireString(1, "c5")),               // repeated key: the last counts
+		entryRequest(field, wireString(1, "c1"), wireString(2, "v9")),                                    // a repeated entry: the last counts
+		entryRequest(field, wireString(1, "c4"), wireVarint(1), wireString(2, "v4"), wireVarint(2)),      // wrong wire types: skipped
+		entryRequest(field, wireString(1, "c4"), wireString(3, "x"), wireVarint(9), wireString(2, "v4")), // unknown fields: dropped
+		entryRequest(field, wireString(1, "c4"), wireString(2, "\xff")),                                  // invalid UTF-8
+		entryRequest(field, wireString(1, "\xff"), wireString(2, "v4")),
+		entryRequest(field, wireString(1, "\xff"), wireString(1, "c4"), wireString(2, "v4")),                      // invalid, then overwritten
+		entryRequest(field, truncatedField),                                                                       // truncated
+		entryRequest(field, func(b []byte) []byte { return protowire.AppendTag(b, 1<<29, protowire.VarintType) }), // field number out of range
+		entryRequest(field, func(b []byte) []byte { return protowire.AppendTag(b, 1<<29-1, protowire.VarintType) }),
+		protowire.AppendVarint(protowire.AppendTag(entryRequest(field, wireString(1, "c4")), field, protowire.VarintType), 1), // the map's field as a varint: unknown
 	} {
 		checkCodec(t, codec, b)
 	}
 
-	b, _ := proto.Marshal(&discovery.DeltaDiscoveryRequest{TypeUrl: ClusterType,
-		InitialResourceVersions: map[string]string{"c5": "v5", "c6": "old", "nope": "v5"}})
-	var req discovery.DeltaDiscoveryRequest
-	if err := codec.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, &req); err != nil {
-		t.Fatal(err)
-	}
-	served := codec.cache.types[ClusterType]
-	for name, v := range req.InitialResourceVersions {
-		var sharedName, sharedVersion bool
-		r := served[name]
-		if r != nil {
-			sharedName = unsafeData(name) == unsafeData(r.name)
-			sharedVersion = unsafeData(v) == unsafeData(r.version)
-		}
-		if sharedName != (r != nil) {
-			t.Errorf("name %s shared with the cache: %v, want %v", name, sharedName, r != nil)
-		}
-		if want := r != nil && v == r.version; sharedVersion != want {
-			t.Errorf("version %s of %s shared with the cache: %v, want %v", v, name, sharedVersion, want)
-		}
-	}
-	if len(req.InitialResourceVersions) != 3 {
-		t.Fatalf("decoded %v, want 3 versions", req.InitialResourceVersions)
-	}
+	checkVersionsShared(t, codec)
 }
 
 // TestRequestCodecRejectsBadNames: a name that is not UTF-8 is an error,
@@ -340,35 +296,6 @@ func longList(n int) []string {
 // before and taken from the pool again.
 func TestResponseMarshal(t *testing.T) {
 	codec := newRequestCodec(codecCache())
-	// response carries n resources of about size bytes each; fill picks
-	// their bytes, so that a reused buffer's old content would show.
-	response := func(n, size int, fill byte) proto.Message {
-		resp := &discovery.DiscoveryResponse{VersionInfo: "v", TypeUrl: ClusterType, Nonce: strconv.Itoa(n)}
-		for i := range n {
-			raw := bytes.Repeat([]byte{fill}, size)
-			r, err := newResource(ClusterType, "c"+strconv.Itoa(i), &clusterv3.Cluster{Name: "c" + strconv.Itoa(i), AltStatName: string(raw)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Resources = append(resp.Resources, r.any)
-		}
-		return resp
-	}
-	check := func(msg proto.Message) {
-		t.Helper()
-		want, err := proto.Marshal(msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := codec.Marshal(msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := data.Materialize(); !bytes.Equal(got, want) {
-			t.Fatalf("%d-byte response: codec marshaled %d bytes unlike proto.Marshal", len(want), len(got))
-		}
-		data.Free() // as gRPC does once written
-	}
 	for _, c := range []struct{ n, size int }{
 		{0, 0},        // empty
 		{2, 100},      // below the pooling threshold
@@ -378,19 +305,11 @@ func TestResponseMarshal(t *testing.T) {
 		{1100, 1000},  // 2 MiB tier
 		{17, 1 << 20}, // above the largest tier
 	} {
-		check(response(c.n, c.size, 'a'))
+		checkMarshal(t, codec, manyClusters(t, c.n, c.size, 'a'))
 		// The same tier again, smaller: a reused buffer, written over.
-		check(response(c.n*2/3, c.size, 'b'))
+		checkMarshal(t, codec, manyClusters(t, c.n*2/3, c.size, 'b'))
 	}
-	delta := &discovery.DeltaDiscoveryResponse{SystemVersionInfo: "v", TypeUrl: ClusterType, Nonce: "1", RemovedResources: []string{"gone"}}
-	for i := range 200 {
-		r, err := newResource(ClusterType, "c"+strconv.Itoa(i), &clusterv3.Cluster{Name: "c" + strconv.Itoa(i), AltStatName: strings.Repeat("x", 300)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		delta.Resources = append(delta.Resources, r.delta)
-	}
-	check(delta)
+	checkMarshal(t, codec, manyDeltaClusters(t))
 	// A response between gRPC's 32 KiB and 1 MiB tiers takes a buffer at
 	// most twice its size.
 	for _, size := range []int{40 << 10, 100 << 10, 600 << 10} {
@@ -404,4 +323,111 @@ func TestResponseMarshal(t *testing.T) {
 	if _, err := codec.Marshal(struct{}{}); err == nil {
 		t.Fatal("a non-proto value marshaled")
 	}
+}
+
+// entryRequest is a delta request with initial versions and one more
+// entry of the map field made of parts, as raw wire bytes.
+func entryRequest(field protowire.Number, parts ...func([]byte) []byte) []byte {
+	b, _ := proto.Marshal(&discovery.DeltaDiscoveryRequest{TypeUrl: ClusterType,
+		InitialResourceVersions: map[string]string{"c1": "v1", "c2": "old", "nope": "v3"}})
+	var e []byte
+	for _, p := range parts {
+		e = p(e)
+	}
+	b = protowire.AppendTag(b, field, protowire.BytesType)
+	return protowire.AppendBytes(b, e)
+}
+
+// wireString is a string field num of value v.
+func wireString(num protowire.Number, v string) func([]byte) []byte {
+	return func(b []byte) []byte {
+		return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), v)
+	}
+}
+
+// wireVarint is a varint field num.
+func wireVarint(num protowire.Number) func([]byte) []byte {
+	return func(b []byte) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), 7)
+	}
+}
+
+// truncatedField is a string field whose length runs past the entry.
+func truncatedField(b []byte) []byte { return append(b, 0x0a, 0x05, 'c') }
+
+// checkVersionsShared: decoded initial versions share the cache's strings
+// for names it serves, and for versions equal to the served ones.
+func checkVersionsShared(t *testing.T, codec *requestCodec) {
+	t.Helper()
+	b, _ := proto.Marshal(&discovery.DeltaDiscoveryRequest{TypeUrl: ClusterType,
+		InitialResourceVersions: map[string]string{"c5": "v5", "c6": "old", "nope": "v5"}})
+	var req discovery.DeltaDiscoveryRequest
+	if err := codec.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, &req); err != nil {
+		t.Fatal(err)
+	}
+	served := codec.cache.types[ClusterType]
+	for name, v := range req.InitialResourceVersions {
+		var sharedName, sharedVersion bool
+		r := served[name]
+		if r != nil {
+			sharedName = unsafeData(name) == unsafeData(r.name)
+			sharedVersion = unsafeData(v) == unsafeData(r.version)
+		}
+		if sharedName != (r != nil) {
+			t.Errorf("name %s shared with the cache: %v, want %v", name, sharedName, r != nil)
+		}
+		if want := r != nil && v == r.version; sharedVersion != want {
+			t.Errorf("version %s of %s shared with the cache: %v, want %v", v, name, sharedVersion, want)
+		}
+	}
+	if len(req.InitialResourceVersions) != 3 {
+		t.Fatalf("decoded %v, want 3 versions", req.InitialResourceVersions)
+	}
+}
+
+// manyClusters is a response of n clusters of about size bytes each; fill
+// picks their bytes, so that a reused buffer's old content would show.
+func manyClusters(t *testing.T, n, size int, fill byte) proto.Message {
+	t.Helper()
+	resp := &discovery.DiscoveryResponse{VersionInfo: "v", TypeUrl: ClusterType, Nonce: strconv.Itoa(n)}
+	for i := range n {
+		raw := bytes.Repeat([]byte{fill}, size)
+		r, err := newResource(ClusterType, "c"+strconv.Itoa(i), &clusterv3.Cluster{Name: "c" + strconv.Itoa(i), AltStatName: string(raw)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Resources = append(resp.Resources, r.any)
+	}
+	return resp
+}
+
+// manyDeltaClusters is a delta response of 200 clusters and a removal.
+func manyDeltaClusters(t *testing.T) proto.Message {
+	t.Helper()
+	delta := &discovery.DeltaDiscoveryResponse{SystemVersionInfo: "v", TypeUrl: ClusterType, Nonce: "1", RemovedResources: []string{"gone"}}
+	for i := range 200 {
+		r, err := newResource(ClusterType, "c"+strconv.Itoa(i), &clusterv3.Cluster{Name: "c" + strconv.Itoa(i), AltStatName: strings.Repeat("x", 300)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		delta.Resources = append(delta.Resources, r.delta)
+	}
+	return delta
+}
+
+// checkMarshal: the codec marshals msg to the bytes proto.Marshal does.
+func checkMarshal(t *testing.T, codec *requestCodec, msg proto.Message) {
+	t.Helper()
+	want, err := proto.Marshal(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := codec.Marshal(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := data.Materialize(); !bytes.Equal(got, want) {
+		t.Fatalf("%d-byte response: codec marshaled %d bytes unlike proto.Marshal", len(want), len(got))
+	}
+	data.Free() // as gRPC does once written
 }

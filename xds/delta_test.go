@@ -8,127 +8,27 @@ import (
 
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc"
 
 	"github.com/meshd/meshd/xds"
 )
 
+// TestDeltaProtocol walks incremental streams over real gRPC through
+// subscription, change, removal, NACK, unsubscription and reconnection
+// with known versions, in that order: each step relies on the state the
+// previous one left.
 func TestDeltaProtocol(t *testing.T) {
 	f := newFixture(t)
 	f.cds.Set(edsCluster("a"), edsCluster("b"))
 	f.eds.Set(cla("a", "10.0.0.1:80"), cla("b", "10.0.0.2:80"), cla("c", "10.0.0.3:80"))
 	cc := dial(t, f.addr)
-	c := xdstest.NewDelta(t, cc, &corev3.Node{Id: "node-1"})
+	d := &deltaWalk{t: t, f: f, c: xdstest.NewDelta(t, cc, &corev3.Node{Id: "node-1"}), versions: map[string]string{}}
 
-	// Legacy wildcard CDS, named EDS.
-	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType})
-	cds := c.Recv()
-	if got := deltaNames(t, cds); !slices.Equal(got, []string{"a", "b"}) {
-		t.Fatalf("CDS = %v", got)
-	}
-	c.Ack(cds)
-	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"a", "b"}})
-	eds := c.Recv()
-	if got := deltaNames(t, eds); !slices.Equal(got, []string{"a", "b"}) {
-		t.Fatalf("EDS = %v", got)
-	}
-	versions := map[string]string{}
-	for _, r := range eds.Resources {
-		versions[r.Name] = r.Version
-	}
-	firstA := versions["a"]
-	c.Ack(eds)
-
-	// Only the changed resource is sent; an unsubscribed change is not.
-	f.eds.Set(cla("c", "10.0.0.33:80"))
-	f.eds.Set(cla("a", "10.0.0.11:80"))
-	eds = c.Recv()
-	if got := deltaNames(t, eds); !slices.Equal(got, []string{"a"}) || len(eds.RemovedResources) != 0 {
-		t.Fatalf("EDS = %v removed %v, want [a]", got, eds.RemovedResources)
-	}
-	versions["a"] = eds.Resources[0].Version
-	c.Ack(eds)
-
-	// A removal is named in removed_resources.
-	f.eds.Delete("b")
-	eds = c.Recv()
-	if len(eds.Resources) != 0 || !slices.Equal(eds.RemovedResources, []string{"b"}) {
-		t.Fatalf("EDS = %v removed %v, want removed [b]", deltaNames(t, eds), eds.RemovedResources)
-	}
-	c.Ack(eds)
-	f.cds.Delete("b")
-	cds = c.Recv()
-	if !slices.Equal(cds.RemovedResources, []string{"b"}) {
-		t.Fatalf("CDS removed %v, want [b]", cds.RemovedResources)
-	}
-	c.Ack(cds)
-
-	// NACK a change to a: it is not sent again until it changes, and the
-	// registry keeps the reason.
-	f.eds.Set(cla("a", "10.0.0.111:80"))
-	eds = c.Recv()
-	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResponseNonce: eds.Nonce,
-		ErrorDetail: &status.Status{Code: 3, Message: "bad endpoint"}})
-	waitFor(t, "the NACK", func() bool { return proxyByNode(t, f.srv, "node-1").Types[xds.EndpointType].LastNack != nil })
-	if ts := proxyByNode(t, f.srv, "node-1").Types[xds.EndpointType]; ts.LastNack.Message != "bad endpoint" || !slices.Equal(ts.Rejected, []string{"a"}) {
-		t.Fatalf("registry EDS = %+v", ts)
-	}
-	// Subscribing c answers with c only: the rejected a is not resent.
-	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"c"}})
-	eds = c.Recv()
-	if got := deltaNames(t, eds); !slices.Equal(got, []string{"c"}) {
-		t.Fatalf("EDS = %v, want [c]", got)
-	}
-	c.Ack(eds)
-	// A new version of a is sent.
-	f.eds.Set(cla("a", "10.0.0.1:80"))
-	eds = c.Recv()
-	if got := deltaNames(t, eds); !slices.Equal(got, []string{"a"}) {
-		t.Fatalf("EDS = %v, want [a]", got)
-	}
-	if eds.Resources[0].Version != firstA {
-		t.Fatalf("EDS a version %q, want %q: the version is the hash of the bytes", eds.Resources[0].Version, firstA)
-	}
-	versions["a"] = eds.Resources[0].Version
-	c.Ack(eds)
-
-	// Unsubscribe a: its changes are no longer sent.
-	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesUnsubscribe: []string{"a"}})
-	waitFor(t, "the unsubscription", func() bool {
-		return slices.Equal(proxyByNode(t, f.srv, "node-1").Types[xds.EndpointType].Subscribed, []string{"b", "c"})
-	})
-	f.eds.Set(cla("a", "10.0.0.5:80"))
-	f.eds.Set(cla("c", "10.0.0.3:80"))
-	eds = c.Recv()
-	if got := deltaNames(t, eds); !slices.Equal(got, []string{"c"}) {
-		t.Fatalf("EDS = %v, want [c]", got)
-	}
-	versions["c"] = eds.Resources[0].Version
-	c.Ack(eds)
-
-	// Reconnect with known versions: c is current, a is stale, b is gone.
-	r := xdstest.NewDelta(t, cc, &corev3.Node{Id: "node-1"})
-	r.Send(&discovery.DeltaDiscoveryRequest{
-		TypeUrl:                 xds.EndpointType,
-		ResourceNamesSubscribe:  []string{"a", "b", "c"},
-		InitialResourceVersions: map[string]string{"a": versions["a"], "b": "old", "c": versions["c"]},
-	})
-	eds = r.Recv()
-	if got := deltaNames(t, eds); !slices.Equal(got, []string{"a"}) || !slices.Equal(eds.RemovedResources, []string{"b"}) {
-		t.Fatalf("EDS on reconnect = %v removed %v, want [a] removed [b]", got, eds.RemovedResources)
-	}
-	r.Ack(eds)
-	// And a reconnect that knows everything current gets nothing for the
-	// type: its CDS request is answered first.
-	r2 := xdstest.NewDelta(t, cc, &corev3.Node{Id: "node-2"})
-	r2.Send(&discovery.DeltaDiscoveryRequest{
-		TypeUrl:                 xds.EndpointType,
-		ResourceNamesSubscribe:  []string{"a", "c"},
-		InitialResourceVersions: map[string]string{"a": eds.Resources[0].Version, "c": versions["c"]},
-	})
-	r2.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType})
-	if got := r2.Recv(); got.TypeUrl != xds.ClusterType || !slices.Equal(deltaNames(t, got), []string{"a"}) {
-		t.Fatalf("got %s %v, want CDS [a]", got.TypeUrl, deltaNames(t, got))
-	}
+	d.subscribe()
+	d.changesAndRemovals()
+	d.nackHoldsUntilChange()
+	d.unsubscribe()
+	d.reconnect(cc)
 
 	var kinds []xds.StreamKind
 	for _, p := range f.srv.Proxies() {
@@ -136,6 +36,133 @@ func TestDeltaProtocol(t *testing.T) {
 	}
 	if len(kinds) != 3 || kinds[0] != xds.Delta {
 		t.Fatalf("proxies kinds = %v", kinds)
+	}
+}
+
+// deltaWalk is the state TestDeltaProtocol carries from step to step.
+type deltaWalk struct {
+	t *testing.T
+	f *fixture
+	c *xdstest.Delta
+	// versions is the last version the client holds of each CLA.
+	versions map[string]string
+	// firstA is the version of CLA a as first sent.
+	firstA string
+}
+
+// recvNames receives one response and checks the names it carries.
+func (d *deltaWalk) recvNames(what string, want ...string) *discovery.DeltaDiscoveryResponse {
+	d.t.Helper()
+	r := d.c.Recv()
+	if got := deltaNames(d.t, r); !slices.Equal(got, want) {
+		d.t.Fatalf("%s = %v, want %v", what, got, want)
+	}
+	return r
+}
+
+// subscribe opens legacy wildcard CDS and named EDS.
+func (d *deltaWalk) subscribe() {
+	d.c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType})
+	d.c.Ack(d.recvNames("CDS", "a", "b"))
+	d.c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"a", "b"}})
+	eds := d.recvNames("EDS", "a", "b")
+	for _, r := range eds.Resources {
+		d.versions[r.Name] = r.Version
+	}
+	d.firstA = d.versions["a"]
+	d.c.Ack(eds)
+}
+
+// changesAndRemovals: only the changed resource is sent, an unsubscribed
+// change is not, and a removal is named in removed_resources.
+func (d *deltaWalk) changesAndRemovals() {
+	t := d.t
+	d.f.eds.Set(cla("c", "10.0.0.33:80"))
+	d.f.eds.Set(cla("a", "10.0.0.11:80"))
+	eds := d.c.Recv()
+	if got := deltaNames(t, eds); !slices.Equal(got, []string{"a"}) || len(eds.RemovedResources) != 0 {
+		t.Fatalf("EDS = %v removed %v, want [a]", got, eds.RemovedResources)
+	}
+	d.versions["a"] = eds.Resources[0].Version
+	d.c.Ack(eds)
+
+	d.f.eds.Delete("b")
+	eds = d.c.Recv()
+	if len(eds.Resources) != 0 || !slices.Equal(eds.RemovedResources, []string{"b"}) {
+		t.Fatalf("EDS = %v removed %v, want removed [b]", deltaNames(t, eds), eds.RemovedResources)
+	}
+	d.c.Ack(eds)
+	d.f.cds.Delete("b")
+	cds := d.c.Recv()
+	if !slices.Equal(cds.RemovedResources, []string{"b"}) {
+		t.Fatalf("CDS removed %v, want [b]", cds.RemovedResources)
+	}
+	d.c.Ack(cds)
+}
+
+// nackHoldsUntilChange: a NACKed change to a is not sent again until it
+// changes, and the registry keeps the reason.
+func (d *deltaWalk) nackHoldsUntilChange() {
+	t := d.t
+	d.f.eds.Set(cla("a", "10.0.0.111:80"))
+	eds := d.c.Recv()
+	d.c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResponseNonce: eds.Nonce,
+		ErrorDetail: &status.Status{Code: 3, Message: "bad endpoint"}})
+	waitFor(t, "the NACK", func() bool { return proxyByNode(t, d.f.srv, "node-1").Types[xds.EndpointType].LastNack != nil })
+	if ts := proxyByNode(t, d.f.srv, "node-1").Types[xds.EndpointType]; ts.LastNack.Message != "bad endpoint" || !slices.Equal(ts.Rejected, []string{"a"}) {
+		t.Fatalf("registry EDS = %+v", ts)
+	}
+	// Subscribing c answers with c only: the rejected a is not resent.
+	d.c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"c"}})
+	d.c.Ack(d.recvNames("EDS", "c"))
+	// A new version of a is sent.
+	d.f.eds.Set(cla("a", "10.0.0.1:80"))
+	eds = d.recvNames("EDS", "a")
+	if eds.Resources[0].Version != d.firstA {
+		t.Fatalf("EDS a version %q, want %q: the version is the hash of the bytes", eds.Resources[0].Version, d.firstA)
+	}
+	d.versions["a"] = eds.Resources[0].Version
+	d.c.Ack(eds)
+}
+
+// unsubscribe a: its changes are no longer sent.
+func (d *deltaWalk) unsubscribe() {
+	d.c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesUnsubscribe: []string{"a"}})
+	waitFor(d.t, "the unsubscription", func() bool {
+		return slices.Equal(proxyByNode(d.t, d.f.srv, "node-1").Types[xds.EndpointType].Subscribed, []string{"b", "c"})
+	})
+	d.f.eds.Set(cla("a", "10.0.0.5:80"))
+	d.f.eds.Set(cla("c", "10.0.0.3:80"))
+	eds := d.recvNames("EDS", "c")
+	d.versions["c"] = eds.Resources[0].Version
+	d.c.Ack(eds)
+}
+
+// reconnect with known versions: c is current, a is stale, b is gone. A
+// second reconnect that knows everything current gets nothing for the
+// type: its CDS request is answered first.
+func (d *deltaWalk) reconnect(cc grpc.ClientConnInterface) {
+	t := d.t
+	r := xdstest.NewDelta(t, cc, &corev3.Node{Id: "node-1"})
+	r.Send(&discovery.DeltaDiscoveryRequest{
+		TypeUrl:                 xds.EndpointType,
+		ResourceNamesSubscribe:  []string{"a", "b", "c"},
+		InitialResourceVersions: map[string]string{"a": d.versions["a"], "b": "old", "c": d.versions["c"]},
+	})
+	eds := r.Recv()
+	if got := deltaNames(t, eds); !slices.Equal(got, []string{"a"}) || !slices.Equal(eds.RemovedResources, []string{"b"}) {
+		t.Fatalf("EDS on reconnect = %v removed %v, want [a] removed [b]", got, eds.RemovedResources)
+	}
+	r.Ack(eds)
+	r2 := xdstest.NewDelta(t, cc, &corev3.Node{Id: "node-2"})
+	r2.Send(&discovery.DeltaDiscoveryRequest{
+		TypeUrl:                 xds.EndpointType,
+		ResourceNamesSubscribe:  []string{"a", "c"},
+		InitialResourceVersions: map[string]string{"a": eds.Resources[0].Version, "c": d.versions["c"]},
+	})
+	r2.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType})
+	if got := r2.Recv(); got.TypeUrl != xds.ClusterType || !slices.Equal(deltaNames(t, got), []string{"a"}) {
+		t.Fatalf("got %s %v, want CDS [a]", got.TypeUrl, deltaNames(t, got))
 	}
 }
 

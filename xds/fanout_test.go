@@ -32,61 +32,13 @@ func TestFanOut(t *testing.T) {
 	}
 	f.eds.Set(cla("shared", "10.0.0.1:80"))
 
-	var conns []*grpc.ClientConn
-	for i := 0; i < streams; i += perConn {
-		conns = append(conns, dial(t, f.addr))
-	}
-	clients := make([]*xdstest.SotW, streams)
-	for i := range clients {
-		clients[i] = xdstest.NewSotW(t, conns[i/perConn], &corev3.Node{Id: fmt.Sprintf("node-%d", i)})
-		clients[i].Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{fmt.Sprintf("c-%d", i%groups), "shared"}})
-	}
-	// Every stream gets its two CLAs.
-	forEach(t, clients, func(i int, c *xdstest.SotW) error {
-		got := map[string]bool{}
-		for len(got) < 2 {
-			r := c.Recv()
-			for _, n := range names(t, r) {
-				got[n] = true
-			}
-			c.Ack(r, fmt.Sprintf("c-%d", i%groups), "shared")
-		}
-		return nil
-	})
+	clients := openFanOutStreams(t, f, streams, perConn, groups)
 	waitFor(t, "every stream registered", func() bool { return f.srv.Stats().ConnectedProxies == streams })
 	before := f.srv.Stats()
 
 	f.eds.Set(cla("c-3", "10.0.0.33:80"))
 	f.eds.Set(cla("shared", "10.0.0.2:80"))
-	var mu sync.Mutex
-	receivedC3 := 0
-	forEach(t, clients, func(i int, c *xdstest.SotW) error {
-		gotC3 := false
-		for {
-			r := c.Recv()
-			for _, n := range names(t, r) {
-				switch n {
-				case "c-3":
-					gotC3 = true
-				case "shared":
-				default:
-					return fmt.Errorf("stream %d received %s", i, n)
-				}
-			}
-			if claOf(t, r.Resources, "shared") != nil {
-				break
-			}
-		}
-		if gotC3 != (i%groups == 3) {
-			return fmt.Errorf("stream %d (group %d) received c-3: %v", i, i%groups, gotC3)
-		}
-		if gotC3 {
-			mu.Lock()
-			receivedC3++
-			mu.Unlock()
-		}
-		return nil
-	})
+	receivedC3 := recvFanOutChange(t, clients, groups)
 	if want := streams / groups; receivedC3 != want {
 		t.Fatalf("%d streams received c-3, want %d", receivedC3, want)
 	}
@@ -203,4 +155,70 @@ func TestStuckClient(t *testing.T) {
 	if !p.Stale {
 		t.Fatalf("stuck stream not flagged stale: %+v", p)
 	}
+}
+
+// openFanOutStreams opens streams SotW streams, perConn to a connection,
+// stream i subscribed to c-(i%groups) and shared, and waits until every
+// stream has its two CLAs.
+func openFanOutStreams(t *testing.T, f *fixture, streams, perConn, groups int) []*xdstest.SotW {
+	t.Helper()
+	var conns []*grpc.ClientConn
+	for i := 0; i < streams; i += perConn {
+		conns = append(conns, dial(t, f.addr))
+	}
+	clients := make([]*xdstest.SotW, streams)
+	for i := range clients {
+		clients[i] = xdstest.NewSotW(t, conns[i/perConn], &corev3.Node{Id: fmt.Sprintf("node-%d", i)})
+		clients[i].Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{fmt.Sprintf("c-%d", i%groups), "shared"}})
+	}
+	// Every stream gets its two CLAs.
+	forEach(t, clients, func(i int, c *xdstest.SotW) error {
+		got := map[string]bool{}
+		for len(got) < 2 {
+			r := c.Recv()
+			for _, n := range names(t, r) {
+				got[n] = true
+			}
+			c.Ack(r, fmt.Sprintf("c-%d", i%groups), "shared")
+		}
+		return nil
+	})
+	return clients
+}
+
+// recvFanOutChange receives the push of a change to c-3 and shared on
+// every stream, failing if a stream receives a CLA it did not subscribe
+// to, and returns how many streams received c-3.
+func recvFanOutChange(t *testing.T, clients []*xdstest.SotW, groups int) int {
+	t.Helper()
+	var mu sync.Mutex
+	receivedC3 := 0
+	forEach(t, clients, func(i int, c *xdstest.SotW) error {
+		gotC3 := false
+		for {
+			r := c.Recv()
+			for _, n := range names(t, r) {
+				switch n {
+				case "c-3":
+					gotC3 = true
+				case "shared":
+				default:
+					return fmt.Errorf("stream %d received %s", i, n)
+				}
+			}
+			if claOf(t, r.Resources, "shared") != nil {
+				break
+			}
+		}
+		if gotC3 != (i%groups == 3) {
+			return fmt.Errorf("stream %d (group %d) received c-3: %v", i, i%groups, gotC3)
+		}
+		if gotC3 {
+			mu.Lock()
+			receivedC3++
+			mu.Unlock()
+		}
+		return nil
+	})
+	return receivedC3
 }

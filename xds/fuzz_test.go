@@ -133,100 +133,33 @@ func (a *asked) add(typeURL string, names ...string) {
 // final status from the registry (ok false when the stream never named
 // its node).
 func (fs *fuzzServer) run(t *testing.T, ops []adsOp, delta bool) (asked, xds.ProxyStatus, bool) {
-	node := fmt.Sprintf("fuzz-%d", fs.nextID.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	s := &fuzzStream{
+		node: fmt.Sprintf("fuzz-%d", fs.nextID.Add(1)),
+		got:  &answers{version: map[string]string{}, nonce: map[string]string{}},
+		a:    asked{types: map[string]bool{}, names: map[string]map[string]bool{}},
+		done: make(chan error, 1),
+	}
 	client := discovery.NewAggregatedDiscoveryServiceClient(fs.cc)
-	got := &answers{version: map[string]string{}, nonce: map[string]string{}}
-	a := asked{types: map[string]bool{}, names: map[string]map[string]bool{}}
 	var send func(op adsOp, first bool) error
 	var closeSend func() error
-	recvDone := make(chan error, 1)
 	if delta {
 		stream, err := client.DeltaAggregatedResources(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		go func() {
-			for {
-				r, err := stream.Recv()
-				if err != nil {
-					recvDone <- err
-					return
-				}
-				got.set(r.TypeUrl, r.SystemVersionInfo, r.Nonce)
-			}
-		}()
+		go s.recvDelta(stream)
 		closeSend = stream.CloseSend
-		send = func(op adsOp, first bool) error {
-			req := &discovery.DeltaDiscoveryRequest{TypeUrl: op.typeURL}
-			if first {
-				req.Node = &corev3.Node{Id: node}
-			}
-			_, nonce := got.get(op.typeURL)
-			switch op.kind {
-			case 0, 6:
-				req.ResourceNamesSubscribe = op.names
-				a.add(op.typeURL, op.names...)
-			case 7:
-				req.ResourceNamesUnsubscribe = op.names
-				a.add(op.typeURL)
-			case 1:
-				req.ResourceNamesSubscribe = []string{"*"}
-				a.add(op.typeURL)
-			case 2:
-				req.ResourceNamesUnsubscribe = []string{"*"}
-				a.add(op.typeURL)
-			case 3:
-				req.ResponseNonce = nonce
-				a.add(op.typeURL)
-			case 4:
-				req.ResponseNonce = nonce
-				req.ErrorDetail = &status.Status{Code: 3, Message: "fuzz rejects"}
-				a.add(op.typeURL)
-			case 5:
-				req.ResponseNonce = strconv.Itoa(int(op.arg))
-				req.InitialResourceVersions = map[string]string{"c0": "bogus", fmt.Sprintf("iv-%d", op.arg): "1"}
-				a.add(op.typeURL, "c0", fmt.Sprintf("iv-%d", op.arg))
-			}
-			return stream.Send(req)
-		}
+		send = func(op adsOp, first bool) error { return stream.Send(s.deltaRequest(op, first)) }
 	} else {
 		stream, err := client.StreamAggregatedResources(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		go func() {
-			for {
-				r, err := stream.Recv()
-				if err != nil {
-					recvDone <- err
-					return
-				}
-				got.set(r.TypeUrl, r.VersionInfo, r.Nonce)
-			}
-		}()
+		go s.recvSotW(stream)
 		closeSend = stream.CloseSend
-		send = func(op adsOp, first bool) error {
-			req := &discovery.DiscoveryRequest{TypeUrl: op.typeURL, ResourceNames: op.names}
-			if first {
-				req.Node = &corev3.Node{Id: node}
-			}
-			version, nonce := got.get(op.typeURL)
-			switch op.kind {
-			case 1:
-				req.ResourceNames = []string{"*"}
-			case 3:
-				req.VersionInfo, req.ResponseNonce = version, nonce
-			case 4:
-				req.VersionInfo, req.ResponseNonce = "", nonce
-				req.ErrorDetail = &status.Status{Code: 3, Message: "fuzz rejects"}
-			case 5:
-				req.VersionInfo, req.ResponseNonce = strconv.Itoa(int(op.arg)*7), strconv.Itoa(int(op.arg))
-			}
-			a.add(op.typeURL, req.ResourceNames...)
-			return stream.Send(req)
-		}
+		send = func(op adsOp, first bool) error { return stream.Send(s.sotwRequest(op, first)) }
 	}
 	for i, op := range ops {
 		if err := send(op, i == 0); err != nil {
@@ -235,14 +168,117 @@ func (fs *fuzzServer) run(t *testing.T, ops []adsOp, delta bool) (asked, xds.Pro
 		}
 	}
 	_ = closeSend()
+	s.waitEnd(ctx, t, len(ops))
+	p, ok := fs.finalStatus(t, s.node)
+	return s.a, p, ok
+}
+
+// fuzzStream is one fuzzed stream: its node, the last answer per type, and
+// what it asked for.
+type fuzzStream struct {
+	node string
+	got  *answers
+	a    asked
+	// done receives the error that ended the receive loop.
+	done chan error
+}
+
+func (s *fuzzStream) recvDelta(stream discovery.AggregatedDiscoveryService_DeltaAggregatedResourcesClient) {
+	for {
+		r, err := stream.Recv()
+		if err != nil {
+			s.done <- err
+			return
+		}
+		s.got.set(r.TypeUrl, r.SystemVersionInfo, r.Nonce)
+	}
+}
+
+func (s *fuzzStream) recvSotW(stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesClient) {
+	for {
+		r, err := stream.Recv()
+		if err != nil {
+			s.done <- err
+			return
+		}
+		s.got.set(r.TypeUrl, r.VersionInfo, r.Nonce)
+	}
+}
+
+// deltaRequest builds the delta request op stands for and records what
+// it asks for.
+func (s *fuzzStream) deltaRequest(op adsOp, first bool) *discovery.DeltaDiscoveryRequest {
+	req := &discovery.DeltaDiscoveryRequest{TypeUrl: op.typeURL}
+	if first {
+		req.Node = &corev3.Node{Id: s.node}
+	}
+	_, nonce := s.got.get(op.typeURL)
+	switch op.kind {
+	case 0, 6:
+		req.ResourceNamesSubscribe = op.names
+		s.a.add(op.typeURL, op.names...)
+	case 7:
+		req.ResourceNamesUnsubscribe = op.names
+		s.a.add(op.typeURL)
+	case 1:
+		req.ResourceNamesSubscribe = []string{"*"}
+		s.a.add(op.typeURL)
+	case 2:
+		req.ResourceNamesUnsubscribe = []string{"*"}
+		s.a.add(op.typeURL)
+	case 3:
+		req.ResponseNonce = nonce
+		s.a.add(op.typeURL)
+	case 4:
+		req.ResponseNonce = nonce
+		req.ErrorDetail = &status.Status{Code: 3, Message: "fuzz rejects"}
+		s.a.add(op.typeURL)
+	case 5:
+		req.ResponseNonce = strconv.Itoa(int(op.arg))
+		req.InitialResourceVersions = map[string]string{"c0": "bogus", fmt.Sprintf("iv-%d", op.arg): "1"}
+		s.a.add(op.typeURL, "c0", fmt.Sprintf("iv-%d", op.arg))
+	}
+	return req
+}
+
+// sotwRequest builds the state-of-the-world request op stands for and
+// records what it asks for.
+func (s *fuzzStream) sotwRequest(op adsOp, first bool) *discovery.DiscoveryRequest {
+	req := &discovery.DiscoveryRequest{TypeUrl: op.typeURL, ResourceNames: op.names}
+	if first {
+		req.Node = &corev3.Node{Id: s.node}
+	}
+	version, nonce := s.got.get(op.typeURL)
+	switch op.kind {
+	case 1:
+		req.ResourceNames = []string{"*"}
+	case 3:
+		req.VersionInfo, req.ResponseNonce = version, nonce
+	case 4:
+		req.VersionInfo, req.ResponseNonce = "", nonce
+		req.ErrorDetail = &status.Status{Code: 3, Message: "fuzz rejects"}
+	case 5:
+		req.VersionInfo, req.ResponseNonce = strconv.Itoa(int(op.arg)*7), strconv.Itoa(int(op.arg))
+	}
+	s.a.add(op.typeURL, req.ResourceNames...)
+	return req
+}
+
+// waitEnd fails t unless the server ends the stream before ctx does.
+func (s *fuzzStream) waitEnd(ctx context.Context, t *testing.T, ops int) {
 	select {
-	case err := <-recvDone:
+	case err := <-s.done:
 		if !errors.Is(err, io.EOF) && ctx.Err() != nil {
-			t.Fatalf("stream of %d ops did not end: %v", len(ops), err)
+			t.Fatalf("stream of %d ops did not end: %v", ops, err)
 		}
 	case <-ctx.Done():
-		t.Fatalf("stream of %d ops did not end", len(ops))
+		t.Fatalf("stream of %d ops did not end", ops)
 	}
+}
+
+// finalStatus is node's status in the registry, which must show it
+// disconnected; ok is false when the stream never named its node.
+func (fs *fuzzServer) finalStatus(t *testing.T, node string) (xds.ProxyStatus, bool) {
 	for _, p := range fs.f.srv.Proxies() {
 		if p.NodeID == node {
 			if p.Connected {
@@ -250,10 +286,10 @@ func (fs *fuzzServer) run(t *testing.T, ops []adsOp, delta bool) (asked, xds.Pro
 				// before the client sees the end of the stream.
 				t.Errorf("proxy %s still connected after its stream ended", node)
 			}
-			return a, p, true
+			return p, true
 		}
 	}
-	return a, xds.ProxyStatus{}, false
+	return xds.ProxyStatus{}, false
 }
 
 // FuzzADS plays arbitrary sequences of DiscoveryRequests or

@@ -67,44 +67,17 @@ func TestPeerNamespace(t *testing.T) {
 	var refused uint64
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cc := dialTLS(t, ca, f.addr, tt.cert)
-			s := xdstest.NewSotW(t, cc, tt.node)
-			s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-			d := xdstest.NewDelta(t, cc, tt.node)
-			d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
 			if tt.want == nil {
 				refused += 2
-				for kind, err := range map[string]error{"SotW": s.Ended(), "Delta": d.Ended()} {
-					st, _ := status.FromError(err)
-					if st.Code() != codes.PermissionDenied || !strings.Contains(st.Message(), "certificate") {
-						t.Errorf("%s: stream ended with %v, want PermissionDenied", kind, err)
-					}
-				}
-			} else {
-				if got := sorted(names(t, s.Recv())); !slices.Equal(got, tt.want) {
-					t.Errorf("SotW: %v, want %v", got, tt.want)
-				}
-				if got := sorted(deltaNames(t, d.Recv())); !slices.Equal(got, tt.want) {
-					t.Errorf("Delta: %v, want %v", got, tt.want)
-				}
 			}
+			checkPeerNamespace(t, ca, f.addr, tt.cert, tt.node, tt.want)
 			if got := f.srv.Stats().IdentityMismatch; got != refused {
 				t.Errorf("IdentityMismatch = %d, want %d", got, refused)
 			}
 		})
 	}
 
-	// A node named on a later request is checked too.
-	cc := dialTLS(t, ca, f.addr, certA)
-	late := xdstest.NewSotW(t, cc, nil)
-	late.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	if got := sorted(names(t, late.Recv())); !slices.Equal(got, viewA) {
-		t.Errorf("no node yet: %v, want %v", got, viewA)
-	}
-	late.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"priv.a"}, Node: nodeIn(t, "late", "b")})
-	if err := late.Ended(); status.Code(err) != codes.PermissionDenied {
-		t.Errorf("node claiming b later: stream ended with %v, want PermissionDenied", err)
-	}
+	checkLateNodeClaim(t, ca, f.addr, certA, viewA)
 }
 
 // TestNodeNamespaceOverMTLS shows what WithPeerNamespace changes: without
@@ -173,5 +146,48 @@ func TestSPIFFENamespace(t *testing.T) {
 	}
 	if _, ok := xds.SPIFFENamespace(nil); ok {
 		t.Error("SPIFFENamespace(nil) ok")
+	}
+}
+
+// checkPeerNamespace opens a SotW and a Delta stream over one TLS
+// connection with cert, naming node, and checks that both see want, or
+// are refused for the certificate when want is nil.
+func checkPeerNamespace(t *testing.T, ca *xdstest.CA, addr string, cert tls.Certificate, node *corev3.Node, want []string) {
+	t.Helper()
+	cc := dialTLS(t, ca, addr, cert)
+	s := xdstest.NewSotW(t, cc, node)
+	s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	d := xdstest.NewDelta(t, cc, node)
+	d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
+	if want == nil {
+		for kind, err := range map[string]error{"SotW": s.Ended(), "Delta": d.Ended()} {
+			st, _ := status.FromError(err)
+			if st.Code() != codes.PermissionDenied || !strings.Contains(st.Message(), "certificate") {
+				t.Errorf("%s: stream ended with %v, want PermissionDenied", kind, err)
+			}
+		}
+	} else {
+		if got := sorted(names(t, s.Recv())); !slices.Equal(got, want) {
+			t.Errorf("SotW: %v, want %v", got, want)
+		}
+		if got := sorted(deltaNames(t, d.Recv())); !slices.Equal(got, want) {
+			t.Errorf("Delta: %v, want %v", got, want)
+		}
+	}
+}
+
+// checkLateNodeClaim: a node named on a later request is checked too; a
+// stream with cert that first sees viewA is ended when it later claims b.
+func checkLateNodeClaim(t *testing.T, ca *xdstest.CA, addr string, cert tls.Certificate, viewA []string) {
+	t.Helper()
+	cc := dialTLS(t, ca, addr, cert)
+	late := xdstest.NewSotW(t, cc, nil)
+	late.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	if got := sorted(names(t, late.Recv())); !slices.Equal(got, viewA) {
+		t.Errorf("no node yet: %v, want %v", got, viewA)
+	}
+	late.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"priv.a"}, Node: nodeIn(t, "late", "b")})
+	if err := late.Ended(); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("node claiming b later: stream ended with %v, want PermissionDenied", err)
 	}
 }

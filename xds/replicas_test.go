@@ -134,25 +134,7 @@ func TestReplicasAgreeOnVersions(t *testing.T) {
 	subscribeAll(ca, nil)
 	subscribeAll(cb, nil)
 	ra, rb := recvTypes(t, ca, 4), recvTypes(t, cb, 4)
-	seen := map[string]string{}
-	for _, typ := range types {
-		va, vb := ra[typ].VersionInfo, rb[typ].VersionInfo
-		if va != vb || len(va) != 32 {
-			t.Errorf("%s version_info: replica a %q, b %q; want equal digests", typ, va, vb)
-		}
-		if other, dup := seen[va]; dup {
-			t.Errorf("%s and %s have the same version %s", typ, other, va)
-		}
-		seen[va] = typ
-		if len(ra[typ].Resources) == 0 || len(ra[typ].Resources) != len(rb[typ].Resources) {
-			t.Fatalf("%s: %d resources from a, %d from b", typ, len(ra[typ].Resources), len(rb[typ].Resources))
-		}
-		for i, res := range ra[typ].Resources {
-			if !proto.Equal(res, rb[typ].Resources[i]) {
-				t.Errorf("%s resource %d differs between the replicas", typ, i)
-			}
-		}
-	}
+	checkSotWAgree(t, types, ra, rb)
 
 	// Another stream of b reaches the endpoints of c1 and c2 by way of c2
 	// alone: once it holds both, its version is the same.
@@ -174,20 +156,7 @@ func TestReplicasAgreeOnVersions(t *testing.T) {
 	// Delta: the same system versions and resource versions on both
 	// replicas; and, holding the same resources, the version a SotW
 	// stream has.
-	deltaView := func(f *fixture, node string) map[string]*discovery.DeltaDiscoveryResponse {
-		c := xdstest.NewDelta(t, dial(t, f.addr), &corev3.Node{Id: node})
-		c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
-		c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"c1", "c2"}})
-		c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ListenerType, ResourceNamesSubscribe: []string{"l1"}})
-		c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.RouteType, ResourceNamesSubscribe: []string{"r1"}})
-		out := map[string]*discovery.DeltaDiscoveryResponse{}
-		for range types {
-			r := c.Recv()
-			out[r.TypeUrl] = r
-		}
-		return out
-	}
-	da, db := deltaView(a, "delta-a"), deltaView(b, "delta-b")
+	da, db := deltaView(t, a, "delta-a", len(types)), deltaView(t, b, "delta-b", len(types))
 	for _, typ := range types {
 		if da[typ] == nil || db[typ] == nil {
 			t.Fatalf("no Delta response of %s", typ)
@@ -227,35 +196,7 @@ func TestSotWMoveBetweenReplicas(t *testing.T) {
 	quiet(t, cb.Responses())
 
 	p := proxyByNode(t, b.srv, "mover")
-	held := map[string]int{xds.ClusterType: 3, xds.EndpointType: 2, xds.ListenerType: 1, xds.RouteType: 1}
-	for typ, n := range held {
-		ts := p.Types[typ]
-		v := ra[typ].VersionInfo
-		if !ts.Resumed || ts.Pushes != 0 || ts.Resources != n || ts.SentVersion != v || ts.AckedVersion != v || ts.SentNonce != "" || ts.Pending != 0 {
-			t.Errorf("%s on b: %+v; want resumed, holding %d resources at %s, nothing sent or pending", typ, ts, n, v)
-		}
-	}
-	if p.Stale || p.Rejecting {
-		t.Errorf("proxy on b stale %v, rejecting %v; want neither", p.Stale, p.Rejecting)
-	}
-	st := b.srv.Stats()
-	for _, typ := range []string{"cds", "eds", "lds", "rds"} {
-		if st.Pushes[typ] != 0 || st.Resumed[typ] != 1 {
-			t.Errorf("b's stats for %s: %d pushes, %d resumed; want 0 and 1", typ, st.Pushes[typ], st.Resumed[typ])
-		}
-	}
-	if st.Unanswered != 0 {
-		t.Errorf("b reports %d unanswered proxies; it sent nothing to answer", st.Unanswered)
-	}
-	dump, err := b.srv.ConfigDump(p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for typ, n := range held {
-		if len(dump.Types[typ]) != n {
-			t.Errorf("b's config dump holds %d resources of %s, want %d", len(dump.Types[typ]), typ, n)
-		}
-	}
+	checkResumed(t, b, p, ra)
 
 	// A change reaches the client through b, versioned as a versions the
 	// same change.
@@ -270,21 +211,7 @@ func TestSotWMoveBetweenReplicas(t *testing.T) {
 		t.Errorf("EDS after the change: b %s, a %s (before: %s); want equal new versions", fromB.VersionInfo, fromA.VersionInfo, ra[xds.EndpointType].VersionInfo)
 	}
 
-	// The client rejects it: b puts back the resumed c1, naming the
-	// version the client holds.
-	cb.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1", "c2"},
-		VersionInfo: ra[xds.EndpointType].VersionInfo, ResponseNonce: fromB.Nonce, ErrorDetail: &status.Status{Code: 3, Message: "no"}})
-	waitFor(t, "the NACK", func() bool { return proxyByNode(t, b.srv, "mover").Types[xds.EndpointType].Nacks == 1 })
-	ts := proxyByNode(t, b.srv, "mover").Types[xds.EndpointType]
-	if !slices.Equal(ts.Rejected, []string{"c1"}) || ts.LastNack.Version != ra[xds.EndpointType].VersionInfo {
-		t.Errorf("after the NACK: %+v", ts)
-	}
-	if dump, err = b.srv.ConfigDump(p.ID); err != nil {
-		t.Fatal(err)
-	}
-	if got := dumpedAddress(t, dump, "c1"); len(dump.Types[xds.EndpointType]) != 2 || got != "10.0.0.1" {
-		t.Errorf("after the NACK b's config dump holds c1 at %q, want it back at 10.0.0.1", got)
-	}
+	nackRestoresResumed(t, b, cb, p.ID, ra[xds.EndpointType].VersionInfo, fromB.Nonce)
 
 	// A new cluster: the full CDS state includes the resumed clusters.
 	b.cds.Set(edsCluster("c4"))
@@ -447,4 +374,103 @@ func TestSotWMoveBetweenIsolatingReplicas(t *testing.T) {
 	if got := names(t, rb); !slices.Equal(got, []string{"pub.a", "pub.b", "rest.a"}) || rb.VersionInfo == ra.VersionInfo {
 		t.Errorf("namespace b's proxy got %v at %s (a's version %s)", got, rb.VersionInfo, ra.VersionInfo)
 	}
+}
+
+// checkResumed checks that replica b resumed the stream the client moved
+// to it at the versions ra it held from replica a: nothing sent, nothing
+// pending, and the resumed resources in its stats and config dump.
+func checkResumed(t *testing.T, b *fixture, p xds.ProxyStatus, ra map[string]*discovery.DiscoveryResponse) {
+	t.Helper()
+	held := map[string]int{xds.ClusterType: 3, xds.EndpointType: 2, xds.ListenerType: 1, xds.RouteType: 1}
+	for typ, n := range held {
+		ts := p.Types[typ]
+		v := ra[typ].VersionInfo
+		if !ts.Resumed || ts.Pushes != 0 || ts.Resources != n || ts.SentVersion != v || ts.AckedVersion != v || ts.SentNonce != "" || ts.Pending != 0 {
+			t.Errorf("%s on b: %+v; want resumed, holding %d resources at %s, nothing sent or pending", typ, ts, n, v)
+		}
+	}
+	if p.Stale || p.Rejecting {
+		t.Errorf("proxy on b stale %v, rejecting %v; want neither", p.Stale, p.Rejecting)
+	}
+	st := b.srv.Stats()
+	for _, typ := range []string{"cds", "eds", "lds", "rds"} {
+		if st.Pushes[typ] != 0 || st.Resumed[typ] != 1 {
+			t.Errorf("b's stats for %s: %d pushes, %d resumed; want 0 and 1", typ, st.Pushes[typ], st.Resumed[typ])
+		}
+	}
+	if st.Unanswered != 0 {
+		t.Errorf("b reports %d unanswered proxies; it sent nothing to answer", st.Unanswered)
+	}
+	dump, err := b.srv.ConfigDump(p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for typ, n := range held {
+		if len(dump.Types[typ]) != n {
+			t.Errorf("b's config dump holds %d resources of %s, want %d", len(dump.Types[typ]), typ, n)
+		}
+	}
+}
+
+// nackRestoresResumed has the moved client reject b's push (nonce): b puts
+// back the resumed c1, naming held, the version the client holds.
+func nackRestoresResumed(t *testing.T, b *fixture, cb *xdstest.SotW, id uint64, held, nonce string) {
+	t.Helper()
+	cb.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"c1", "c2"},
+		VersionInfo: held, ResponseNonce: nonce, ErrorDetail: &status.Status{Code: 3, Message: "no"}})
+	waitFor(t, "the NACK", func() bool { return proxyByNode(t, b.srv, "mover").Types[xds.EndpointType].Nacks == 1 })
+	ts := proxyByNode(t, b.srv, "mover").Types[xds.EndpointType]
+	if !slices.Equal(ts.Rejected, []string{"c1"}) || ts.LastNack.Version != held {
+		t.Errorf("after the NACK: %+v", ts)
+	}
+	dump, err := b.srv.ConfigDump(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dumpedAddress(t, dump, "c1"); len(dump.Types[xds.EndpointType]) != 2 || got != "10.0.0.1" {
+		t.Errorf("after the NACK b's config dump holds c1 at %q, want it back at 10.0.0.1", got)
+	}
+}
+
+// checkSotWAgree checks that two replicas answered the same subscription
+// (ra, rb) with equal digest versions, distinct per type, and equal
+// resources.
+func checkSotWAgree(t *testing.T, types []string, ra, rb map[string]*discovery.DiscoveryResponse) {
+	t.Helper()
+	seen := map[string]string{}
+	for _, typ := range types {
+		va, vb := ra[typ].VersionInfo, rb[typ].VersionInfo
+		if va != vb || len(va) != 32 {
+			t.Errorf("%s version_info: replica a %q, b %q; want equal digests", typ, va, vb)
+		}
+		if other, dup := seen[va]; dup {
+			t.Errorf("%s and %s have the same version %s", typ, other, va)
+		}
+		seen[va] = typ
+		if len(ra[typ].Resources) == 0 || len(ra[typ].Resources) != len(rb[typ].Resources) {
+			t.Fatalf("%s: %d resources from a, %d from b", typ, len(ra[typ].Resources), len(rb[typ].Resources))
+		}
+		for i, res := range ra[typ].Resources {
+			if !proto.Equal(res, rb[typ].Resources[i]) {
+				t.Errorf("%s resource %d differs between the replicas", typ, i)
+			}
+		}
+	}
+}
+
+// deltaView subscribes a delta stream of node on f to the replica test's
+// resources and returns the first response of each of the n types.
+func deltaView(t *testing.T, f *fixture, node string, n int) map[string]*discovery.DeltaDiscoveryResponse {
+	t.Helper()
+	c := xdstest.NewDelta(t, dial(t, f.addr), &corev3.Node{Id: node})
+	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: []string{"*"}})
+	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"c1", "c2"}})
+	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ListenerType, ResourceNamesSubscribe: []string{"l1"}})
+	c.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.RouteType, ResourceNamesSubscribe: []string{"r1"}})
+	out := map[string]*discovery.DeltaDiscoveryResponse{}
+	for range n {
+		r := c.Recv()
+		out[r.TypeUrl] = r
+	}
+	return out
 }

@@ -103,41 +103,24 @@ func (s *Server) Run(ctx context.Context) error {
 // returns an error if TLS cannot be set up, if lis fails, or if the server
 // has served before (ErrServing). Serve closes lis.
 func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
-	s.mu.Lock()
-	if s.started {
-		s.mu.Unlock()
+	if err := s.claimStart(); err != nil {
 		lis.Close()
-		return ErrServing
+		return err
 	}
-	s.started = true
-	s.mu.Unlock()
-
 	gopts, err := s.grpcOptions()
 	if err != nil {
 		lis.Close()
 		return err
 	}
-	if s.opts.maxConns > 0 {
-		lis = newLimitListener(lis, s.opts.maxConns, func(addr net.Addr) {
-			s.stats.limit(LimitConnections)
-			// Debug, not warn: a flood of connections must not become a
-			// flood of log lines; the counter shows it.
-			s.opts.logger.Debug("xds: connection closed: over the connection limit", "limit", LimitConnections, "max", s.opts.maxConns, "peer", addr)
-		})
-	}
+	lis = s.limitConnections(lis)
 	gs := grpc.NewServer(gopts...)
 	discovery.RegisterAggregatedDiscoveryServiceServer(gs, &adsService{s: s})
 	for _, register := range s.opts.services {
 		register(gs)
 	}
 
-	first := make(chan struct{})
-	var firstOnce sync.Once
-	reg := s.joined.Register(func(b krt.Batch[entry]) {
-		s.apply(b)
-		firstOnce.Do(func() { close(first) })
-	}, krt.WithReplay())
-	defer reg.Unregister()
+	first, unregister := s.followCollections()
+	defer unregister()
 
 	var wg sync.WaitGroup
 	loopCtx, cancel := context.WithCancel(ctx)
@@ -149,18 +132,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	}()
 	go func() {
 		defer wg.Done()
-		// Ready once the collections have synced and their state is in
-		// the cache.
-		select {
-		case <-s.joined.Synced():
-		case <-loopCtx.Done():
-			return
-		}
-		select {
-		case <-first:
-			s.cache.markReady()
-		case <-loopCtx.Done():
-		}
+		s.markReadyWhenSynced(loopCtx, first)
 	}()
 
 	serveErr := make(chan error, 1)
@@ -177,6 +149,70 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		result = fmt.Errorf("xds: serve: %w", err)
 	}
 	close(s.stopping)
+	s.stopGRPC(gs)
+	cancel()
+	wg.Wait()
+	s.recvWG.Wait()
+	return result
+}
+
+// claimStart marks the server started, failing with ErrServing if Serve
+// already ran: the cache and stream state belong to one serving loop.
+func (s *Server) claimStart() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return ErrServing
+	}
+	s.started = true
+	return nil
+}
+
+// limitConnections wraps lis so that connections over the configured
+// maximum are closed on accept and counted.
+func (s *Server) limitConnections(lis net.Listener) net.Listener {
+	if s.opts.maxConns <= 0 {
+		return lis
+	}
+	return newLimitListener(lis, s.opts.maxConns, func(addr net.Addr) {
+		s.stats.limit(LimitConnections)
+		// Debug, not warn: a flood of connections must not become a
+		// flood of log lines; the counter shows it.
+		s.opts.logger.Debug("xds: connection closed: over the connection limit", "limit", LimitConnections, "max", s.opts.maxConns, "peer", addr)
+	})
+}
+
+// followCollections feeds every batch of the joined collections into the
+// cache. The returned channel closes once the first batch is applied; the
+// returned func stops following.
+func (s *Server) followCollections() (first <-chan struct{}, unregister func()) {
+	applied := make(chan struct{})
+	var once sync.Once
+	reg := s.joined.Register(func(b krt.Batch[entry]) {
+		s.apply(b)
+		once.Do(func() { close(applied) })
+	}, krt.WithReplay())
+	return applied, reg.Unregister
+}
+
+// markReadyWhenSynced marks the cache ready once the collections have
+// synced and their state is in the cache, unless ctx ends first.
+func (s *Server) markReadyWhenSynced(ctx context.Context, first <-chan struct{}) {
+	select {
+	case <-s.joined.Synced():
+	case <-ctx.Done():
+		return
+	}
+	select {
+	case <-first:
+		s.cache.markReady()
+	case <-ctx.Done():
+	}
+}
+
+// stopGRPC stops gs gracefully, letting streams drain for the shutdown
+// grace period before closing them hard.
+func (s *Server) stopGRPC(gs *grpc.Server) {
 	stopped := make(chan struct{})
 	go func() {
 		gs.GracefulStop()
@@ -188,10 +224,6 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		gs.Stop()
 		<-stopped
 	}
-	cancel()
-	wg.Wait()
-	s.recvWG.Wait()
-	return result
 }
 
 func (s *Server) grpcOptions() ([]grpc.ServerOption, error) {

@@ -17,130 +17,20 @@ import (
 	"github.com/meshd/meshd/xds"
 )
 
+// TestSotWProtocol walks one state-of-the-world stream over real gRPC
+// through subscription, change, NACK, removal and unsubscription, in that
+// order: each step relies on the state the previous one left.
 func TestSotWProtocol(t *testing.T) {
 	f := newFixture(t)
 	f.cds.Set(edsCluster("a"), edsCluster("b"))
 	f.eds.Set(cla("a", "10.0.0.1:80"), cla("b", "10.0.0.2:80"), cla("c", "10.0.0.3:80"))
-	c := xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "node-1"})
+	s := &sotwWalk{t: t, f: f, c: xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "node-1"})}
 
-	// Wildcard CDS: the first response carries every cluster.
-	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	cds := c.Recv()
-	if got := names(t, cds); !slices.Equal(got, []string{"a", "b"}) {
-		t.Fatalf("CDS = %v, want [a b]", got)
-	}
-	c.Ack(cds)
-	ackedCDS := cds
-
-	// Named EDS: only the subscribed CLA.
-	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
-	eds := c.Recv()
-	if got := names(t, eds); !slices.Equal(got, []string{"a"}) {
-		t.Fatalf("EDS = %v, want [a]", got)
-	}
-	c.Ack(eds, "a")
-
-	// A change to an unsubscribed CLA sends nothing; the next response
-	// carries only the subscribed one that changed after it.
-	f.eds.Set(cla("b", "10.0.0.22:80"))
-	f.eds.Set(cla("a", "10.0.0.11:80"))
-	eds = c.Recv()
-	if got := names(t, eds); !slices.Equal(got, []string{"a"}) {
-		t.Fatalf("EDS after change = %v, want [a]", got)
-	}
-	if got := claOf(t, eds.Resources, "a").Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address; got != "10.0.0.11" {
-		t.Fatalf("EDS a address = %s, want 10.0.0.11", got)
-	}
-	c.Ack(eds, "a")
-
-	// NACK: the client rejects a changed cluster a.
-	bad := edsCluster("a")
-	bad.ConnectTimeout = durationpb.New(-1)
-	f.cds.Set(bad)
-	cds = c.Recv()
-	if got := names(t, cds); !slices.Equal(got, []string{"a", "b"}) {
-		t.Fatalf("CDS after change = %v, want [a b]", got)
-	}
-	c.Send(&discovery.DiscoveryRequest{
-		TypeUrl: xds.ClusterType, VersionInfo: ackedCDS.VersionInfo, ResponseNonce: cds.Nonce,
-		ErrorDetail: &status.Status{Code: 3, Message: "cluster a: negative connect timeout"},
-	})
-
-	// The registry records the NACK and keeps the last ACKed version.
-	var p xds.ProxyStatus
-	waitFor(t, "the NACK in the registry", func() bool {
-		p = proxyByNode(t, f.srv, "node-1")
-		return p.Types[xds.ClusterType].Nacks > 0
-	})
-	ts := p.Types[xds.ClusterType]
-	if ts.LastNack == nil || ts.LastNack.Message != "cluster a: negative connect timeout" || ts.LastNack.Code != 3 {
-		t.Fatalf("LastNack = %+v", ts.LastNack)
-	}
-	if ts.AckedVersion != ackedCDS.VersionInfo || ts.AckedNonce != ackedCDS.Nonce {
-		t.Fatalf("acked = %s/%s, want %s/%s", ts.AckedVersion, ts.AckedNonce, ackedCDS.VersionInfo, ackedCDS.Nonce)
-	}
-	if !slices.Equal(ts.LastNack.Rejected, []string{"a"}) || !slices.Equal(ts.Rejected, []string{"a"}) || !p.Rejecting {
-		t.Fatalf("rejected = %v / %v, rejecting %v", ts.LastNack.Rejected, ts.Rejected, p.Rejecting)
-	}
-
-	// The rejected version is not sent again: when b changes, the full
-	// CDS response carries a at its last accepted version.
-	b2 := edsCluster("b")
-	b2.ConnectTimeout = durationpb.New(5e9)
-	f.cds.Set(b2)
-	cds = c.Recv()
-	if got := names(t, cds); !slices.Equal(got, []string{"a", "b"}) {
-		t.Fatalf("CDS after b change = %v, want [a b]", got)
-	}
-	var gotA clusterv3.Cluster
-	if err := cds.Resources[0].UnmarshalTo(&gotA); err != nil {
-		t.Fatal(err)
-	}
-	if !proto.Equal(&gotA, edsCluster("a")) {
-		t.Fatalf("CDS resent a as %v, want the accepted version", &gotA)
-	}
-	c.Ack(cds)
-
-	// Fixing a sends it again.
-	f.cds.Set(edsCluster("a"), func() *clusterv3.Cluster { a := edsCluster("a"); a.ConnectTimeout = durationpb.New(1e9); return a }())
-	cds = c.Recv()
-	if err := cds.Resources[0].UnmarshalTo(&gotA); err != nil {
-		t.Fatal(err)
-	}
-	if gotA.ConnectTimeout.AsDuration() != 1e9 {
-		t.Fatalf("CDS a = %v, want the fixed version", &gotA)
-	}
-	c.Ack(cds)
-
-	// CDS removal is by omission.
-	f.cds.Delete("b")
-	cds = c.Recv()
-	if got := names(t, cds); !slices.Equal(got, []string{"a"}) {
-		t.Fatalf("CDS after delete = %v, want [a]", got)
-	}
-	c.Ack(cds)
-
-	// EDS removal is not sent: deleting a sends nothing, so the next
-	// response (for the newly subscribed c) carries only c.
-	f.eds.Delete("a")
-	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a", "c"}, VersionInfo: eds.VersionInfo, ResponseNonce: eds.Nonce})
-	eds = c.Recv()
-	if got := names(t, eds); !slices.Equal(got, []string{"c"}) {
-		t.Fatalf("EDS after subscribing c = %v, want [c]", got)
-	}
-	c.Ack(eds, "a", "c")
-
-	// Unsubscribe c: a change to c is no longer sent, a re-added a is.
-	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}, VersionInfo: eds.VersionInfo, ResponseNonce: eds.Nonce})
-	waitFor(t, "the unsubscription", func() bool {
-		return slices.Equal(proxyByNode(t, f.srv, "node-1").Types[xds.EndpointType].Subscribed, []string{"a"})
-	})
-	f.eds.Set(cla("c", "10.0.0.33:80"))
-	f.eds.Set(cla("a", "10.0.0.1:80"))
-	eds = c.Recv()
-	if got := names(t, eds); !slices.Equal(got, []string{"a"}) {
-		t.Fatalf("EDS after unsubscribing c = %v, want [a]", got)
-	}
+	s.subscribe()
+	s.unsubscribedChangeIsQuiet()
+	s.nackKeepsAcceptedVersion()
+	s.fixAndRemoveClusters()
+	s.endpointRemovalAndUnsubscribe()
 
 	// The server counts a push once its send returns, which may be after
 	// the client has the response.
@@ -149,6 +39,144 @@ func TestSotWProtocol(t *testing.T) {
 	if st.Nacks["cds"] != 1 || st.Acks["cds"] < 2 || st.Pushes["eds"] < 4 || st.ConnectedProxies != 1 {
 		t.Fatalf("stats = %+v", st)
 	}
+}
+
+// sotwWalk is the state TestSotWProtocol carries from step to step.
+type sotwWalk struct {
+	t        *testing.T
+	f        *fixture
+	c        *xdstest.SotW
+	ackedCDS *discovery.DiscoveryResponse
+	eds      *discovery.DiscoveryResponse
+}
+
+// recvNames receives one response and checks the names it carries.
+func (s *sotwWalk) recvNames(what string, want ...string) *discovery.DiscoveryResponse {
+	s.t.Helper()
+	r := s.c.Recv()
+	if got := names(s.t, r); !slices.Equal(got, want) {
+		s.t.Fatalf("%s = %v, want %v", what, got, want)
+	}
+	return r
+}
+
+// subscribe opens wildcard CDS (every cluster) and named EDS (only the
+// subscribed CLA).
+func (s *sotwWalk) subscribe() {
+	s.c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	cds := s.recvNames("CDS", "a", "b")
+	s.c.Ack(cds)
+	s.ackedCDS = cds
+
+	s.c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})
+	s.eds = s.recvNames("EDS", "a")
+	s.c.Ack(s.eds, "a")
+}
+
+// unsubscribedChangeIsQuiet: a change to an unsubscribed CLA sends
+// nothing; the next response carries only the subscribed one that changed
+// after it.
+func (s *sotwWalk) unsubscribedChangeIsQuiet() {
+	t := s.t
+	s.f.eds.Set(cla("b", "10.0.0.22:80"))
+	s.f.eds.Set(cla("a", "10.0.0.11:80"))
+	s.eds = s.recvNames("EDS after change", "a")
+	if got := claOf(t, s.eds.Resources, "a").Endpoints[0].LbEndpoints[0].GetEndpoint().Address.GetSocketAddress().Address; got != "10.0.0.11" {
+		t.Fatalf("EDS a address = %s, want 10.0.0.11", got)
+	}
+	s.c.Ack(s.eds, "a")
+}
+
+// nackKeepsAcceptedVersion: the client rejects a changed cluster a; the
+// registry records the NACK, and the rejected version is not sent again.
+func (s *sotwWalk) nackKeepsAcceptedVersion() {
+	bad := edsCluster("a")
+	bad.ConnectTimeout = durationpb.New(-1)
+	s.f.cds.Set(bad)
+	cds := s.recvNames("CDS after change", "a", "b")
+	s.c.Send(&discovery.DiscoveryRequest{
+		TypeUrl: xds.ClusterType, VersionInfo: s.ackedCDS.VersionInfo, ResponseNonce: cds.Nonce,
+		ErrorDetail: &status.Status{Code: 3, Message: "cluster a: negative connect timeout"},
+	})
+	s.checkNackRecorded()
+
+	// When b changes, the full CDS response carries a at its last
+	// accepted version.
+	b2 := edsCluster("b")
+	b2.ConnectTimeout = durationpb.New(5e9)
+	s.f.cds.Set(b2)
+	cds = s.recvNames("CDS after b change", "a", "b")
+	if gotA := firstCluster(s.t, cds); !proto.Equal(gotA, edsCluster("a")) {
+		s.t.Fatalf("CDS resent a as %v, want the accepted version", gotA)
+	}
+	s.c.Ack(cds)
+}
+
+// checkNackRecorded: the registry records the NACK and keeps the last
+// ACKed version.
+func (s *sotwWalk) checkNackRecorded() {
+	t := s.t
+	var p xds.ProxyStatus
+	waitFor(t, "the NACK in the registry", func() bool {
+		p = proxyByNode(t, s.f.srv, "node-1")
+		return p.Types[xds.ClusterType].Nacks > 0
+	})
+	ts := p.Types[xds.ClusterType]
+	if ts.LastNack == nil || ts.LastNack.Message != "cluster a: negative connect timeout" || ts.LastNack.Code != 3 {
+		t.Fatalf("LastNack = %+v", ts.LastNack)
+	}
+	if ts.AckedVersion != s.ackedCDS.VersionInfo || ts.AckedNonce != s.ackedCDS.Nonce {
+		t.Fatalf("acked = %s/%s, want %s/%s", ts.AckedVersion, ts.AckedNonce, s.ackedCDS.VersionInfo, s.ackedCDS.Nonce)
+	}
+	if !slices.Equal(ts.LastNack.Rejected, []string{"a"}) || !slices.Equal(ts.Rejected, []string{"a"}) || !p.Rejecting {
+		t.Fatalf("rejected = %v / %v, rejecting %v", ts.LastNack.Rejected, ts.Rejected, p.Rejecting)
+	}
+}
+
+// fixAndRemoveClusters: fixing a sends it again; CDS removal is by
+// omission.
+func (s *sotwWalk) fixAndRemoveClusters() {
+	fixed := edsCluster("a")
+	fixed.ConnectTimeout = durationpb.New(1e9)
+	s.f.cds.Set(edsCluster("a"), fixed)
+	cds := s.c.Recv()
+	if gotA := firstCluster(s.t, cds); gotA.ConnectTimeout.AsDuration() != 1e9 {
+		s.t.Fatalf("CDS a = %v, want the fixed version", gotA)
+	}
+	s.c.Ack(cds)
+
+	s.f.cds.Delete("b")
+	cds = s.recvNames("CDS after delete", "a")
+	s.c.Ack(cds)
+}
+
+// endpointRemovalAndUnsubscribe: EDS removal is not sent, so deleting a
+// sends nothing and the next response (for the newly subscribed c)
+// carries only c. After unsubscribing c, a change to c is no longer sent
+// and a re-added a is.
+func (s *sotwWalk) endpointRemovalAndUnsubscribe() {
+	s.f.eds.Delete("a")
+	s.c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a", "c"}, VersionInfo: s.eds.VersionInfo, ResponseNonce: s.eds.Nonce})
+	s.eds = s.recvNames("EDS after subscribing c", "c")
+	s.c.Ack(s.eds, "a", "c")
+
+	s.c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}, VersionInfo: s.eds.VersionInfo, ResponseNonce: s.eds.Nonce})
+	waitFor(s.t, "the unsubscription", func() bool {
+		return slices.Equal(proxyByNode(s.t, s.f.srv, "node-1").Types[xds.EndpointType].Subscribed, []string{"a"})
+	})
+	s.f.eds.Set(cla("c", "10.0.0.33:80"))
+	s.f.eds.Set(cla("a", "10.0.0.1:80"))
+	s.eds = s.recvNames("EDS after unsubscribing c", "a")
+}
+
+// firstCluster decodes the first resource of a CDS response.
+func firstCluster(t *testing.T, r *discovery.DiscoveryResponse) *clusterv3.Cluster {
+	t.Helper()
+	var c clusterv3.Cluster
+	if err := r.Resources[0].UnmarshalTo(&c); err != nil {
+		t.Fatal(err)
+	}
+	return &c
 }
 
 // TestSotWListenerRoute checks a wildcard LDS with named RDS, and that the

@@ -7,6 +7,7 @@ import (
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -115,36 +116,8 @@ func TestNamespaceIsolation(t *testing.T) {
 				}
 			}
 
-			// SotW wildcard, then named: Clusters carry the full state.
-			s := xdstest.NewSotW(t, cc, nodeIn(t, "sotw", tt.ns))
-			s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-			if got := sorted(names(t, s.Recv())); !slices.Equal(got, tt.want) {
-				t.Errorf("SotW wildcard CDS: %v, want %v", got, tt.want)
-			}
-			s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: all})
-			if got := sorted(names(t, s.Recv())); !slices.Equal(got, tt.want) {
-				t.Errorf("SotW named EDS: %v, want %v", got, tt.want)
-			}
-			named := xdstest.NewSotW(t, cc, nodeIn(t, "sotw-named", tt.ns))
-			named.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNames: all})
-			if got := sorted(names(t, named.Recv())); !slices.Equal(got, tt.want) {
-				t.Errorf("SotW named CDS: %v, want %v", got, tt.want)
-			}
-
-			// Delta wildcard and named.
-			d := xdstest.NewDelta(t, cc, nodeIn(t, "delta", tt.ns))
-			d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType})
-			if got := sorted(deltaNames(t, d.Recv())); !slices.Equal(got, tt.want) {
-				t.Errorf("Delta wildcard CDS: %v, want %v", got, tt.want)
-			}
-			d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: all})
-			r := d.Recv()
-			if got := sorted(deltaNames(t, r)); !slices.Equal(got, tt.want) {
-				t.Errorf("Delta named EDS: %v, want %v", got, tt.want)
-			}
-			if len(r.RemovedResources) != 0 {
-				t.Errorf("Delta named EDS removed %v, want none", r.RemovedResources)
-			}
+			checkIsolatedSotW(t, cc, tt.ns, all, tt.want)
+			checkIsolatedDelta(t, cc, tt.ns, all, tt.want)
 
 			// Denied: the names asked for explicitly (SotW EDS, SotW CDS,
 			// Delta EDS) that were hidden.
@@ -274,5 +247,44 @@ func TestVisibility(t *testing.T) {
 	if !xds.VisibleTo("a", "b").Equal(xds.VisibleTo("b", "a")) || xds.VisibleTo().Equal(xds.VisibleToAll()) ||
 		xds.VisibleTo("a").Equal(xds.VisibleToAllExcept("a")) {
 		t.Error("Equal")
+	}
+}
+
+// checkIsolatedSotW: a SotW proxy in ns sees exactly want of all, through
+// wildcard and named requests; Clusters carry the full state.
+func checkIsolatedSotW(t *testing.T, cc grpc.ClientConnInterface, ns string, all, want []string) {
+	t.Helper()
+	s := xdstest.NewSotW(t, cc, nodeIn(t, "sotw", ns))
+	s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	if got := sorted(names(t, s.Recv())); !slices.Equal(got, want) {
+		t.Errorf("SotW wildcard CDS: %v, want %v", got, want)
+	}
+	s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: all})
+	if got := sorted(names(t, s.Recv())); !slices.Equal(got, want) {
+		t.Errorf("SotW named EDS: %v, want %v", got, want)
+	}
+	named := xdstest.NewSotW(t, cc, nodeIn(t, "sotw-named", ns))
+	named.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNames: all})
+	if got := sorted(names(t, named.Recv())); !slices.Equal(got, want) {
+		t.Errorf("SotW named CDS: %v, want %v", got, want)
+	}
+}
+
+// checkIsolatedDelta: a Delta proxy in ns sees exactly want of all,
+// through wildcard and named subscriptions, and is told of no removals.
+func checkIsolatedDelta(t *testing.T, cc grpc.ClientConnInterface, ns string, all, want []string) {
+	t.Helper()
+	d := xdstest.NewDelta(t, cc, nodeIn(t, "delta", ns))
+	d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType})
+	if got := sorted(deltaNames(t, d.Recv())); !slices.Equal(got, want) {
+		t.Errorf("Delta wildcard CDS: %v, want %v", got, want)
+	}
+	d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: all})
+	r := d.Recv()
+	if got := sorted(deltaNames(t, r)); !slices.Equal(got, want) {
+		t.Errorf("Delta named EDS: %v, want %v", got, want)
+	}
+	if len(r.RemovedResources) != 0 {
+		t.Errorf("Delta named EDS removed %v, want none", r.RemovedResources)
 	}
 }
