@@ -17,6 +17,7 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/meshd/meshd/krt"
@@ -45,23 +46,7 @@ func TestFaultDisconnectMidPush(t *testing.T) {
 	f.eds.Set(bigCLA("big", 0))
 	cc := dial(t, f.addr)
 	const clients, rounds = 12, 6
-	type client struct {
-		stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesClient
-		cancel context.CancelFunc
-	}
-	var cs []client
-	for i := range clients {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		s, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Send(&discovery.DiscoveryRequest{Node: &corev3.Node{Id: fmt.Sprintf("leaver-%d", i)}, TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}}); err != nil {
-			t.Fatal(err)
-		}
-		cs = append(cs, client{s, cancel})
-	}
+	cancels := openLeavers(t, cc, clients)
 	live := xdstest.NewSotW(t, cc, &corev3.Node{Id: "live"})
 	live.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
 	live.Ack(live.Recv(), "big")
@@ -70,8 +55,8 @@ func TestFaultDisconnectMidPush(t *testing.T) {
 	// cancels two of the other streams without reading.
 	for v := 1; v <= rounds; v++ {
 		f.eds.Set(bigCLA("big", v))
-		cs[2*(v-1)].cancel()
-		cs[2*(v-1)+1].cancel()
+		cancels[2*(v-1)]()
+		cancels[2*(v-1)+1]()
 		want := fmt.Sprintf("10.%d.0.0", v)
 		for {
 			r := live.Recv()
@@ -82,18 +67,7 @@ func TestFaultDisconnectMidPush(t *testing.T) {
 		}
 	}
 	waitFor(t, "only the live stream connected", func() bool { return f.srv.Stats().ConnectedProxies == 1 })
-	gone := 0
-	for _, p := range f.srv.Proxies() {
-		if !p.Connected {
-			gone++
-			if p.DisconnectedAt.IsZero() {
-				t.Errorf("disconnected proxy %s without time", p.NodeID)
-			}
-		}
-	}
-	if gone != clients {
-		t.Fatalf("registry holds %d disconnected proxies, want %d", gone, clients)
-	}
+	checkAllDisconnected(t, f.srv, clients)
 	// A new client gets the current state.
 	late := xdstest.NewSotW(t, cc, &corev3.Node{Id: "late"})
 	late.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}})
@@ -407,5 +381,43 @@ func TestFaultAnswerTwice(t *testing.T) {
 	}
 	if ts.AckedVersion != "" {
 		t.Errorf("acked version %q: the client rejected the only response it answered first", ts.AckedVersion)
+	}
+}
+
+// openLeavers opens n SotW streams on cc that subscribe to big and never
+// read, returning the cancel of each; every stream ends with the test.
+func openLeavers(t *testing.T, cc grpc.ClientConnInterface, n int) []context.CancelFunc {
+	t.Helper()
+	var cancels []context.CancelFunc
+	for i := range n {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		s, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Send(&discovery.DiscoveryRequest{Node: &corev3.Node{Id: fmt.Sprintf("leaver-%d", i)}, TypeUrl: xds.EndpointType, ResourceNames: []string{"big"}}); err != nil {
+			t.Fatal(err)
+		}
+		cancels = append(cancels, cancel)
+	}
+	return cancels
+}
+
+// checkAllDisconnected: the registry holds want disconnected proxies,
+// each with the time it left.
+func checkAllDisconnected(t *testing.T, srv *xds.Server, want int) {
+	t.Helper()
+	gone := 0
+	for _, p := range srv.Proxies() {
+		if !p.Connected {
+			gone++
+			if p.DisconnectedAt.IsZero() {
+				t.Errorf("disconnected proxy %s without time", p.NodeID)
+			}
+		}
+	}
+	if gone != want {
+		t.Fatalf("registry holds %d disconnected proxies, want %d", gone, want)
 	}
 }
