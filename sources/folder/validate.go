@@ -51,66 +51,92 @@ func setDefaults(obj runtime.Object) {
 // validateBuiltin checks the fields of the built-in kinds that a typo
 // would make meaningless: ports, protocols and addresses.
 func validateBuiltin(obj runtime.Object) error {
-	var errs []error
 	switch o := obj.(type) {
 	case *corev1.Service:
-		if o.Spec.Type != corev1.ServiceTypeExternalName && len(o.Spec.Ports) > 1 {
-			names := map[string]bool{}
-			for i, p := range o.Spec.Ports {
-				if p.Name == "" {
-					errs = append(errs, fmt.Errorf("spec.ports[%d].name: required when a Service has several ports", i))
-				} else if names[p.Name] {
-					errs = append(errs, fmt.Errorf("spec.ports[%d].name %q: duplicate", i, p.Name))
-				}
-				names[p.Name] = true
-			}
-		}
-		for i, p := range o.Spec.Ports {
-			errs = append(errs, checkPort(fmt.Sprintf("spec.ports[%d].port", i), p.Port))
-			errs = append(errs, checkProtocol(fmt.Sprintf("spec.ports[%d].protocol", i), p.Protocol))
-			if p.TargetPort.Type == intstr.Int {
-				errs = append(errs, checkPort(fmt.Sprintf("spec.ports[%d].targetPort", i), p.TargetPort.IntVal))
-			} else if msgs := validation.IsValidPortName(p.TargetPort.StrVal); len(msgs) > 0 {
-				errs = append(errs, fmt.Errorf("spec.ports[%d].targetPort %q: %v", i, p.TargetPort.StrVal, msgs))
-			}
-		}
+		return validateService(o)
 	case *corev1.Pod:
-		for i, c := range o.Spec.Containers {
-			for j, p := range c.Ports {
-				errs = append(errs, checkPort(fmt.Sprintf("spec.containers[%d].ports[%d].containerPort", i, j), p.ContainerPort))
-				errs = append(errs, checkProtocol(fmt.Sprintf("spec.containers[%d].ports[%d].protocol", i, j), p.Protocol))
-			}
-		}
-		if ip := o.Status.PodIP; ip != "" && len(validation.IsValidIP(nil, ip)) > 0 {
-			errs = append(errs, fmt.Errorf("status.podIP %q: not an IP address", ip))
-		}
+		return validatePod(o)
 	case *discoveryv1.EndpointSlice:
-		switch o.AddressType {
-		case discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6, discoveryv1.AddressTypeFQDN:
-		default:
-			errs = append(errs, fmt.Errorf("addressType %q: want IPv4, IPv6 or FQDN", o.AddressType))
-		}
-		for i, p := range o.Ports {
-			if p.Port != nil {
-				errs = append(errs, checkPort(fmt.Sprintf("ports[%d].port", i), *p.Port))
-			}
-		}
-		for i, e := range o.Endpoints {
-			if len(e.Addresses) == 0 {
-				errs = append(errs, fmt.Errorf("endpoints[%d].addresses: at least one is required", i))
-			}
-		}
+		return validateEndpointSlice(o)
 	case *gatewayv1.HTTPRoute:
+		var errs []error
 		for i, r := range o.Spec.Rules {
 			for j, b := range r.BackendRefs {
 				errs = append(errs, checkBackendPort(fmt.Sprintf("spec.rules[%d].backendRefs[%d].port", i, j), b.Port))
 			}
 		}
+		return errors.Join(errs...)
 	case *gatewayv1.GRPCRoute:
+		var errs []error
 		for i, r := range o.Spec.Rules {
 			for j, b := range r.BackendRefs {
 				errs = append(errs, checkBackendPort(fmt.Sprintf("spec.rules[%d].backendRefs[%d].port", i, j), b.Port))
 			}
+		}
+		return errors.Join(errs...)
+	}
+	return nil
+}
+
+// validateService checks port names (required and unique when there are
+// several), port numbers, protocols and target ports.
+func validateService(o *corev1.Service) error {
+	var errs []error
+	if o.Spec.Type != corev1.ServiceTypeExternalName && len(o.Spec.Ports) > 1 {
+		names := map[string]bool{}
+		for i, p := range o.Spec.Ports {
+			if p.Name == "" {
+				errs = append(errs, fmt.Errorf("spec.ports[%d].name: required when a Service has several ports", i))
+			} else if names[p.Name] {
+				errs = append(errs, fmt.Errorf("spec.ports[%d].name %q: duplicate", i, p.Name))
+			}
+			names[p.Name] = true
+		}
+	}
+	for i, p := range o.Spec.Ports {
+		errs = append(errs, checkPort(fmt.Sprintf("spec.ports[%d].port", i), p.Port))
+		errs = append(errs, checkProtocol(fmt.Sprintf("spec.ports[%d].protocol", i), p.Protocol))
+		if p.TargetPort.Type == intstr.Int {
+			errs = append(errs, checkPort(fmt.Sprintf("spec.ports[%d].targetPort", i), p.TargetPort.IntVal))
+		} else if msgs := validation.IsValidPortName(p.TargetPort.StrVal); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("spec.ports[%d].targetPort %q: %v", i, p.TargetPort.StrVal, msgs))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// validatePod checks container ports and protocols and the pod IP.
+func validatePod(o *corev1.Pod) error {
+	var errs []error
+	for i, c := range o.Spec.Containers {
+		for j, p := range c.Ports {
+			errs = append(errs, checkPort(fmt.Sprintf("spec.containers[%d].ports[%d].containerPort", i, j), p.ContainerPort))
+			errs = append(errs, checkProtocol(fmt.Sprintf("spec.containers[%d].ports[%d].protocol", i, j), p.Protocol))
+		}
+	}
+	if ip := o.Status.PodIP; ip != "" && len(validation.IsValidIP(nil, ip)) > 0 {
+		errs = append(errs, fmt.Errorf("status.podIP %q: not an IP address", ip))
+	}
+	return errors.Join(errs...)
+}
+
+// validateEndpointSlice checks the address type, ports, and that every
+// endpoint has an address.
+func validateEndpointSlice(o *discoveryv1.EndpointSlice) error {
+	var errs []error
+	switch o.AddressType {
+	case discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6, discoveryv1.AddressTypeFQDN:
+	default:
+		errs = append(errs, fmt.Errorf("addressType %q: want IPv4, IPv6 or FQDN", o.AddressType))
+	}
+	for i, p := range o.Ports {
+		if p.Port != nil {
+			errs = append(errs, checkPort(fmt.Sprintf("ports[%d].port", i), *p.Port))
+		}
+	}
+	for i, e := range o.Endpoints {
+		if len(e.Addresses) == 0 {
+			errs = append(errs, fmt.Errorf("endpoints[%d].addresses: at least one is required", i))
 		}
 	}
 	return errors.Join(errs...)
