@@ -30,18 +30,7 @@ func keysOf[T any](c krt.Collection[T], key func(T) string) string {
 }
 
 func TestLoadFS(t *testing.T) {
-	fsys := fstest.MapFS{
-		"shop/web.yaml": {Data: []byte(serviceYAML("shop", "web", "web", 80) + "---\n" + podYAML("shop", "web-1", "web"))},
-		"shop/db.yml":   {Data: []byte(podYAML("shop", "db-1", "db"))},
-		"ns.json":       {Data: []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}}`)},
-		"routes.yaml": {Data: []byte("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: shop}\nspec:\n  rules: [{backendRefs: [{name: web, port: 80}]}]\n" +
-			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: g, namespace: shop}\n")},
-		"README.md":          {Data: []byte("not a manifest")},
-		".hidden/skip.yaml":  {Data: []byte(podYAML("shop", "hidden", "x"))},
-		"other/widget.yaml":  {Data: []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\n")},
-		"other/broken.yaml":  {Data: []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: [}\n")},
-		"other/configs.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mesh, namespace: meshd}\ndata: {mesh: 'trustDomain: x'}\n")},
-	}
+	fsys := loadFSTree()
 	g := krt.NewGraph()
 	s := NewFS(g, fsys)
 	in := s.Inputs()
@@ -78,19 +67,7 @@ func TestLoadFS(t *testing.T) {
 	if st.Files != 7 || st.FailingFiles != 1 || st.Objects != 8 || st.Loads != 1 || st.FileErrors != 1 {
 		t.Errorf("stats %+v", st)
 	}
-	// Services select pods through the krt selector index.
-	pod, _ := in.Pods.Get("shop/web-1")
-	web := krt.NewCollection(g, in.Pods, func(ctx krt.HandlerContext, p *corev1.Pod) *string {
-		svcs := krt.Fetch(ctx, in.Services, krt.FilterNamespace(p.Namespace), krt.FilterSelects(p.Labels))
-		if len(svcs) == 0 {
-			return nil
-		}
-		s := p.Name + "->" + svcs[0].Name
-		return &s
-	}, krt.WithKey(func(s string) string { return s }))
-	if got := keysOf(web, func(s string) string { return s }); got != pod.Name+"->web" {
-		t.Errorf("selected %s", got)
-	}
+	checkSelectorIndex(t, g, in)
 }
 
 func TestAddKind(t *testing.T) {
@@ -115,5 +92,40 @@ func TestAddKind(t *testing.T) {
 	}
 	if p := s.Problems(); len(p) != 1 || !strings.Contains(p[0].String(), "w.yaml:6: document 2: Widget shop/big: spec.size 300: at most 100") {
 		t.Errorf("problems %v", p)
+	}
+}
+
+// loadFSTree is the tree TestLoadFS loads: manifests of every kind the
+// source reads, one of a kind it keeps unstructured, one broken, and
+// files it must skip.
+func loadFSTree() fstest.MapFS {
+	return fstest.MapFS{
+		"shop/web.yaml": {Data: []byte(serviceYAML("shop", "web", "web", 80) + "---\n" + podYAML("shop", "web-1", "web"))},
+		"shop/db.yml":   {Data: []byte(podYAML("shop", "db-1", "db"))},
+		"ns.json":       {Data: []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}}`)},
+		"routes.yaml": {Data: []byte("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: shop}\nspec:\n  rules: [{backendRefs: [{name: web, port: 80}]}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: g, namespace: shop}\n")},
+		"README.md":          {Data: []byte("not a manifest")},
+		".hidden/skip.yaml":  {Data: []byte(podYAML("shop", "hidden", "x"))},
+		"other/widget.yaml":  {Data: []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\n")},
+		"other/broken.yaml":  {Data: []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: [}\n")},
+		"other/configs.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mesh, namespace: meshd}\ndata: {mesh: 'trustDomain: x'}\n")},
+	}
+}
+
+// checkSelectorIndex: Services select pods through the krt selector index.
+func checkSelectorIndex(t *testing.T, g *krt.Graph, in sources.Inputs) {
+	t.Helper()
+	pod, _ := in.Pods.Get("shop/web-1")
+	web := krt.NewCollection(g, in.Pods, func(ctx krt.HandlerContext, p *corev1.Pod) *string {
+		svcs := krt.Fetch(ctx, in.Services, krt.FilterNamespace(p.Namespace), krt.FilterSelects(p.Labels))
+		if len(svcs) == 0 {
+			return nil
+		}
+		s := p.Name + "->" + svcs[0].Name
+		return &s
+	}, krt.WithKey(func(s string) string { return s }))
+	if got := keysOf(web, func(s string) string { return s }); got != pod.Name+"->web" {
+		t.Errorf("selected %s", got)
 	}
 }
