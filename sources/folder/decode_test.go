@@ -53,132 +53,141 @@ func testDecoder(t *testing.T, opts ...Option) *decoder {
 	return newDecoder(s.scheme, s.kinds, s.unstructuredKind, s.opts.strict, s.opts.defaultNamespace)
 }
 
+// decodeFileCase is one file for TestDecodeFileProblems to decode.
+type decodeFileCase struct {
+	name       string
+	path, in   string
+	lenient    bool
+	wantFailed bool
+	wantKeys   []string
+	// wantProblem is a substring of the first problem; wantLine and
+	// wantDoc its location.
+	wantProblem       string
+	wantLine, wantDoc int
+}
+
+// decodeFileCases are the files TestDecodeFileProblems decodes.
+var decodeFileCases = []decodeFileCase{
+	{
+		name:     "service defaults namespace and protocol",
+		path:     "a.yaml",
+		in:       "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 80}]\n",
+		wantKeys: []string{"Service default/web"},
+	},
+	{
+		name:        "missing name",
+		path:        "a.yaml",
+		in:          "apiVersion: v1\nkind: Pod\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: Pod\nmetadata: {namespace: x}\n",
+		wantFailed:  true,
+		wantKeys:    []string{"Pod default/ok"},
+		wantProblem: "metadata.name is required", wantLine: 5, wantDoc: 2,
+	},
+	{
+		name:        "bad port",
+		path:        "a.yaml",
+		in:          "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 70000}]\n",
+		wantFailed:  true,
+		wantProblem: "spec.ports[0].port 70000", wantLine: 1, wantDoc: 1,
+	},
+	{
+		name:        "unknown field strict",
+		path:        "a.yaml",
+		in:          "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  portz: []\n",
+		wantFailed:  true,
+		wantProblem: `unknown field "spec.portz"`, wantLine: 1, wantDoc: 1,
+	},
+	{
+		name:     "unknown field lenient",
+		path:     "a.yaml",
+		in:       "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  portz: []\n",
+		lenient:  true,
+		wantKeys: []string{"Service default/web"},
+	},
+	{
+		name:        "invalid yaml reports the file line",
+		path:        "a.yaml",
+		in:          "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: b\n  labels: x: y\n",
+		wantFailed:  true,
+		wantKeys:    []string{"Pod default/a"},
+		wantProblem: "invalid YAML", wantLine: 9, wantDoc: 2,
+	},
+	{
+		name:        "missing kind",
+		path:        "a.yaml",
+		in:          "apiVersion: v1\nmetadata: {name: a}\n",
+		wantFailed:  true,
+		wantProblem: "apiVersion and kind are required", wantLine: 1, wantDoc: 1,
+	},
+	{
+		name:        "unknown kind kept as unstructured with a warning",
+		path:        "a.yaml",
+		in:          "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\nspec: {size: 3}\n",
+		wantKeys:    []string{"Widget.example.com/ns/w"},
+		wantProblem: "kind example.com/v1, Kind=Widget has no collection", wantLine: 1, wantDoc: 1,
+	},
+	{
+		name:     "list and json",
+		path:     "a.json",
+		in:       `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n1"}},{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n1"}}]}`,
+		wantKeys: []string{"Namespace n1", "ConfigMap n1/c"},
+	},
+	{
+		name:        "namespace on cluster-scoped kind",
+		path:        "a.yaml",
+		in:          "apiVersion: v1\nkind: Node\nmetadata: {name: node1, namespace: x}\n",
+		wantFailed:  true,
+		wantProblem: "cluster-scoped Node", wantLine: 1, wantDoc: 1,
+	},
+	{
+		name:        "duplicate within a file",
+		path:        "a.yaml",
+		in:          "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: a}\n",
+		wantFailed:  true,
+		wantKeys:    []string{"Pod default/a"},
+		wantProblem: "defined again; first defined in document 1", wantLine: 5, wantDoc: 2,
+	},
+	{
+		name:        "gateway route backend port",
+		path:        "a.yaml",
+		in:          "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  rules:\n  - backendRefs: [{name: web, port: 0}]\n",
+		wantFailed:  true,
+		wantProblem: "spec.rules[0].backendRefs[0].port 0", wantLine: 1, wantDoc: 1,
+	},
+}
+
 func TestDecodeFileProblems(t *testing.T) {
-	tests := []struct {
-		name       string
-		path, in   string
-		lenient    bool
-		wantFailed bool
-		wantKeys   []string
-		// wantProblem is a substring of the first problem; wantLine and
-		// wantDoc its location.
-		wantProblem       string
-		wantLine, wantDoc int
-	}{
-		{
-			name:     "service defaults namespace and protocol",
-			path:     "a.yaml",
-			in:       "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 80}]\n",
-			wantKeys: []string{"Service default/web"},
-		},
-		{
-			name:        "missing name",
-			path:        "a.yaml",
-			in:          "apiVersion: v1\nkind: Pod\nmetadata: {name: ok}\n---\napiVersion: v1\nkind: Pod\nmetadata: {namespace: x}\n",
-			wantFailed:  true,
-			wantKeys:    []string{"Pod default/ok"},
-			wantProblem: "metadata.name is required", wantLine: 5, wantDoc: 2,
-		},
-		{
-			name:        "bad port",
-			path:        "a.yaml",
-			in:          "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 70000}]\n",
-			wantFailed:  true,
-			wantProblem: "spec.ports[0].port 70000", wantLine: 1, wantDoc: 1,
-		},
-		{
-			name:        "unknown field strict",
-			path:        "a.yaml",
-			in:          "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  portz: []\n",
-			wantFailed:  true,
-			wantProblem: `unknown field "spec.portz"`, wantLine: 1, wantDoc: 1,
-		},
-		{
-			name:     "unknown field lenient",
-			path:     "a.yaml",
-			in:       "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  portz: []\n",
-			lenient:  true,
-			wantKeys: []string{"Service default/web"},
-		},
-		{
-			name:        "invalid yaml reports the file line",
-			path:        "a.yaml",
-			in:          "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: b\n  labels: x: y\n",
-			wantFailed:  true,
-			wantKeys:    []string{"Pod default/a"},
-			wantProblem: "invalid YAML", wantLine: 9, wantDoc: 2,
-		},
-		{
-			name:        "missing kind",
-			path:        "a.yaml",
-			in:          "apiVersion: v1\nmetadata: {name: a}\n",
-			wantFailed:  true,
-			wantProblem: "apiVersion and kind are required", wantLine: 1, wantDoc: 1,
-		},
-		{
-			name:        "unknown kind kept as unstructured with a warning",
-			path:        "a.yaml",
-			in:          "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\nspec: {size: 3}\n",
-			wantKeys:    []string{"Widget.example.com/ns/w"},
-			wantProblem: "kind example.com/v1, Kind=Widget has no collection", wantLine: 1, wantDoc: 1,
-		},
-		{
-			name:     "list and json",
-			path:     "a.json",
-			in:       `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n1"}},{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n1"}}]}`,
-			wantKeys: []string{"Namespace n1", "ConfigMap n1/c"},
-		},
-		{
-			name:        "namespace on cluster-scoped kind",
-			path:        "a.yaml",
-			in:          "apiVersion: v1\nkind: Node\nmetadata: {name: node1, namespace: x}\n",
-			wantFailed:  true,
-			wantProblem: "cluster-scoped Node", wantLine: 1, wantDoc: 1,
-		},
-		{
-			name:        "duplicate within a file",
-			path:        "a.yaml",
-			in:          "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: a}\n",
-			wantFailed:  true,
-			wantKeys:    []string{"Pod default/a"},
-			wantProblem: "defined again; first defined in document 1", wantLine: 5, wantDoc: 2,
-		},
-		{
-			name:        "gateway route backend port",
-			path:        "a.yaml",
-			in:          "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec:\n  rules:\n  - backendRefs: [{name: web, port: 0}]\n",
-			wantFailed:  true,
-			wantProblem: "spec.rules[0].backendRefs[0].port 0", wantLine: 1, wantDoc: 1,
-		},
+	for _, tc := range decodeFileCases {
+		t.Run(tc.name, func(t *testing.T) { checkDecodeFile(t, tc) })
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			d := testDecoder(t, WithStrict(!tc.lenient))
-			p := d.decodeFile(tc.path, []byte(tc.in))
-			if p.failed != tc.wantFailed {
-				t.Errorf("failed = %v, want %v; problems %v", p.failed, tc.wantFailed, p.problems)
-			}
-			var keys []string
-			for _, e := range p.entries {
-				keys = append(keys, describe(e.id))
-			}
-			if strings.Join(keys, ",") != strings.Join(tc.wantKeys, ",") {
-				t.Errorf("objects %q, want %q", keys, tc.wantKeys)
-			}
-			if tc.wantProblem == "" {
-				if len(p.problems) > 0 {
-					t.Errorf("unexpected problems %v", p.problems)
-				}
-				return
-			}
-			if len(p.problems) == 0 {
-				t.Fatalf("no problem, want %q", tc.wantProblem)
-			}
-			pr := p.problems[0]
-			if !strings.Contains(pr.Message, tc.wantProblem) || pr.Line != tc.wantLine || pr.Doc != tc.wantDoc || pr.Path != tc.path {
-				t.Errorf("problem %s (line %d doc %d), want %q at line %d doc %d", pr, pr.Line, pr.Doc, tc.wantProblem, tc.wantLine, tc.wantDoc)
-			}
-		})
+}
+
+// checkDecodeFile decodes tc's file and checks its objects and first
+// problem.
+func checkDecodeFile(t *testing.T, tc decodeFileCase) {
+	d := testDecoder(t, WithStrict(!tc.lenient))
+	p := d.decodeFile(tc.path, []byte(tc.in))
+	if p.failed != tc.wantFailed {
+		t.Errorf("failed = %v, want %v; problems %v", p.failed, tc.wantFailed, p.problems)
+	}
+	var keys []string
+	for _, e := range p.entries {
+		keys = append(keys, describe(e.id))
+	}
+	if strings.Join(keys, ",") != strings.Join(tc.wantKeys, ",") {
+		t.Errorf("objects %q, want %q", keys, tc.wantKeys)
+	}
+	if tc.wantProblem == "" {
+		if len(p.problems) > 0 {
+			t.Errorf("unexpected problems %v", p.problems)
+		}
+		return
+	}
+	if len(p.problems) == 0 {
+		t.Fatalf("no problem, want %q", tc.wantProblem)
+	}
+	pr := p.problems[0]
+	if !strings.Contains(pr.Message, tc.wantProblem) || pr.Line != tc.wantLine || pr.Doc != tc.wantDoc || pr.Path != tc.path {
+		t.Errorf("problem %s (line %d doc %d), want %q at line %d doc %d", pr, pr.Line, pr.Doc, tc.wantProblem, tc.wantLine, tc.wantDoc)
 	}
 }
 
