@@ -139,8 +139,8 @@ func newSource(g *krt.Graph, fsys fs.FS, opts []Option) *Source {
 		EndpointSlices: addBuiltin[*discoveryv1.EndpointSlice](s, discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"), true),
 		Nodes:          addBuiltin[*corev1.Node](s, corev1.SchemeGroupVersion.WithKind("Node"), false),
 		ConfigMaps:     addBuiltin[*corev1.ConfigMap](s, corev1.SchemeGroupVersion.WithKind("ConfigMap"), true),
-		HTTPRoutes:     addBuiltin[*gatewayv1.HTTPRoute](s, gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute"), true),
-		GRPCRoutes:     addBuiltin[*gatewayv1.GRPCRoute](s, gatewayv1.SchemeGroupVersion.WithKind("GRPCRoute"), true),
+		HTTPRoutes:     addBuiltin[*gatewayv1.HTTPRoute](s, gatewayVersion.WithKind("HTTPRoute"), true),
+		GRPCRoutes:     addBuiltin[*gatewayv1.GRPCRoute](s, gatewayVersion.WithKind("GRPCRoute"), true),
 	}.Complete(g, o.name) // the mesh config, which no manifest holds
 	return s
 }
@@ -421,3 +421,8 @@ func isManifest(p string) bool {
 func under(p, dir string) bool {
 	return dir == "." || strings.HasPrefix(p, dir+"/")
 }
+
+// gatewayVersion is the Gateway API's group and version as a
+// schema.GroupVersion: the package's own GroupVersion is a metav1 one,
+// without WithKind.
+var gatewayVersion = schema.GroupVersion(gatewayv1.GroupVersion)

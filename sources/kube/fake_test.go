@@ -80,7 +80,7 @@ func keys[T sources.Object](c krt.Collection[T]) string {
 // gatewayResources makes fake discovery serve the Gateway API routes.
 func gatewayResources() *metav1.APIResourceList {
 	return &metav1.APIResourceList{
-		GroupVersion: gatewayv1.SchemeGroupVersion.String(),
+		GroupVersion: gatewayv1.GroupVersion.String(),
 		APIResources: []metav1.APIResource{{Name: "httproutes", Namespaced: true, Kind: "HTTPRoute"}, {Name: "grpcroutes", Namespaced: true, Kind: "GRPCRoute"}},
 	}
 }

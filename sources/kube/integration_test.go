@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/meshd/meshd/krt"
 )
@@ -93,8 +92,8 @@ func createObj(t *testing.T, c Clients, gvr schema.GroupVersionResource, ns stri
 // on a real API server and checks each change reaches its collection.
 func TestKubeEachKind(t *testing.T) {
 	c := clients(t)
-	installCRD(t, c, gatewayv1.SchemeGroupVersion.WithResource("httproutes"), "HTTPRoute")
-	installCRD(t, c, gatewayv1.SchemeGroupVersion.WithResource("grpcroutes"), "GRPCRoute")
+	installCRD(t, c, gatewayVersion.WithResource("httproutes"), "HTTPRoute")
+	installCRD(t, c, gatewayVersion.WithResource("grpcroutes"), "GRPCRoute")
 	ns := newNamespace(t, c.Kube)
 	ctx := t.Context()
 	core := c.Kube.CoreV1()
@@ -116,7 +115,7 @@ func TestKubeEachKind(t *testing.T) {
 			"spec":     map[string]any{"rules": []any{map[string]any{"backendRefs": []any{map[string]any{"name": "web", "port": port}}}}},
 		}
 	}
-	httpRoutes := c.Dynamic.Resource(gatewayv1.SchemeGroupVersion.WithResource("httproutes")).Namespace(ns)
+	httpRoutes := c.Dynamic.Resource(gatewayVersion.WithResource("httproutes")).Namespace(ns)
 	steps := []struct {
 		name string
 		do   func() error
@@ -182,7 +181,7 @@ func TestKubeEachKind(t *testing.T) {
 			return ok && len(r.Spec.Rules) == 1 && *r.Spec.Rules[0].BackendRefs[0].Port == 80
 		}},
 		{"create grpcroute", func() error {
-			createObj(t, c, gatewayv1.SchemeGroupVersion.WithResource("grpcroutes"), ns, route("GRPCRoute", "g1", 90))
+			createObj(t, c, gatewayVersion.WithResource("grpcroutes"), ns, route("GRPCRoute", "g1", 90))
 			return nil
 		}, func() bool { _, ok := in.GRPCRoutes.Get(ns + "/g1"); return ok }},
 		{"delete httproute", func() error { return httpRoutes.Delete(ctx, "r1", metav1.DeleteOptions{}) },

@@ -131,11 +131,11 @@ func New(g *krt.Graph, clients Clients, opts ...Option) *Source {
 			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
 				return f.Core().V1().ConfigMaps().Informer()
 			}),
-		HTTPRoutes: gateway[*gatewayv1.HTTPRoute](s, gatewayv1.SchemeGroupVersion.WithResource("httproutes"),
+		HTTPRoutes: gateway[*gatewayv1.HTTPRoute](s, gatewayVersion.WithResource("httproutes"),
 			func(f gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer {
 				return f.Gateway().V1().HTTPRoutes().Informer()
 			}),
-		GRPCRoutes: gateway[*gatewayv1.GRPCRoute](s, gatewayv1.SchemeGroupVersion.WithResource("grpcroutes"),
+		GRPCRoutes: gateway[*gatewayv1.GRPCRoute](s, gatewayVersion.WithResource("grpcroutes"),
 			func(f gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer {
 				return f.Gateway().V1().GRPCRoutes().Informer()
 			}),
@@ -263,3 +263,8 @@ func (s *Source) served(gvr schema.GroupVersionResource) bool {
 	s.opts.logger.Warn("resource not served (CRD not installed?); its collection stays empty", "resource", gvr.String())
 	return false
 }
+
+// gatewayVersion is the Gateway API's group and version as a
+// schema.GroupVersion: the package's own GroupVersion is a metav1 one,
+// without WithResource.
+var gatewayVersion = schema.GroupVersion(gatewayv1.GroupVersion)

@@ -477,8 +477,7 @@ func TestFailingReported(t *testing.T) {
 			Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted",
 				ObservedGeneration: 1, LastTransitionTime: metav1.Now()}}})
 	}
-	r, err := f.gw.GatewayV1().HTTPRoutes(f.ns).UpdateStatus(context.Background(), r, metav1.UpdateOptions{})
-	if err != nil {
+	if _, err := f.gw.GatewayV1().HTTPRoutes(f.ns).UpdateStatus(context.Background(), r, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f.run()
