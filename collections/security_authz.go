@@ -5,9 +5,9 @@ import (
 	"slices"
 
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
+	"google.golang.org/protobuf/proto"
 	securityv1beta1 "istio.io/api/security/v1beta1"
 	securityv1 "istio.io/client-go/pkg/apis/security/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources/meshconfig"
