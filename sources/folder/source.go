@@ -20,6 +20,7 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	securityv1 "istio.io/client-go/pkg/apis/security/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/meshd/meshd/krt"
@@ -141,6 +142,11 @@ func newSource(g *krt.Graph, fsys fs.FS, opts []Option) *Source {
 		ConfigMaps:     addBuiltin[*corev1.ConfigMap](s, corev1.SchemeGroupVersion.WithKind("ConfigMap"), true),
 		HTTPRoutes:     addBuiltin[*gatewayv1.HTTPRoute](s, gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute"), true),
 		GRPCRoutes:     addBuiltin[*gatewayv1.GRPCRoute](s, gatewayv1.SchemeGroupVersion.WithKind("GRPCRoute"), true),
+
+		PeerAuthentications: addBuiltin[*securityv1.PeerAuthentication](s,
+			securityv1.SchemeGroupVersion.WithKind("PeerAuthentication"), true),
+		AuthorizationPolicies: addBuiltin[*securityv1.AuthorizationPolicy](s,
+			securityv1.SchemeGroupVersion.WithKind("AuthorizationPolicy"), true),
 	}.Complete(g, o.name) // the mesh config, which no manifest holds
 	return s
 }
