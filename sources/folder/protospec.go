@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	securityv1beta1 "istio.io/api/security/v1beta1"
-	securityv1 "istio.io/client-go/pkg/apis/security/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	securityv1beta1 "istio.io/api/security/v1beta1"
+	securityv1 "istio.io/client-go/pkg/apis/security/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
