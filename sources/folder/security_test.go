@@ -65,7 +65,14 @@ spec:
 		r.GetWhen()[0].GetKey() != "request.headers[x-user]" {
 		t.Errorf("AuthorizationPolicy spec = %v", &ap.Spec)
 	}
-	if _, ok := in.AuthorizationPolicies.Get("shop/typo"); ok {
+	checkRejected(t, s)
+}
+
+// checkRejected checks that typo.yaml, with an unknown field, did not load
+// and is reported.
+func checkRejected(t *testing.T, s *Source) {
+	t.Helper()
+	if _, ok := s.Inputs().AuthorizationPolicies.Get("shop/typo"); ok {
 		t.Error("a policy with an unknown field loaded")
 	}
 	var found bool

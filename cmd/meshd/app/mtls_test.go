@@ -178,19 +178,27 @@ status:
   conditions: [{type: Ready, status: "True"}]
 `
 
-// TestMutualTLSAndAuthorization runs meshd on a folder and a grpc-go xDS
-// server and client with identities of a test CA, and changes
-// PeerAuthentication and AuthorizationPolicy files live: nothing restarts.
-func TestMutualTLSAndAuthorization(t *testing.T) {
+// startMTLSMesh runs meshd on a folder holding mtlsMesh, a grpc-go xDS
+// server for echo-0 and returns an xDS client of identity front, a
+// plaintext client of the server, and a function writing (or, for empty
+// content, removing) a file of the folder.
+func startMTLSMesh(t *testing.T) (mesh, plain *grpc.ClientConn, write func(name, content string)) {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.21:0")
 	if err != nil {
 		t.Skipf("loopback alias unavailable: %v", err)
 	}
 	port := lis.Addr().(*net.TCPAddr).Port
 	dir := t.TempDir()
-	write := func(name, content string) {
+	write = func(name, content string) {
 		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		path := filepath.Join(dir, name)
+		if content == "" {
+			err = os.Remove(path)
+		} else {
+			err = os.WriteFile(path, []byte(content), 0o644)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -203,15 +211,24 @@ func TestMutualTLSAndAuthorization(t *testing.T) {
 	r.waitReady(t)
 
 	ca := xdstest.NewCA(t)
-	const frontID, echoID = "spiffe://cluster.local/ns/shop/sa/front", "spiffe://cluster.local/ns/shop/sa/echo"
 	serveXDS(t, newMeshWorkload(t, ca, r.app.XDSAddr(), "echo-0.shop", echoID), lis)
-	mesh := xdsClient(t, newMeshWorkload(t, ca, r.app.XDSAddr(), "front-0.shop", frontID), "echo.shop.svc.cluster.local:7000")
-	plain, err := grpc.NewClient("127.0.0.21:"+strconv.Itoa(port), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	mesh = xdsClient(t, newMeshWorkload(t, ca, r.app.XDSAddr(), "front-0.shop", frontID), "echo.shop.svc.cluster.local:7000")
+	plain, err = grpc.NewClient("127.0.0.21:"+strconv.Itoa(port), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer plain.Close()
+	t.Cleanup(func() { plain.Close() })
+	return mesh, plain, write
+}
 
+// The identities of the test mesh's client and server.
+const frontID, echoID = "spiffe://cluster.local/ns/shop/sa/front", "spiffe://cluster.local/ns/shop/sa/echo"
+
+// TestMutualTLSAndAuthorization runs meshd on a folder and a grpc-go xDS
+// server and client with identities of a test CA, and changes
+// PeerAuthentication and AuthorizationPolicy files live: nothing restarts.
+func TestMutualTLSAndAuthorization(t *testing.T) {
+	mesh, plain, write := startMTLSMesh(t)
 	// No policy: PERMISSIVE, which gRPC servers serve as plaintext.
 	expect(t, "default", mesh, "Check", codes.OK, "plaintext")
 	expect(t, "default, plaintext client", plain, "Check", codes.OK, "plaintext")
@@ -242,9 +259,7 @@ func TestMutualTLSAndAuthorization(t *testing.T) {
 	expect(t, "header rule", mesh, "List", codes.OK, frontID, "x-user", "alice")
 	expect(t, "header rule, other user", mesh, "List", codes.PermissionDenied, "", "x-user", "bob")
 
-	if err := os.Remove(filepath.Join(dir, "ap.yaml")); err != nil {
-		t.Fatal(err)
-	}
+	write("ap.yaml", "")
 	expect(t, "policy removed", mesh, "List", codes.OK, frontID)
 
 	write("pa.yaml", fmt.Sprintf(pa, "PERMISSIVE"))
