@@ -3,9 +3,9 @@
 //
 // Build takes the input collections (sources.Inputs: Services, Pods,
 // Namespaces, EndpointSlices, Nodes, Gateway API HTTPRoutes and GRPCRoutes,
-// and the mesh config singleton; not ConfigMaps, which only a mesh config
-// source reads) and adds to the graph the derived collections of the
-// Model:
+// Istio PeerAuthentications and AuthorizationPolicies, and the mesh config
+// singleton; not ConfigMaps, which only a mesh config source reads) and
+// adds to the graph the derived collections of the Model:
 //
 //	Services     ServiceInfo         "ns/name"   hostname, ports, protocols
 //	Workloads    Workload            "ns/name"   pod IP, readiness, locality, selecting services
@@ -13,11 +13,16 @@
 //	RouteStatus  RouteStatus         "Kind/ns/name"  conditions of each route
 //	RouteBindings, PortRoutes                    accepted routes, per service port
 //
+//	PeerAuthentications, AuthorizationPolicies       the security policies as applied
+//	WorkloadIdentities, WorkloadMTLS, WorkloadRBAC  per workload: SPIFFE ID, mTLS mode, RBAC
+//	ClusterSecurity                                 per cluster: mTLS and accepted SANs
+//
 // and the xDS resources, each item a Resource holding a proto:
 //
 //	Clusters                 outbound|<port>||<host>   EDS over ADS
 //	ClusterLoadAssignments   outbound|<port>||<host>   by locality; not-ready as UNHEALTHY
 //	Listeners                <host>:<port>             gRPC ApiListener (HCM, RDS over ADS)
+//	                         grpc/server?xds.resource.listening_address=<ip>:<port>  gRPC xDS server (mTLS, RBAC)
 //	                         0.0.0.0_<port>            sidecar outbound listener, HTTP ports
 //	                         <clusterIP>_<port>        sidecar outbound listener, TCP ports (tcp_proxy)
 //	                         0.0.0.0_<port>            the same for a service with no cluster IP, on a port no other claims
@@ -86,6 +91,17 @@
 // (which need ReferenceGrants) and Gateway parents are not supported; the
 // first two are reported in RouteStatus.
 //
+// # Security
+//
+// A workload's identity is the SPIFFE ID of its service account in the
+// mesh config's trust domain. PeerAuthentications decide each workload
+// port's mTLS mode and AuthorizationPolicies its RBAC; both are served in
+// the workload's server listeners, and a cluster whose endpoints require
+// mTLS gets a TLS transport socket naming their identities. TLS contexts
+// take certificates from the bootstrap's certificate provider instance
+// CertProviderInstance. What of the Istio APIs is supported, and how the
+// rest is applied fail-closed, is in docs/security.md.
+//
 // # Incrementality
 //
 // Each output reads only what it needs: a pod change recomputes that pod's
@@ -93,5 +109,6 @@
 // assignments; clusters, listeners and route configurations do not read
 // workloads or endpoints, so they are left alone. A service change
 // recomputes that service's outputs, and the sidecar route configuration
-// of its ports.
+// of its ports. A policy recomputes the WorkloadMTLS or WorkloadRBAC, and
+// so the server listeners, of the workloads it applies to only.
 package collections

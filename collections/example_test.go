@@ -46,6 +46,7 @@ func ExampleBuild() {
 	}
 	// Output:
 	// listener echo.demo.svc.cluster.local:7000
+	// listener grpc/server?xds.resource.listening_address=10.0.0.7:9000
 	// route echo.demo.svc.cluster.local:7000 -> outbound|7000||echo.demo.svc.cluster.local
 	// endpoints outbound|7000||echo.demo.svc.cluster.local 10.0.0.7 9000 HEALTHY
 }

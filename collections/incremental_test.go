@@ -78,12 +78,21 @@ func TestChangesAreIncremental(t *testing.T) {
 	got := diffCounters(before, counters(g))
 
 	// The pod's workload, its service's endpoints (one recompute yielding
-	// the endpoints of both ports) and the two ports' load assignments.
+	// the endpoints of both ports) and the two ports' load assignments;
+	// the workload's server listeners move to its new IP (two removed, two
+	// added), and its identity, modes and RBAC are recomputed, unchanged,
+	// as is the security of its clusters.
 	want := map[string][2]uint64{
 		"pods":                   {0, 1},
 		"Workloads":              {1, 1},
 		"Endpoints":              {1, 2},
 		"ClusterLoadAssignments": {2, 2},
+		"ClusterSecurity":        {2, 0},
+		"WorkloadIdentities":     {1, 0},
+		"WorkloadMTLS":           {1, 0},
+		"WorkloadRBAC":           {1, 0},
+		"ServerListeners":        {1, 4},
+		"Listeners":              {4, 4},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("counters moved:\n got %v\nwant %v", got, want)
@@ -113,11 +122,12 @@ func TestChangesAreIncremental(t *testing.T) {
 	}
 
 	// A pod that no service selects changes nothing downstream of its
-	// workload.
+	// workload and the workload's own security, and serves no listener.
 	before = counters(g)
 	in.pods.Set(pod("ns", "loner", "10.9.9.9", map[string]string{"app": "none"}, true))
 	got = diffCounters(before, counters(g))
-	want = map[string][2]uint64{"pods": {0, 1}, "Workloads": {1, 1}}
+	want = map[string][2]uint64{"pods": {0, 1}, "Workloads": {1, 1}, "WorkloadIdentities": {1, 1},
+		"WorkloadMTLS": {1, 1}, "WorkloadRBAC": {1, 1}, "ServerListeners": {1, 0}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("unselected pod: counters moved:\n got %v\nwant %v", got, want)
 	}

@@ -33,6 +33,21 @@ type Model struct {
 	// PortRoutes, one per service port, keyed by cluster name.
 	PortRoutes krt.Collection[PortRoutes]
 
+	// PeerAuthentications and AuthorizationPolicies are the policies as
+	// meshd applies them, with the problems of each, keyed
+	// "namespace/name".
+	PeerAuthentications   krt.Collection[PeerAuthn]
+	AuthorizationPolicies krt.Collection[AuthzPolicy]
+	// WorkloadIdentities, WorkloadMTLS and WorkloadRBAC hold, per workload
+	// ("namespace/name"), its SPIFFE ID, the mTLS mode of its ports and
+	// the authorization rules that apply to it.
+	WorkloadIdentities krt.Collection[WorkloadIdentity]
+	WorkloadMTLS       krt.Collection[WorkloadMTLS]
+	WorkloadRBAC       krt.Collection[WorkloadRBAC]
+	// ClusterSecurity, per cluster, says whether clients use mTLS and
+	// which server identities they accept.
+	ClusterSecurity krt.Collection[ClusterSecurity]
+
 	// Clusters: one EDS cluster per service port, "outbound|<port>||<host>".
 	Clusters krt.Collection[Resource[*clusterv3.Cluster]]
 	// ClusterLoadAssignments: one per cluster, of the same name.
@@ -43,6 +58,9 @@ type Model struct {
 	// Listeners: GRPCListeners and SidecarListeners together.
 	Listeners krt.Collection[Resource[*listenerv3.Listener]]
 
+	// ServerListeners: one per workload address and HTTP-family port,
+	// for gRPC xDS servers: ServerListenerName(ip, port).
+	ServerListeners krt.Collection[Resource[*listenerv3.Listener]]
 	// GRPCListeners: one ApiListener per service port, "<host>:<port>".
 	GRPCListeners krt.Collection[Resource[*listenerv3.Listener]]
 	// GRPCRouteConfigurations: one per service port, "<host>:<port>".
@@ -114,7 +132,8 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 	byService := krt.NewIndex(m.RouteBindings, "by-service", func(b RouteBinding) []string { return []string{b.Service} })
 	m.PortRoutes = newPortRoutes(g, m.Services, m.RouteBindings, byService)
 
-	m.Clusters = newClusters(g, m.Services, m.MeshConfig)
+	m.buildSecurity(g, in)
+	m.Clusters = newClusters(g, m.Services, m.MeshConfig, m.ClusterSecurity)
 	m.ClusterLoadAssignments = newCLAs(g, m.Endpoints)
 	m.GRPCRouteConfigurations = krt.NewCollection(g, m.PortRoutes, func(_ krt.HandlerContext, p PortRoutes) *Resource[*routev3.RouteConfiguration] {
 		r := newResource(p.ListenerName(), buildGRPCRouteConfig(p)).exported(p.ExportTo)
@@ -125,7 +144,7 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 		return &r
 	}, krt.WithName("GRPCListeners"))
 	routeConfigs := []krt.Collection[Resource[*routev3.RouteConfiguration]]{m.GRPCRouteConfigurations}
-	listeners := []krt.Collection[Resource[*listenerv3.Listener]]{m.GRPCListeners}
+	listeners := []krt.Collection[Resource[*listenerv3.Listener]]{m.GRPCListeners, m.ServerListeners}
 	if o.sidecar {
 		m.SidecarRouteConfigurations, m.SidecarListeners = newSidecar(g, m.Services, m.PortRoutes, o.views)
 		routeConfigs = append(routeConfigs, m.SidecarRouteConfigurations)
@@ -134,4 +153,16 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 	m.RouteConfigurations = krt.Join(g, routeConfigs, krt.WithName("RouteConfigurations"))
 	m.Listeners = krt.Join(g, listeners, krt.WithName("Listeners"))
 	return m
+}
+
+// buildSecurity derives the policies, identities and server listeners
+// from in, which Build has completed.
+func (m *Model) buildSecurity(g *krt.Graph, in sources.Inputs) {
+	m.PeerAuthentications = newPeerAuthns(g, in.PeerAuthentications, m.MeshConfig)
+	m.AuthorizationPolicies = newAuthzPolicies(g, in.AuthorizationPolicies, m.MeshConfig)
+	m.WorkloadIdentities = newWorkloadIdentities(g, m.Workloads, m.MeshConfig)
+	m.WorkloadMTLS = newWorkloadMTLS(g, m.Workloads, m.PeerAuthentications)
+	m.WorkloadRBAC = newWorkloadRBAC(g, m.Workloads, m.AuthorizationPolicies)
+	m.ClusterSecurity = newClusterSecurity(g, m.Endpoints, m.WorkloadMTLS, m.WorkloadIdentities)
+	m.ServerListeners = newServerListeners(g, m.Workloads, m.Services, m.WorkloadMTLS, m.WorkloadRBAC)
 }

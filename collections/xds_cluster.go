@@ -57,13 +57,21 @@ func buildCluster(name string, proto Protocol, connectTimeout time.Duration) *cl
 	return c
 }
 
-func newClusters(g *krt.Graph, services krt.Collection[ServiceInfo], mesh krt.Collection[meshconfig.MeshConfig]) krt.Collection[Resource[*clusterv3.Cluster]] {
+// newClusters derives the clusters of each service port; a cluster whose
+// endpoints require mTLS (ClusterSecurity) gets a TLS transport socket
+// accepting the identities behind it.
+func newClusters(g *krt.Graph, services krt.Collection[ServiceInfo], mesh krt.Collection[meshconfig.MeshConfig],
+	security krt.Collection[ClusterSecurity]) krt.Collection[Resource[*clusterv3.Cluster]] {
 	return krt.NewManyCollection(g, services, func(ctx krt.HandlerContext, svc ServiceInfo) []Resource[*clusterv3.Cluster] {
 		timeout := time.Duration(fetchMesh(ctx, mesh).ConnectTimeout)
 		out := make([]Resource[*clusterv3.Cluster], 0, len(svc.Ports))
 		for _, p := range svc.Ports {
 			name := ClusterName(p.Port, svc.Hostname)
-			out = append(out, newResource(name, buildCluster(name, p.Protocol, timeout)).exported(svc.ExportTo))
+			c := buildCluster(name, p.Protocol, timeout)
+			if sec, ok := krt.FetchOne(ctx, security, krt.FilterKey(name)); ok && sec.MTLS {
+				c.TransportSocket = upstreamTLS(sec.SANs)
+			}
+			out = append(out, newResource(name, c).exported(svc.ExportTo))
 		}
 		return out
 	}, krt.WithName("Clusters"))

@@ -566,11 +566,14 @@ func TestInformersAsServiceAccount(t *testing.T) {
 			return fmt.Errorf("ConfigMaps %v, want the mesh config's alone", got)
 		}
 		stats := src.Stats()
-		if len(stats) != 8 {
-			return fmt.Errorf("%d informers, want 8: %+v", len(stats), stats)
+		if len(stats) != 10 {
+			return fmt.Errorf("%d informers, want 10: %+v", len(stats), stats)
 		}
 		for _, s := range stats {
-			if s.Skipped || s.WatchErrors > 0 {
+			// Istio's CRDs are not installed here: their informers are
+			// skipped, but must not fail.
+			istio := strings.Contains(s.Resource, "security.istio.io")
+			if (s.Skipped && !istio) || s.WatchErrors > 0 {
 				return fmt.Errorf("%s: skipped %v, %d watch errors", s.Resource, s.Skipped, s.WatchErrors)
 			}
 		}

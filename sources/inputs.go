@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 
+	securityv1 "istio.io/client-go/pkg/apis/security/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -27,7 +28,11 @@ type Inputs struct {
 	ConfigMaps     krt.Collection[*corev1.ConfigMap]
 	HTTPRoutes     krt.Collection[*gatewayv1.HTTPRoute]
 	GRPCRoutes     krt.Collection[*gatewayv1.GRPCRoute]
-	MeshConfig     krt.Collection[meshconfig.MeshConfig]
+	// PeerAuthentications and AuthorizationPolicies are Istio's security
+	// policies (security.istio.io/v1).
+	PeerAuthentications   krt.Collection[*securityv1.PeerAuthentication]
+	AuthorizationPolicies krt.Collection[*securityv1.AuthorizationPolicy]
+	MeshConfig            krt.Collection[meshconfig.MeshConfig]
 }
 
 // inputKinds lists every field of Inputs once, with the name its
@@ -44,6 +49,8 @@ var inputKinds = []inputKind{
 	objectKind("configmaps", func(in *Inputs) *krt.Collection[*corev1.ConfigMap] { return &in.ConfigMaps }),
 	objectKind("httproutes", func(in *Inputs) *krt.Collection[*gatewayv1.HTTPRoute] { return &in.HTTPRoutes }),
 	objectKind("grpcroutes", func(in *Inputs) *krt.Collection[*gatewayv1.GRPCRoute] { return &in.GRPCRoutes }),
+	objectKind("peerauthentications", func(in *Inputs) *krt.Collection[*securityv1.PeerAuthentication] { return &in.PeerAuthentications }),
+	objectKind("authorizationpolicies", func(in *Inputs) *krt.Collection[*securityv1.AuthorizationPolicy] { return &in.AuthorizationPolicies }),
 	singletonKind("meshconfig", func(in *Inputs) *krt.Collection[meshconfig.MeshConfig] { return &in.MeshConfig }),
 }
 

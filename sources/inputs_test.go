@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	securityv1 "istio.io/client-go/pkg/apis/security/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,7 +97,8 @@ func TestStaticInputsWrites(t *testing.T) {
 	items := []any{
 		&corev1.Service{ObjectMeta: meta}, &corev1.Pod{ObjectMeta: meta}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}},
 		&discoveryv1.EndpointSlice{ObjectMeta: meta}, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}},
-		&corev1.ConfigMap{ObjectMeta: meta}, &gatewayv1.HTTPRoute{ObjectMeta: meta}, &gatewayv1.GRPCRoute{ObjectMeta: meta}, mc,
+		&corev1.ConfigMap{ObjectMeta: meta}, &gatewayv1.HTTPRoute{ObjectMeta: meta}, &gatewayv1.GRPCRoute{ObjectMeta: meta},
+		&securityv1.PeerAuthentication{ObjectMeta: meta}, &securityv1.AuthorizationPolicy{ObjectMeta: meta}, mc,
 	}
 	v1 := s.Set(items...)
 	for name, c := range fields(in) {

@@ -185,7 +185,13 @@ func (d *decoder) decodeObject(p *parsed, path string, doc document, gvk schema.
 	label = gvk.Kind + " " + sources.Key(meta)
 	if k != nil {
 		setDefaults(obj)
-		err := validateBuiltin(obj)
+		var err error
+		if d.strict {
+			err = checkProtoSpec(obj, js)
+		}
+		if err == nil {
+			err = validateBuiltin(obj)
+		}
 		if err == nil && k.validate != nil {
 			err = k.validate(obj)
 		}

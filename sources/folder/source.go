@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	securityv1 "istio.io/client-go/pkg/apis/security/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -141,6 +142,11 @@ func newSource(g *krt.Graph, fsys fs.FS, opts []Option) *Source {
 		ConfigMaps:     addBuiltin[*corev1.ConfigMap](s, corev1.SchemeGroupVersion.WithKind("ConfigMap"), true),
 		HTTPRoutes:     addBuiltin[*gatewayv1.HTTPRoute](s, gatewayVersion.WithKind("HTTPRoute"), true),
 		GRPCRoutes:     addBuiltin[*gatewayv1.GRPCRoute](s, gatewayVersion.WithKind("GRPCRoute"), true),
+
+		PeerAuthentications: addBuiltin[*securityv1.PeerAuthentication](s,
+			securityv1.SchemeGroupVersion.WithKind("PeerAuthentication"), true),
+		AuthorizationPolicies: addBuiltin[*securityv1.AuthorizationPolicy](s,
+			securityv1.SchemeGroupVersion.WithKind("AuthorizationPolicy"), true),
 	}.Complete(g, o.name) // the mesh config, which no manifest holds
 	return s
 }

@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"sync"
 
+	securityv1 "istio.io/client-go/pkg/apis/security/v1"
+	istioclient "istio.io/client-go/pkg/clientset/versioned"
+	istioinformers "istio.io/client-go/pkg/informers/externalversions"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,6 +32,9 @@ type Clients struct {
 	// Gateway watches Gateway API routes. Optional: without it, HTTPRoutes
 	// and GRPCRoutes stay empty.
 	Gateway gatewayclient.Interface
+	// Istio watches Istio's security policies. Optional: without it,
+	// PeerAuthentications and AuthorizationPolicies stay empty.
+	Istio istioclient.Interface
 	// Dynamic serves AddDynamic. Optional unless AddDynamic is used.
 	Dynamic dynamic.Interface
 }
@@ -42,6 +48,9 @@ func ClientsForConfig(cfg *rest.Config) (Clients, error) {
 	}
 	if c.Gateway, err = gatewayclient.NewForConfig(cfg); err != nil {
 		return Clients{}, fmt.Errorf("gateway api client: %w", err)
+	}
+	if c.Istio, err = istioclient.NewForConfig(cfg); err != nil {
+		return Clients{}, fmt.Errorf("istio client: %w", err)
 	}
 	if c.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
 		return Clients{}, fmt.Errorf("dynamic client: %w", err)
@@ -85,7 +94,8 @@ func WithDefaultWatch(w Watch) Option { return func(o *options) { o.defaults = w
 
 // WithWatch sets the Watch of one built-in collection, named by its
 // resource: "services", "pods", "namespaces", "endpointslices", "nodes",
-// "configmaps", "httproutes" or "grpcroutes".
+// "configmaps", "httproutes", "grpcroutes", "peerauthentications" or
+// "authorizationpolicies".
 func WithWatch(resource string, w Watch) Option {
 	return func(o *options) { o.watches[resource] = w }
 }
@@ -139,6 +149,14 @@ func New(g *krt.Graph, clients Clients, opts ...Option) *Source {
 			func(f gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer {
 				return f.Gateway().V1().GRPCRoutes().Informer()
 			}),
+		PeerAuthentications: istio[*securityv1.PeerAuthentication](s, securityv1.SchemeGroupVersion.WithResource("peerauthentications"),
+			func(f istioinformers.SharedInformerFactory) cache.SharedIndexInformer {
+				return f.Security().V1().PeerAuthentications().Informer()
+			}),
+		AuthorizationPolicies: istio[*securityv1.AuthorizationPolicy](s, securityv1.SchemeGroupVersion.WithResource("authorizationpolicies"),
+			func(f istioinformers.SharedInformerFactory) cache.SharedIndexInformer {
+				return f.Security().V1().AuthorizationPolicies().Informer()
+			}),
 	}.Complete(g, o.name) // the mesh config, which the source does not read
 	return s
 }
@@ -175,6 +193,20 @@ func gateway[T sources.Object](s *Source, gvr schema.GroupVersionResource, infor
 	factory := gatewayinformers.NewSharedInformerFactoryWithOptions(s.clients.Gateway, 0,
 		gatewayinformers.WithNamespace(w.Namespace), gatewayinformers.WithTweakListOptions(w.tweak),
 		gatewayinformers.WithTransform(w.transform()))
+	return newFeed[T](s, name, gvr, true, informer(factory), factory.Start, factory.Shutdown).static
+}
+
+// istio makes the collection of an Istio kind; it stays empty when there
+// is no Istio client or the CRD is not installed.
+func istio[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer func(istioinformers.SharedInformerFactory) cache.SharedIndexInformer) krt.Collection[T] {
+	name := s.opts.name + "/" + gvr.Resource
+	if s.clients.Istio == nil || s.opts.off[gvr.Resource] {
+		return krt.NewStatic[T](s.g, sources.CollectionOptions[T](name)...)
+	}
+	w := s.watchFor(gvr.Resource)
+	factory := istioinformers.NewSharedInformerFactoryWithOptions(s.clients.Istio, 0,
+		istioinformers.WithNamespace(w.Namespace), istioinformers.WithTweakListOptions(w.tweak),
+		istioinformers.WithTransform(w.transform()))
 	return newFeed[T](s, name, gvr, true, informer(factory), factory.Start, factory.Shutdown).static
 }
 

@@ -13,6 +13,11 @@ type MeshConfig struct {
 	// TrustDomain is the SPIFFE trust domain of workload identities.
 	// Default "cluster.local".
 	TrustDomain string `json:"trustDomain"`
+	// RootNamespace is where mesh-wide security policies live: a
+	// PeerAuthentication or AuthorizationPolicy without a selector in it
+	// applies to every workload. Default "istio-system", as in Istio, so
+	// existing manifests keep their meaning.
+	RootNamespace string `json:"rootNamespace"`
 	// DomainSuffix is the cluster DNS suffix in service hostnames
 	// "<name>.<namespace>.svc.<suffix>". Default "cluster.local".
 	DomainSuffix string `json:"domainSuffix"`
@@ -48,6 +53,7 @@ func Default() MeshConfig {
 	return MeshConfig{
 		TrustDomain:           "cluster.local",
 		DomainSuffix:          "cluster.local",
+		RootNamespace:         "istio-system",
 		PushDebounce:          Duration(100 * time.Millisecond),
 		PushDebounceMax:       Duration(10 * time.Second),
 		OutboundTrafficPolicy: AllowAny,
@@ -64,6 +70,9 @@ func (c MeshConfig) Validate() error {
 	var errs []error
 	if c.TrustDomain == "" || strings.ContainsAny(c.TrustDomain, "/: ") {
 		errs = append(errs, fmt.Errorf("trustDomain %q: must be a non-empty DNS-like name", c.TrustDomain))
+	}
+	if c.RootNamespace == "" || strings.ContainsAny(c.RootNamespace, "/: ") {
+		errs = append(errs, fmt.Errorf("rootNamespace %q: must be a namespace name", c.RootNamespace))
 	}
 	if c.DomainSuffix == "" || strings.HasPrefix(c.DomainSuffix, ".") || strings.HasSuffix(c.DomainSuffix, ".") {
 		errs = append(errs, fmt.Errorf("domainSuffix %q: must be a non-empty DNS suffix without leading or trailing dot", c.DomainSuffix))

@@ -146,3 +146,30 @@ func writePEM(t testing.TB, path, typ string, der []byte) string {
 	}
 	return path
 }
+
+// Workload issues a workload certificate for a SPIFFE ID, usable as both
+// client and server certificate, as a mesh CA issues them.
+func (ca *CA) Workload(t testing.TB, spiffeID string) tls.Certificate {
+	t.Helper()
+	u, err := url.Parse(spiffeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca.issue(t, &x509.Certificate{
+		URIs:        []*url.URL{u},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+	})
+}
+
+// WriteWorkload writes cert as meshd's agent does, into dir:
+// cert-chain.pem, key.pem and root-cert.pem (the CA).
+func (ca *CA) WriteWorkload(t testing.TB, dir string, cert tls.Certificate) {
+	t.Helper()
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePEM(t, filepath.Join(dir, "cert-chain.pem"), "CERTIFICATE", cert.Certificate[0])
+	writePEM(t, filepath.Join(dir, "key.pem"), "PRIVATE KEY", key)
+	writePEM(t, filepath.Join(dir, "root-cert.pem"), "CERTIFICATE", ca.Cert.Raw)
+}

@@ -38,6 +38,7 @@ func (a *App) build() error {
 	}
 	a.model.Inputs = in
 	a.model.Mesh = collections.Build(g, in, collections.WithNamespaceViews(a.cfg.NamespaceIsolation))
+	a.reportPolicies()
 	if a.cfg.Extend != nil {
 		if err := a.cfg.Extend(a.model); err != nil {
 			return fmt.Errorf("extending the mesh model: %w", err)

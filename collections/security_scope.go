@@ -1,0 +1,89 @@
+package collections
+
+import (
+	"cmp"
+	"maps"
+	"time"
+
+	typev1beta1 "istio.io/api/type/v1beta1"
+
+	"github.com/meshd/meshd/krt"
+)
+
+// PolicyScope says which workloads an Istio security policy applies to,
+// as Istio decides it: a policy with a workload selector applies to the
+// workloads of its namespace whose labels match; one without applies to
+// every workload of its namespace, or of the mesh when its namespace is
+// the mesh config's root namespace.
+type PolicyScope struct {
+	Namespace string
+	Name      string
+	// Selector holds the workload selector's labels; nil (also for an
+	// empty selector) selects the whole namespace or mesh.
+	Selector map[string]string
+	// MeshWide is true for a selector-less policy in the root namespace.
+	MeshWide bool
+	// Created orders policies of the same level: the oldest wins.
+	Created time.Time
+}
+
+// Index keys of the scope index of a policy collection.
+const meshScopeKey = "mesh"
+
+func namespaceScopeKey(ns string) string { return "ns/" + ns }
+
+// scopeKeys files a policy without a selector under meshScopeKey or its
+// namespace's key, so a workload reads the broad policies through an index
+// and the selector policies through FilterSelects, and a change to one
+// policy recomputes only the workloads it applies to.
+func (s PolicyScope) scopeKeys() []string {
+	switch {
+	case s.Selector != nil:
+		return nil
+	case s.MeshWide:
+		return []string{meshScopeKey}
+	}
+	return []string{namespaceScopeKey(s.Namespace)}
+}
+
+func (s PolicyScope) equal(o PolicyScope) bool {
+	return s.Namespace == o.Namespace && s.Name == o.Name && s.MeshWide == o.MeshWide &&
+		s.Created.Equal(o.Created) && maps.Equal(s.Selector, o.Selector)
+}
+
+// newPolicyScope reads the scope of a policy.
+func newPolicyScope(ns, name string, created time.Time, sel *typev1beta1.WorkloadSelector, rootNamespace string) PolicyScope {
+	s := PolicyScope{Namespace: ns, Name: name, Created: created}
+	if len(sel.GetMatchLabels()) > 0 {
+		s.Selector = maps.Clone(sel.GetMatchLabels())
+	}
+	s.MeshWide = s.Selector == nil && ns == rootNamespace
+	return s
+}
+
+// olderFirst orders policies as Istio resolves conflicts between policies
+// of one level: by creation time, then namespace and name.
+func olderFirst(a, b PolicyScope) int {
+	if c := a.Created.Compare(b.Created); c != 0 {
+		return c
+	}
+	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+}
+
+// scoped is a derived policy item with a scope.
+type scoped interface {
+	scope() PolicyScope
+}
+
+// fetchApplying returns the policies of c that apply to workload w, in
+// three groups: mesh-wide, namespace-wide, and selecting w by labels. Each
+// read is narrow, so a policy change recomputes only the workloads it
+// applies to (before or after the change).
+func fetchApplying[P scoped](ctx krt.HandlerContext, c krt.Collection[P], idx krt.Index[P], w Workload) (mesh, ns, sel []P) {
+	mesh = krt.Fetch(ctx, c, krt.FilterIndex(idx, meshScopeKey))
+	ns = krt.Fetch(ctx, c, krt.FilterIndex(idx, namespaceScopeKey(w.Namespace)))
+	if len(w.Labels) > 0 {
+		sel = krt.Fetch(ctx, c, krt.FilterNamespace(w.Namespace), krt.FilterSelects(w.Labels))
+	}
+	return mesh, ns, sel
+}

@@ -1,0 +1,159 @@
+package collections
+
+import (
+	"cmp"
+	"net"
+	"slices"
+	"strconv"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	rbacfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
+	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+
+	"github.com/meshd/meshd/krt"
+)
+
+// ServerListenerNamePrefix is what gRPC's xDS-enabled servers put before
+// their listening address ("IP:PORT") to name the Listener they ask for,
+// with server_listener_resource_name_template
+// "grpc/server?xds.resource.listening_address=%s" in their bootstrap.
+const ServerListenerNamePrefix = "grpc/server?xds.resource.listening_address="
+
+// ServerListenerName returns the name of the server listener of a
+// workload address and port.
+func ServerListenerName(ip string, port int32) string {
+	return ServerListenerNamePrefix + net.JoinHostPort(ip, strconv.Itoa(int(port)))
+}
+
+// rbacFilterName prefixes the names of the RBAC HTTP filters.
+const rbacFilterName = "envoy.filters.http.rbac"
+
+// buildServerListener returns the listener a gRPC xDS server on ip:port
+// asks for: one filter chain, over mutual TLS with a client certificate
+// required when mode is STRICT and in plaintext otherwise, whose HCM
+// routes every RPC to the server itself after the RBAC filters.
+//
+// PERMISSIVE is served as plaintext: grpc-go matches filter chains only
+// on addresses and ports (a transport_protocol other than "raw_buffer"
+// drops the chain), so a gRPC server cannot tell a TLS client from a
+// plaintext one on one port. Clients of the port are told plaintext too
+// (ClusterSecurity), so the mesh stays reachable, and plaintext callers
+// carry no principal, which principal rules then never match.
+func buildServerListener(name, ip string, port int32, mode MTLSMode, rbac WorkloadRBAC) *listenerv3.Listener {
+	hcm := &hcmv3.HttpConnectionManager{
+		StatPrefix: "inbound_" + strconv.Itoa(int(port)),
+		CodecType:  hcmv3.HttpConnectionManager_AUTO,
+		RouteSpecifier: &hcmv3.HttpConnectionManager_RouteConfig{RouteConfig: &routev3.RouteConfiguration{
+			Name: "inbound|" + strconv.Itoa(int(port)),
+			VirtualHosts: []*routev3.VirtualHost{{
+				Name:    "inbound",
+				Domains: []string{"*"},
+				Routes: []*routev3.Route{{
+					Match:  &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/"}},
+					Action: &routev3.Route_NonForwardingAction{NonForwardingAction: &routev3.NonForwardingAction{}},
+				}},
+			}},
+		}},
+		HttpFilters: append(rbacFilters(rbac), &hcmv3.HttpFilter{
+			Name:       routerFilterName,
+			ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(&routerv3.Router{})},
+		}),
+	}
+	chain := &listenerv3.FilterChain{
+		Name: "inbound|" + strconv.Itoa(int(port)),
+		Filters: []*listenerv3.Filter{{
+			Name:       hcmFilterName,
+			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(hcm)},
+		}},
+	}
+	if mode == MTLSStrict {
+		chain.TransportSocket = downstreamTLS()
+	}
+	return &listenerv3.Listener{
+		Name:             name,
+		Address:          socketAddress(ip, uint32(port)),
+		TrafficDirection: corev3.TrafficDirection_INBOUND,
+		FilterChains:     []*listenerv3.FilterChain{chain},
+	}
+}
+
+// rbacFilters returns the RBAC filters of a workload, DENY before ALLOW as
+// Istio evaluates them: a request matching a deny rule is refused; then,
+// when any ALLOW policy applies, a request must match one of its rules.
+func rbacFilters(r WorkloadRBAC) []*hcmv3.HttpFilter {
+	var out []*hcmv3.HttpFilter
+	add := func(suffix string, action rbacv3.RBAC_Action, rules []AuthzRule) {
+		policies := make(map[string]*rbacv3.Policy, len(rules))
+		for _, rule := range rules {
+			policies[rule.Name] = rule.Policy
+		}
+		out = append(out, &hcmv3.HttpFilter{
+			Name: rbacFilterName + "." + suffix,
+			ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(&rbacfilterv3.RBAC{
+				Rules: &rbacv3.RBAC{Action: action, Policies: policies},
+			})},
+		})
+	}
+	if len(r.Deny) > 0 {
+		add("deny", rbacv3.RBAC_DENY, r.Deny)
+	}
+	if r.HasAllow {
+		add("allow", rbacv3.RBAC_ALLOW, r.Allow)
+	}
+	return out
+}
+
+// serverPorts returns the ports a workload serves gRPC or HTTP on: the
+// target ports of the HTTP-family ports of the services selecting it,
+// sorted and distinct.
+func serverPorts(ctx krt.HandlerContext, services krt.Collection[ServiceInfo], w Workload) []int32 {
+	var ports []int32
+	for _, key := range w.Services {
+		svc, ok := krt.FetchOne(ctx, services, krt.FilterKey(key))
+		if !ok {
+			continue
+		}
+		for _, p := range svc.Ports {
+			target := p.TargetPort
+			if p.TargetPortName != "" {
+				target = w.NamedPorts[p.TargetPortName]
+			}
+			if target != 0 && p.Protocol.IsHTTP() {
+				ports = append(ports, target)
+			}
+		}
+	}
+	slices.SortFunc(ports, cmp.Compare)
+	return slices.Compact(ports)
+}
+
+// newServerListeners derives a workload's server listeners from the
+// workload, its services' ports, its mTLS modes and its RBAC. A policy
+// change reaches only the WorkloadMTLS or WorkloadRBAC items of the
+// workloads it applies to, and so recomputes only their listeners.
+func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], services krt.Collection[ServiceInfo],
+	mtls krt.Collection[WorkloadMTLS], rbac krt.Collection[WorkloadRBAC]) krt.Collection[Resource[*listenerv3.Listener]] {
+	return krt.NewManyCollection(g, workloads, func(ctx krt.HandlerContext, w Workload) []Resource[*listenerv3.Listener] {
+		if w.IP == "" {
+			return nil
+		}
+		ports := serverPorts(ctx, services, w)
+		if len(ports) == 0 {
+			return nil
+		}
+		m, _ := krt.FetchOne(ctx, mtls, krt.FilterKey(w.ResourceName()))
+		r, _ := krt.FetchOne(ctx, rbac, krt.FilterKey(w.ResourceName()))
+		out := make([]Resource[*listenerv3.Listener], 0, len(ports))
+		for _, port := range ports {
+			name := ServerListenerName(w.IP, port)
+			l := buildServerListener(name, w.IP, port, cmp.Or(m.PortMode(port), MTLSPermissive), r)
+			// Only the workload's namespace may see what its policies are.
+			out = append(out, newResource(name, l).exported([]string{w.Namespace}))
+		}
+		return out
+	}, krt.WithName("ServerListeners"))
+}
