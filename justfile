@@ -35,10 +35,10 @@ compare *FLAGS:
 bench-xds *FLAGS:
     go run ./xds/internal/bench {{FLAGS}}
 
-# Vet, and list files gofmt would change (fails if any).
+# gofmt, staticcheck, deadcode and vet, as CI runs them (fails on any finding).
 lint:
+    .ci/lint.sh all
     go vet ./... ./krt/...
-    test -z "$(gofmt -l .)" || (gofmt -l . && exit 1)
 
 # Drive the debug UI in headless Chromium (installs it with apt if absent).
 ui-test:

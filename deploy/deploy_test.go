@@ -448,14 +448,14 @@ func TestServiceAccountRequests(t *testing.T) {
 			_ = admin.CoordinationV1().Leases(saNamespace).Delete(context.Background(), name, metav1.DeleteOptions{})
 		}
 	})
-	lease, err := leases.Create(ctx, &coordinationv1.Lease{
+	_, err = leases.Create(ctx, &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Name: "meshd"},
 		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ref("replica-a"), LeaseDurationSeconds: ref[int32](15)},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("create the Lease: %v", err)
 	}
-	lease, err = leases.Get(ctx, "meshd", metav1.GetOptions{})
+	lease, err := leases.Get(ctx, "meshd", metav1.GetOptions{})
 	ok("get the Lease", err)
 	if err == nil {
 		lease.Spec.HolderIdentity = ref("replica-b")

@@ -55,10 +55,6 @@ func Unread() Option { return func(c *config) { c.unread = true } }
 // Default: 100.
 func WithBuffer(n int) Option { return func(c *config) { c.buffer = n } }
 
-// WithRecvTimeout sets how long Recv and Ended wait before they fail the
-// test. Default: 20s.
-func WithRecvTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
-
 // NewSotW opens a SotW stream on cc. node, if not nil, goes with the
 // first request sent.
 func NewSotW(t testing.TB, cc grpc.ClientConnInterface, node *corev3.Node, opts ...Option) *SotW {
@@ -130,7 +126,7 @@ func (s *Stream[Req, Resp]) Send(req *Req) {
 }
 
 // Recv waits for the next response; it fails the test if the stream ends
-// or none comes in time.
+// or none comes within 20s.
 func (s *Stream[Req, Resp]) Recv() *Resp {
 	s.t.Helper()
 	if s.resps == nil {

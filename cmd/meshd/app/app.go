@@ -129,10 +129,6 @@ func (a *App) XDSAddr() string { return a.xdsLis.Addr().String() }
 // DebugAddr returns the address of the debug HTTP server, as XDSAddr.
 func (a *App) DebugAddr() string { return a.debugLis.Addr().String() }
 
-// Pending returns what meshd still waits for before it is ready (what
-// /readyz lists); empty once it is.
-func (a *App) Pending() []string { return a.ready.pending() }
-
 // Close releases the listeners of an App that will not Run. Run closes
 // them itself.
 func (a *App) Close() {

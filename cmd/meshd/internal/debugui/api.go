@@ -37,7 +37,7 @@ type CollectionSummary struct {
 	FailingInputs int    `json:"failingInputs"`
 	Conflicts     int    `json:"conflicts"`
 
-	// EventRate is events per second over the rate window (WithRateWindow).
+	// EventRate is events per second over the last rateWindow.
 	EventRate float64 `json:"eventRate"`
 	// LastError is the message of the most recent recorded error.
 	LastError string `json:"lastError,omitempty"`

@@ -22,7 +22,6 @@ type options struct {
 	replica  func() Replica
 	log      *slog.Logger
 	poll     time.Duration
-	window   time.Duration
 }
 
 // WithPrefix sets the path the handler is mounted at; it must start and end
@@ -51,10 +50,6 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 // the proxies, the problems and the replica for changes. Default: 500ms.
 func WithPollInterval(d time.Duration) Option { return func(o *options) { o.poll = d } }
 
-// WithRateWindow sets the window over which a collection's event rate is
-// averaged. Default: 10s.
-func WithRateWindow(d time.Duration) Option { return func(o *options) { o.window = d } }
-
 // Handler serves the debug UI and its APIs for one graph. Create it with New.
 type Handler struct {
 	g    *krt.Graph
@@ -71,7 +66,7 @@ type Handler struct {
 // WithPrefix and the package documentation for the routes). It panics if
 // the prefix does not start and end with "/", a programming error.
 func New(g *krt.Graph, opts ...Option) *Handler {
-	o := options{prefix: "/debug/", poll: 500 * time.Millisecond, window: 10 * time.Second}
+	o := options{prefix: "/debug/", poll: 500 * time.Millisecond}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -82,7 +77,7 @@ func New(g *krt.Graph, opts ...Option) *Handler {
 		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	h := &Handler{g: g, opts: o, mux: http.NewServeMux(), done: make(chan struct{})}
-	h.rates.window = o.window
+	h.rates.window = rateWindow
 	h.routes()
 	return h
 }

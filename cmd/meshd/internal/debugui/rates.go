@@ -7,6 +7,11 @@ import (
 	"github.com/meshd/meshd/krt"
 )
 
+// rateWindow is the window over which a collection's event rate is
+// averaged: long enough to smooth a burst, short enough that the page
+// shows a change within seconds.
+const rateWindow = 10 * time.Second
+
 // rateTracker turns the graph's cumulative event counters into recent
 // rates. It samples the counters whenever a summary is built (every poll
 // while a stream is open) and rates each collection over the samples of the
@@ -14,7 +19,7 @@ import (
 // recent event records instead, which is exact while the rate stays below
 // the graph's history size per window.
 type rateTracker struct {
-	window time.Duration
+	window time.Duration // rateWindow, or a test's own
 
 	mu      sync.Mutex
 	samples []rateSample // oldest first
