@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"net/url"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,13 +67,21 @@ func root(t testing.TB, at time.Time) KeyPair {
 	return kp
 }
 
-// memStore is a Store in memory, with the semantics every Store has.
+// memStore is a Store in memory, with the semantics every Store has,
+// safe for replicas running at once.
 type memStore struct {
+	mu    sync.Mutex
 	files map[string][]byte
 	rev   int
 }
 
 func (m *memStore) Load(ctx context.Context) (Stored, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.loadLocked()
+}
+
+func (m *memStore) loadLocked() (Stored, error) {
 	if m.files == nil {
 		return Stored{}, ErrNoState
 	}
@@ -80,17 +89,21 @@ func (m *memStore) Load(ctx context.Context) (Stored, error) {
 }
 
 func (m *memStore) Create(ctx context.Context, files map[string][]byte) (Stored, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.files == nil {
 		m.files, m.rev = files, 1
 	}
-	return m.Load(ctx)
+	return m.loadLocked()
 }
 
 func (m *memStore) Update(ctx context.Context, rev string, files map[string][]byte) (Stored, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if rev != strconv.Itoa(m.rev) {
 		return Stored{}, ErrConflict
 	}
 	m.files = files
 	m.rev++
-	return m.Load(ctx)
+	return m.loadLocked()
 }
