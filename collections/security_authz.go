@@ -60,8 +60,6 @@ func (p AuthzPolicy) GetNamespace() string { return p.Namespace }
 // policies selecting a workload.
 func (p AuthzPolicy) GetSelector() map[string]string { return p.Selector }
 
-func (p AuthzPolicy) scope() PolicyScope { return p.PolicyScope }
-
 // Equals reports whether p and o are the same.
 func (p AuthzPolicy) Equals(o AuthzPolicy) bool {
 	return p.PolicyScope.equal(o.PolicyScope) && p.Action == o.Action &&

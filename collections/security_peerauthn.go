@@ -47,8 +47,6 @@ func (p PeerAuthn) GetNamespace() string { return p.Namespace }
 // policies selecting a workload.
 func (p PeerAuthn) GetSelector() map[string]string { return p.Selector }
 
-func (p PeerAuthn) scope() PolicyScope { return p.PolicyScope }
-
 // Equals reports whether p and o are the same.
 func (p PeerAuthn) Equals(o PeerAuthn) bool {
 	return p.PolicyScope.equal(o.PolicyScope) && p.Mode == o.Mode && maps.Equal(p.Ports, o.Ports) &&

@@ -70,16 +70,11 @@ func olderFirst(a, b PolicyScope) int {
 	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 }
 
-// scoped is a derived policy item with a scope.
-type scoped interface {
-	scope() PolicyScope
-}
-
 // fetchApplying returns the policies of c that apply to workload w, in
 // three groups: mesh-wide, namespace-wide, and selecting w by labels. Each
 // read is narrow, so a policy change recomputes only the workloads it
 // applies to (before or after the change).
-func fetchApplying[P scoped](ctx krt.HandlerContext, c krt.Collection[P], idx krt.Index[P], w Workload) (mesh, ns, sel []P) {
+func fetchApplying[P any](ctx krt.HandlerContext, c krt.Collection[P], idx krt.Index[P], w Workload) (mesh, ns, sel []P) {
 	mesh = krt.Fetch(ctx, c, krt.FilterIndex(idx, meshScopeKey))
 	ns = krt.Fetch(ctx, c, krt.FilterIndex(idx, namespaceScopeKey(w.Namespace)))
 	if len(w.Labels) > 0 {
