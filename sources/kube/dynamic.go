@@ -20,8 +20,8 @@ import (
 // be *unstructured.Unstructured to keep them as they are. An object that
 // does not convert is left out, logged and counted (BadObjects).
 //
-// If the server does not serve gvr when Run starts, the collection stays
-// empty and synced. AddDynamic must be called before Run; it panics if the
+// If the server does not serve gvr when Run starts, the collection is
+// empty and synced until it does (see Run). AddDynamic must be called before Run; it panics if the
 // source has no dynamic client.
 func AddDynamic[T sources.Object](s *Source, gvr schema.GroupVersionResource, w Watch, opts ...krt.Option) krt.Collection[T] {
 	if s.clients.Dynamic == nil {

@@ -17,8 +17,8 @@ import (
 type CollectionStats struct {
 	Name     string `json:"name"`
 	Resource string `json:"resource"`
-	// Skipped is set when the resource is not served (its CRD is not
-	// installed): the collection stays empty and synced.
+	// Skipped is set while the resource is not served (its CRD is not
+	// installed): the collection is empty and synced until it is.
 	Skipped bool   `json:"skipped,omitempty"`
 	Synced  bool   `json:"synced"`
 	Items   int    `json:"items"`
@@ -43,8 +43,10 @@ type runner interface {
 	// waitAndFlush writes the initial listing once the informer has
 	// delivered it and marks the collection synced.
 	waitAndFlush(stop <-chan struct{})
-	// skip marks the collection synced and empty for good.
+	// skip marks the collection synced and empty while the resource is
+	// not served; unskip undoes the mark before the informer starts late.
 	skip()
+	unskip()
 	stats() CollectionStats
 }
 
@@ -181,6 +183,8 @@ func (f *feed[T]) skip() {
 	f.skipped.Store(true)
 	f.static.MarkSynced()
 }
+
+func (f *feed[T]) unskip() { f.skipped.Store(false) }
 
 func (f *feed[T]) stats() CollectionStats {
 	return CollectionStats{

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
+	"time"
 
 	securityv1 "istio.io/client-go/pkg/apis/security/v1"
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
@@ -12,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
@@ -79,6 +82,8 @@ type options struct {
 	defaults Watch
 	watches  map[string]Watch
 	off      map[string]bool // resources WithoutWatch names
+
+	discoveryInterval time.Duration
 }
 
 // WithLogger sets the logger watch errors and skipped resources are
@@ -87,6 +92,13 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 
 // WithName sets the prefix of the collections' names. Default: "kube".
 func WithName(name string) Option { return func(o *options) { o.name = name } }
+
+// WithDiscoveryInterval sets how often Run asks the API server again for a
+// resource it did not serve at start, such as a Gateway API route whose
+// CRD is installed after meshd. Default: 10s.
+func WithDiscoveryInterval(d time.Duration) Option {
+	return func(o *options) { o.discoveryInterval = d }
+}
 
 // WithDefaultWatch sets the Watch of every built-in collection that has no
 // WithWatch of its own. Default: the zero Watch (everything).
@@ -111,7 +123,8 @@ func WithoutWatch(resource string) Option {
 // sources.Inputs; their MeshConfig is empty. It builds the informers but
 // starts nothing; Run does.
 func New(g *krt.Graph, clients Clients, opts ...Option) *Source {
-	o := options{logger: slog.New(slog.DiscardHandler), name: "kube", watches: map[string]Watch{}, off: map[string]bool{}}
+	o := options{logger: slog.New(slog.DiscardHandler), name: "kube", watches: map[string]Watch{}, off: map[string]bool{},
+		discoveryInterval: 10 * time.Second}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -182,7 +195,7 @@ func core[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer
 }
 
 // gateway makes the collection of a Gateway API kind; it stays empty when
-// there is no Gateway client or the CRD is not installed.
+// there is no Gateway client, and while the CRD is not installed.
 func gateway[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer func(gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer) krt.Collection[T] {
 	name := s.opts.name + "/" + gvr.Resource
 	if s.clients.Gateway == nil || s.opts.off[gvr.Resource] {
@@ -197,7 +210,7 @@ func gateway[T sources.Object](s *Source, gvr schema.GroupVersionResource, infor
 }
 
 // istio makes the collection of an Istio kind; it stays empty when there
-// is no Istio client or the CRD is not installed.
+// is no Istio client, and while the CRD is not installed.
 func istio[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer func(istioinformers.SharedInformerFactory) cache.SharedIndexInformer) krt.Collection[T] {
 	name := s.opts.name + "/" + gvr.Resource
 	if s.clients.Istio == nil || s.opts.off[gvr.Resource] {
@@ -238,10 +251,12 @@ func (s *Source) Stats() []CollectionStats {
 
 // Run starts the informers, loads each collection's initial listing and
 // keeps the collections up to date until ctx ends. Resources that may be
-// absent (Gateway API routes, AddDynamic) are looked up first; one that the
-// server does not serve is skipped with a warning and its collection stays
-// empty and synced. Run returns nil once every informer has stopped. It may
-// be called once.
+// absent (Gateway API routes, Istio policies, AddDynamic) are looked up
+// first; one that the server does not serve is reported with a warning and
+// its collection is empty and synced, until the resource is served (its
+// CRD installed later): discovery is asked again every
+// WithDiscoveryInterval, and then its informer starts. Run returns nil
+// once every informer has stopped. It may be called once.
 func (s *Source) Run(ctx context.Context) error {
 	s.mu.Lock()
 	if s.started {
@@ -253,25 +268,77 @@ func (s *Source) Run(ctx context.Context) error {
 	s.mu.Unlock()
 
 	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var running []runner
+	running := &runningFeeds{stop: stop}
+	var absent []runner
 	for _, f := range feeds {
 		if f.discovered() && !s.served(f.gvr()) {
+			s.opts.logger.Warn("resource not served (CRD not installed?); its collection stays empty until it is",
+				"resource", f.gvr().String(), "recheck", s.opts.discoveryInterval)
 			f.skip()
+			absent = append(absent, f)
 			continue
 		}
-		f.start(stop)
-		running = append(running, f)
-		wg.Go(func() { f.waitAndFlush(stop) })
+		running.start(f)
+	}
+	var late sync.WaitGroup
+	if len(absent) > 0 {
+		late.Go(func() { s.startWhenServed(ctx, absent, running) })
 	}
 	<-ctx.Done()
+	late.Wait()
 	// Informers stop when stop closes; Shutdown waits for them.
 	close(stop)
-	for _, f := range running {
+	running.shutdown()
+	return nil
+}
+
+// startWhenServed asks discovery, every discoveryInterval until ctx ends,
+// whether the absent resources are served now, and starts each that is.
+func (s *Source) startWhenServed(ctx context.Context, absent []runner, running *runningFeeds) {
+	tick := time.NewTicker(s.opts.discoveryInterval)
+	defer tick.Stop()
+	for len(absent) > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		absent = slices.DeleteFunc(absent, func(f runner) bool {
+			if !s.served(f.gvr()) {
+				return false
+			}
+			s.opts.logger.Info("resource served now; watching it", "resource", f.gvr().String())
+			f.unskip()
+			running.start(f)
+			return true
+		})
+	}
+}
+
+// runningFeeds are the feeds whose informers run, started at Run or later.
+type runningFeeds struct {
+	stop  <-chan struct{}
+	mu    sync.Mutex // guards feeds
+	feeds []runner
+	wg    sync.WaitGroup // the feeds' initial flushes
+}
+
+func (r *runningFeeds) start(f runner) {
+	f.start(r.stop)
+	r.mu.Lock()
+	r.feeds = append(r.feeds, f)
+	r.mu.Unlock()
+	r.wg.Go(func() { f.waitAndFlush(r.stop) })
+}
+
+// shutdown stops every informer once stop is closed, and waits for them.
+func (r *runningFeeds) shutdown() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range r.feeds {
 		f.shutdown()
 	}
-	wg.Wait()
-	return nil
+	r.wg.Wait()
 }
 
 // served reports whether the API server serves gvr. When discovery fails
@@ -281,19 +348,12 @@ func (s *Source) served(gvr schema.GroupVersionResource) bool {
 	list, err := s.clients.Kube.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			s.opts.logger.Warn("resource not served (CRD not installed?); its collection stays empty", "resource", gvr.String())
 			return false
 		}
 		s.opts.logger.Warn("discovery failed; watching anyway", "resource", gvr.String(), "err", err)
 		return true
 	}
-	for _, r := range list.APIResources {
-		if r.Name == gvr.Resource {
-			return true
-		}
-	}
-	s.opts.logger.Warn("resource not served (CRD not installed?); its collection stays empty", "resource", gvr.String())
-	return false
+	return slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == gvr.Resource })
 }
 
 // gatewayVersion is the Gateway API's group and version as a

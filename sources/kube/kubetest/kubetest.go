@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,6 +39,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -383,21 +385,45 @@ func InstallGatewayCRDs(ctx context.Context, cfg *rest.Config) error {
 			return fmt.Errorf("creating the %s CRD: %w", gvr.Resource, err)
 		}
 	}
-	// A new CRD is served moments after it is created.
+	// A new CRD is served moments after it is created, and discovery may
+	// name it later still: a source started in between would skip it.
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for _, gvr := range GatewayRoutes {
-		for {
-			_, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1})
-			if err == nil {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("%s not served: %w (last error: %v)", gvr.Resource, ctx.Err(), err)
-			case <-time.After(50 * time.Millisecond):
-			}
+		if err := waitServed(ctx, cfg, dyn, gvr); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// waitServed waits until discovery names gvr and a list of it works.
+func waitServed(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface, gvr schema.GroupVersionResource) error {
+	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("discovery client: %w", err)
+	}
+	for {
+		err := servedNow(ctx, disco, dyn, gvr)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s not served: %w (last error: %v)", gvr.Resource, ctx.Err(), err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func servedNow(ctx context.Context, disco discovery.DiscoveryInterface, dyn dynamic.Interface, gvr schema.GroupVersionResource) error {
+	list, err := disco.ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == gvr.Resource }) {
+		return fmt.Errorf("discovery does not list %s yet", gvr.Resource)
+	}
+	_, err = dyn.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1})
+	return err
 }
