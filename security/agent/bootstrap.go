@@ -3,6 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"path/filepath"
+	"strconv"
+	"time"
 )
 
 // ServerListenerTemplate is the name a gRPC xDS server asks its Listener
@@ -41,6 +43,12 @@ type providerPlugin struct {
 	Config     map[string]any `json:"config"`
 }
 
+// protoDuration writes d as protobuf's JSON form of a Duration, which
+// grpc-go parses: seconds with an "s" ("0.5s", "60s"), never Go's "1m0s".
+func protoDuration(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
 // bootstrapJSON returns the gRPC xDS bootstrap of c.
 func bootstrapJSON(c *Config) ([]byte, error) {
 	dir, err := filepath.Abs(c.OutDir)
@@ -51,7 +59,7 @@ func bootstrapJSON(c *Config) ([]byte, error) {
 		"certificate_file":    filepath.Join(dir, CertChainFile),
 		"private_key_file":    filepath.Join(dir, KeyFile),
 		"ca_certificate_file": filepath.Join(dir, RootCertFile),
-		"refresh_interval":    c.RefreshInterval.String(),
+		"refresh_interval":    protoDuration(c.RefreshInterval),
 	}
 	creds := channelCreds{Type: "insecure"}
 	if c.XDSCAFile != "" {

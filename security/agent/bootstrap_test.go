@@ -5,11 +5,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	xdscreds "google.golang.org/grpc/credentials/xds"
 	"google.golang.org/grpc/xds"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // TestBootstrapAcceptedByGRPC hands the agent's bootstrap to grpc-go's
@@ -41,4 +44,20 @@ func TestBootstrapChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Stop()
+}
+
+// TestRefreshIntervalIsAProtoDuration: grpc-go parses the file_watcher's
+// refresh_interval as protobuf JSON, which has no "ms" or "1m0s".
+func TestRefreshIntervalIsAProtoDuration(t *testing.T) {
+	for _, d := range []time.Duration{500 * time.Millisecond, time.Second, 90 * time.Second, time.Minute, 1500 * time.Microsecond} {
+		s := protoDuration(d)
+		var got durationpb.Duration
+		if err := protojson.Unmarshal([]byte(`"`+s+`"`), &got); err != nil {
+			t.Errorf("protoDuration(%s) = %q: not protobuf JSON: %v", d, s, err)
+			continue
+		}
+		if got.AsDuration() != d {
+			t.Errorf("protoDuration(%s) = %q, which reads back as %s", d, s, got.AsDuration())
+		}
+	}
 }

@@ -37,6 +37,7 @@ func (a *App) withCA(opts []xds.Option) ([]xds.Option, error) {
 func (a *App) buildCA() (xds.Option, error) {
 	td := a.trustDomain
 	opts := []security.Option{security.WithLogger(a.log.With("component", "ca")), security.WithLeafTTL(a.cfg.CACertTTL)}
+	opts = append(opts, a.cfg.caOptions...)
 	ca, err := a.newAuthority(td(), opts)
 	if err != nil {
 		return nil, err

@@ -126,6 +126,9 @@ type Config struct {
 	CASecret, CASecretNamespace string
 	// CAAudience is the audience a service-account token must be bound to.
 	CAAudience string
+	// caOptions are added to the CA's options last: tests compress its
+	// lifetimes (leaf and root TTLs, rotation) to seconds.
+	caOptions []security.Option
 
 	// LogLevel is debug, info, warn or error; LogFormat is console or json.
 	// ParseFlags validates both; the binary builds its logger from them.

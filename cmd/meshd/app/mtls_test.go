@@ -79,17 +79,18 @@ func tellPeer(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grp
 }
 
 // serveXDS runs a gRPC xDS server, the health service, on lis.
-func serveXDS(t *testing.T, w meshWorkload, lis net.Listener) {
+func serveXDS(t *testing.T, w meshWorkload, lis net.Listener, opts ...grpc.ServerOption) {
 	t.Helper()
 	creds, err := xdscreds.NewServerCredentials(xdscreds.ServerOptions{FallbackCreds: insecure.NewCredentials()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := grpcxds.NewGRPCServer(grpc.Creds(creds), grpcxds.BootstrapContentsForTesting(w.bootstrap),
+	opts = append(opts, grpc.Creds(creds), grpcxds.BootstrapContentsForTesting(w.bootstrap),
 		grpc.ChainUnaryInterceptor(tellPeer),
 		grpcxds.ServingModeCallback(func(addr net.Addr, a grpcxds.ServingModeChangeArgs) {
 			t.Logf("xDS server %s: %v %v", addr, a.Mode, a.Err)
 		}))
+	s, err := grpcxds.NewGRPCServer(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func startMTLSMesh(t *testing.T) (mesh, plain *grpc.ClientConn, write func(name,
 		}
 	}
 	write("mesh.yaml", fmt.Sprintf(mtlsMesh, port))
-	cfg, err := ParseFlags([]string{"--config-dir", dir, "--push-debounce", "10ms"}, nil)
+	cfg, err := ParseFlags([]string{"--config-dir", dir, "--push-debounce", "10ms", "--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.2:0"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
