@@ -29,22 +29,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"sigs.k8s.io/yaml"
 )
 
 // ErrNoBinaries is returned by Start when etcd or kube-apiserver is not
@@ -345,85 +336,4 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
-}
-
-// GatewayRoutes are the Gateway API resources InstallGatewayCRDs serves.
-var GatewayRoutes = []schema.GroupVersionResource{
-	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"},
-	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "grpcroutes"},
-}
-
-var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-
-// InstallGatewayCRDs creates the Gateway API's own standard CRDs of
-// GatewayRoutes (their schemas, validation and status subresource), read
-// from the sigs.k8s.io/gateway-api module this one builds with, which
-// `go list -m` locates, and waits until each resource can be listed. CRDs
-// that exist already are left as they are.
-func InstallGatewayCRDs(ctx context.Context, cfg *rest.Config) error {
-	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api").Output()
-	if err != nil {
-		return fmt.Errorf("locating the sigs.k8s.io/gateway-api module: %w", err)
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "standard")
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("dynamic client: %w", err)
-	}
-	for _, gvr := range GatewayRoutes {
-		file := filepath.Join(dir, gvr.Group+"_"+gvr.Resource+".yaml")
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return fmt.Errorf("%s CRD: %w", gvr.Resource, err)
-		}
-		crd := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(data, &crd.Object); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		_, err = dyn.Resource(crdResource).Create(ctx, crd, metav1.CreateOptions{FieldValidation: "Strict"})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating the %s CRD: %w", gvr.Resource, err)
-		}
-	}
-	// A new CRD is served moments after it is created, and discovery may
-	// name it later still: a source started in between would skip it.
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	for _, gvr := range GatewayRoutes {
-		if err := waitServed(ctx, cfg, dyn, gvr); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// waitServed waits until discovery names gvr and a list of it works.
-func waitServed(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface, gvr schema.GroupVersionResource) error {
-	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("discovery client: %w", err)
-	}
-	for {
-		err := servedNow(ctx, disco, dyn, gvr)
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s not served: %w (last error: %v)", gvr.Resource, ctx.Err(), err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
-func servedNow(ctx context.Context, disco discovery.DiscoveryInterface, dyn dynamic.Interface, gvr schema.GroupVersionResource) error {
-	list, err := disco.ServerResourcesForGroupVersion(gvr.GroupVersion().String())
-	if err != nil {
-		return err
-	}
-	if !slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == gvr.Resource }) {
-		return fmt.Errorf("discovery does not list %s yet", gvr.Resource)
-	}
-	_, err = dyn.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1})
-	return err
 }
