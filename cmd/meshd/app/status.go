@@ -51,7 +51,7 @@ func statusProblems(w *routestatus.Writer) func() []problem.Problem {
 	return func() []problem.Problem {
 		var out []problem.Problem
 		for _, f := range w.Failing() {
-			kind, name, _ := strings.Cut(f.Route, "/")
+			kind, name, _ := strings.Cut(f.Key, "/")
 			out = append(out, problem.Problem{
 				Source: "route status",
 				Object: kind + " " + name,

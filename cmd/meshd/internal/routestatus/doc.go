@@ -24,20 +24,11 @@
 //
 // # How
 //
-// Run registers handlers on the status and route collections (replaying
-// their current items, so each term starts by reconciling everything) and
-// feeds the affected route keys into a client-go work queue, which
-// coalesces repeated changes to one route. One worker compares the wanted
-// entries with the route's current status as the route collection holds it
-// and writes only when they differ, so a resync or an echo of its own write
-// costs no API call. Writes pass a token bucket (Options.QPS, Burst); a
-// conflict is retried at once on a fresh GET, other failures are logged and
-// retried with per-route exponential backoff. A route that is not in the
-// cluster (gone, or only in a folder source) is skipped: NotFound is not an
-// error.
-//
-// Nothing is written, and no work is queued, while Run is not running: a
-// replica that is not the leader only computes. When Run's context ends it
-// stops before the next write, unregisters its handlers, drops its queue
-// and returns once its worker has; a later Run starts afresh.
+// The loop is statuswriter's: handlers on the status and route collections
+// feed a coalescing work queue, one worker writes only what differs, under
+// a token bucket (Options.QPS, Burst), with conflicts retried on a fresh
+// GET and other failures retried with per-route backoff. A route not in
+// the cluster (gone, or only in a folder source) is skipped. Nothing is
+// written while Run is not running: a replica that is not the leader only
+// computes.
 package routestatus

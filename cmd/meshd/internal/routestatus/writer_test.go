@@ -484,7 +484,7 @@ func TestFailingReported(t *testing.T) {
 	key := "HTTPRoute/" + f.ns + "/r"
 	eventually(t, func() string { return fmt.Sprintf("failing %+v, stats %+v", f.w.Failing(), f.w.Stats()) }, func() bool {
 		fs := f.w.Failing()
-		return len(fs) == 1 && fs[0].Route == key && fs[0].Error != "" && !fs[0].Since.IsZero() && f.w.Stats().Errors >= 1
+		return len(fs) == 1 && fs[0].Key == key && fs[0].Error != "" && !fs[0].Since.IsZero() && f.w.Stats().Errors >= 1
 	})
 
 	// The other controller gives up its entries: ours now fits.
