@@ -73,7 +73,7 @@ func (p AuthzPolicy) Equals(o AuthzPolicy) bool {
 // policy attached by targetRefs applies to its whole namespace.
 func buildAuthzPolicy(ap *securityv1.AuthorizationPolicy, rootNamespace string) *AuthzPolicy {
 	spec := &ap.Spec
-	p := &AuthzPolicy{PolicyScope: newPolicyScope(ap.Namespace, ap.Name, ap.CreationTimestamp.Time, spec.GetSelector(), rootNamespace)}
+	p := &AuthzPolicy{PolicyScope: newPolicyScope(ap, spec.GetSelector(), rootNamespace)}
 	if spec.GetTargetRef() != nil || len(spec.GetTargetRefs()) > 0 {
 		p.Problems = append(p.Problems, "spec.targetRefs: not supported; the policy applies to every workload of its namespace")
 	}

@@ -73,7 +73,7 @@ func mtlsMode(m *securityv1beta1.PeerAuthentication_MutualTLS) (MTLSMode, error)
 // refuse.
 func buildPeerAuthn(pa *securityv1.PeerAuthentication, rootNamespace string) *PeerAuthn {
 	spec := &pa.Spec
-	p := &PeerAuthn{PolicyScope: newPolicyScope(pa.Namespace, pa.Name, pa.CreationTimestamp.Time, spec.GetSelector(), rootNamespace)}
+	p := &PeerAuthn{PolicyScope: newPolicyScope(pa, spec.GetSelector(), rootNamespace)}
 	var err error
 	if p.Mode, err = mtlsMode(spec.GetMtls()); err != nil {
 		p.Problems = append(p.Problems, "spec.mtls.mode: "+err.Error())

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	typev1beta1 "istio.io/api/type/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/meshd/meshd/krt"
 )
@@ -25,6 +26,9 @@ type PolicyScope struct {
 	MeshWide bool
 	// Created orders policies of the same level: the oldest wins.
 	Created time.Time
+	// Generation is the policy object's, which a status written about
+	// this view of it observes.
+	Generation int64
 }
 
 // Index keys of the scope index of a policy collection.
@@ -48,12 +52,13 @@ func (s PolicyScope) scopeKeys() []string {
 
 func (s PolicyScope) equal(o PolicyScope) bool {
 	return s.Namespace == o.Namespace && s.Name == o.Name && s.MeshWide == o.MeshWide &&
-		s.Created.Equal(o.Created) && maps.Equal(s.Selector, o.Selector)
+		s.Created.Equal(o.Created) && s.Generation == o.Generation && maps.Equal(s.Selector, o.Selector)
 }
 
 // newPolicyScope reads the scope of a policy.
-func newPolicyScope(ns, name string, created time.Time, sel *typev1beta1.WorkloadSelector, rootNamespace string) PolicyScope {
-	s := PolicyScope{Namespace: ns, Name: name, Created: created}
+func newPolicyScope(obj metav1.Object, sel *typev1beta1.WorkloadSelector, rootNamespace string) PolicyScope {
+	ns := obj.GetNamespace()
+	s := PolicyScope{Namespace: ns, Name: obj.GetName(), Created: obj.GetCreationTimestamp().Time, Generation: obj.GetGeneration()}
 	if len(sel.GetMatchLabels()) > 0 {
 		s.Selector = maps.Clone(sel.GetMatchLabels())
 	}
