@@ -35,8 +35,9 @@ compare *FLAGS:
 bench-xds *FLAGS:
     go run ./xds/internal/bench {{FLAGS}}
 
-# gofmt, staticcheck, deadcode and vet, as CI runs them (fails on any finding).
+# Commit subjects, gofmt, staticcheck, deadcode and vet, as CI runs them (fails on any finding).
 lint:
+    .ci/subjects.sh
     .ci/lint.sh all
     go vet ./... ./krt/...
 
