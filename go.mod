@@ -8,6 +8,7 @@ require (
 	github.com/envoyproxy/go-control-plane v0.14.0
 	github.com/envoyproxy/go-control-plane/envoy v1.40.0
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/meshd/meshd/bench/harness v0.1.0
 	github.com/meshd/meshd/krt v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
@@ -92,3 +93,7 @@ require (
 // krt is a module of its own (see docs/krt.md#depending-on-krt), developed
 // in this repository: builds here, with or without go.work, use ./krt.
 replace github.com/meshd/meshd/krt => ./krt
+
+// bench/harness is what the benchmark programs share, here and in the
+// comparison modules under bench/; like krt it is used from the tree.
+replace github.com/meshd/meshd/bench/harness => ./bench/harness

@@ -12,11 +12,11 @@ run *FLAGS:
 # Run the whole test suite (what CI runs). krt is a module of its own in
 # the go.work workspace, which ./... does not reach into: name it too.
 test:
-    go test ./...
+    go test ./... ./bench/harness/...
 
 # Run the suite under the race detector.
 race:
-    go test -race ./...
+    go test -race ./... ./bench/harness/...
 
 # Run the Go benchmarks (engine, model, folder source, xDS); no tests.
 bench:
@@ -39,7 +39,7 @@ bench-xds *FLAGS:
 lint:
     .ci/subjects.sh
     .ci/lint.sh all
-    go vet ./... ./krt/...
+    go vet ./... ./krt/... ./bench/harness/...
 
 # Drive the debug UI in headless Chromium (installs it with apt if absent).
 ui-test:

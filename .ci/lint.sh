@@ -19,24 +19,26 @@ check_gofmt() {
 	fi
 }
 
-# staticcheck names ./krt/... too: ./... stops at krt's own module.
+# staticcheck names ./krt/... and ./bench/harness/... too: ./... stops at
+# a nested module.
 check_staticcheck() {
 	if ! staticcheck -version 2>/dev/null | grep -q "(${staticcheck_version#v})"; then
 		go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
 	fi
-	staticcheck ./... ./krt/...
+	staticcheck ./... ./krt/... ./bench/harness/...
 }
 
 # deadcode reports functions no main package or test reaches. It runs once
 # per module, as its patterns do not cross into krt. From the root it also
-# reports krt's API that meshd does not call (krt's module path extends
-# meshd's); those lines are dropped, krt's own run judges them.
+# reports krt's and bench/harness's API that meshd does not call (their
+# module paths extend meshd's); those lines are dropped, their own runs
+# judge them.
 check_deadcode() {
 	local out found=0
-	for dir in . krt; do
+	for dir in . krt bench/harness; do
 		out=$(cd "$dir" && go run "golang.org/x/tools/cmd/deadcode@$deadcode_version" -test ./...)
 		if [[ $dir == . ]]; then
-			out=$(grep -v '^krt/' <<<"$out" || true)
+			out=$(grep -Ev '^(krt|bench/harness)/' <<<"$out" || true)
 		fi
 		if grep 'unreachable func' <<<"$out" >&2; then
 			found=1

@@ -6,7 +6,9 @@
 //
 // It is a module of its own, outside the root go.work, so that meshd never
 // depends on Istio; build it with GOWORK=off. The first build downloads
-// and compiles Istio (minutes).
+// and compiles Istio (minutes). The workload's types and generator, the
+// handlers' bookkeeping and the checks of the outputs are bench/krt's
+// too, from bench/harness, which imports only the standard library.
 //
 // The workload: N services svc-i in namespace ns-(i%10) selecting
 // app=svc-i; M pods, pod j in service j%N; a mesh-config singleton.

@@ -2,7 +2,10 @@ module github.com/meshd/meshd/bench/istio-krt
 
 go 1.26.8
 
-require istio.io/istio v0.0.0-20260827124520-eed52ebb66ad
+require (
+	github.com/meshd/meshd/bench/harness v0.1.0
+	istio.io/istio v0.0.0-20260827124520-eed52ebb66ad
+)
 
 require (
 	cel.dev/expr v0.25.1 // indirect
@@ -124,3 +127,7 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.0 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
+
+// The workload, its checks and the metric lines are shared with bench/krt
+// through bench/harness, which imports only the standard library.
+replace github.com/meshd/meshd/bench/harness => ../harness

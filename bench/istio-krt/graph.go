@@ -7,65 +7,67 @@ import (
 	"strings"
 
 	"istio.io/istio/pkg/kube/krt"
+
+	"github.com/meshd/meshd/bench/harness/workload"
 )
 
 // graph is the workload's dataflow on Istio's krt: three inputs and two
 // derived collections, all stopped by closing stop.
 type graph struct {
 	stop      chan struct{}
-	services  krt.StaticCollection[Service]
-	pods      krt.StaticCollection[Pod]
-	mesh      krt.StaticSingleton[MeshConfig]
-	workloads krt.Collection[Workload]
-	endpoints krt.Collection[Endpoints]
+	services  krt.StaticCollection[workload.Service]
+	pods      krt.StaticCollection[workload.Pod]
+	mesh      krt.StaticSingleton[workload.MeshConfig]
+	workloads krt.Collection[workload.Workload]
+	endpoints krt.Collection[workload.Endpoints]
 }
 
 // newInputs creates the input collections, holding svcs and pods.
-func newInputs(svcs []Service, pods []Pod) *graph {
+func newInputs(svcs []workload.Service, pods []workload.Pod) *graph {
 	stop := make(chan struct{})
 	return &graph{
 		stop:     stop,
 		services: krt.NewStaticCollection(nil, svcs, krt.WithName("Services"), krt.WithStop(stop)),
 		pods:     krt.NewStaticCollection(nil, pods, krt.WithName("Pods"), krt.WithStop(stop)),
-		mesh:     krt.NewStatic(&MeshConfig{TrustDomain: "cluster.local"}, true, krt.WithName("MeshConfig"), krt.WithStop(stop)),
+		mesh:     krt.NewStatic(&workload.MeshConfig{TrustDomain: "cluster.local"}, true, krt.WithName("MeshConfig"), krt.WithStop(stop)),
 	}
 }
 
 // serviceLookup returns how a workload finds the services selecting its
 // pod, for -svc-lookup.
-func (gr *graph) serviceLookup(mode string) (func(ctx krt.HandlerContext, p Pod) []Service, error) {
+func (gr *graph) serviceLookup(mode string) (func(ctx krt.HandlerContext, p workload.Pod) []workload.Service, error) {
 	switch mode {
 	case "ns":
 		// As Istio's own controllers do: a namespace index, then a
 		// selector filter over the namespace's services.
 		byNS := krt.NewNamespaceIndex(gr.services)
-		return func(ctx krt.HandlerContext, p Pod) []Service {
+		return func(ctx krt.HandlerContext, p workload.Pod) []workload.Service {
 			return krt.Fetch(ctx, gr.services, krt.FilterIndex(byNS, p.Namespace), krt.FilterSelects(p.Labels))
 		}, nil
 	case "selector":
 		// A finer index keyed by "ns/key=value" per selector pair.
-		bySel := krt.NewIndex(gr.services, "by-selector-pair", func(s Service) []string {
+		bySel := krt.NewIndex(gr.services, "by-selector-pair", func(s workload.Service) []string {
 			out := make([]string, 0, len(s.Selector))
 			for k, v := range s.Selector {
 				out = append(out, s.Namespace+"/"+k+"="+v)
 			}
 			return out
 		})
-		return func(ctx krt.HandlerContext, p Pod) []Service {
-			var res []Service
+		return func(ctx krt.HandlerContext, p workload.Pod) []workload.Service {
+			var res []workload.Service
 			for k, v := range p.Labels {
 				res = append(res, krt.Fetch(ctx, gr.services, krt.FilterIndex(bySel, p.Namespace+"/"+k+"="+v), krt.FilterSelects(p.Labels))...)
 			}
 			if len(p.Labels) > 1 { // several labels may hit the same service
-				slices.SortFunc(res, func(a, b Service) int { return strings.Compare(a.ResourceName(), b.ResourceName()) })
-				res = slices.CompactFunc(res, func(a, b Service) bool { return a.ResourceName() == b.ResourceName() })
+				slices.SortFunc(res, func(a, b workload.Service) int { return strings.Compare(a.ResourceName(), b.ResourceName()) })
+				res = slices.CompactFunc(res, func(a, b workload.Service) bool { return a.ResourceName() == b.ResourceName() })
 			}
 			return res
 		}, nil
 	case "none":
 		// Unindexed: a predicate over every service.
-		return func(ctx krt.HandlerContext, p Pod) []Service {
-			return krt.Fetch(ctx, gr.services, krt.FilterGeneric(func(o any) bool { return selects(o.(Service).Selector, p.Labels) }))
+		return func(ctx krt.HandlerContext, p workload.Pod) []workload.Service {
+			return krt.Fetch(ctx, gr.services, krt.FilterGeneric(func(o any) bool { return workload.Selects(o.(workload.Service).Selector, p.Labels) }))
 		}, nil
 	}
 	return nil, fmt.Errorf("-svc-lookup %q: want ns, selector or none", mode)
@@ -79,7 +81,7 @@ func (gr *graph) derive(svcLookup string) error {
 		return err
 	}
 	mesh := gr.mesh.AsCollection()
-	gr.workloads = krt.NewCollection(gr.pods, func(ctx krt.HandlerContext, p Pod) *Workload {
+	gr.workloads = krt.NewCollection(gr.pods, func(ctx krt.HandlerContext, p workload.Pod) *workload.Workload {
 		mc := krt.FetchOne(ctx, mesh)
 		svcs := fetchServices(ctx, p)
 		names := make([]string, len(svcs))
@@ -87,22 +89,22 @@ func (gr *graph) derive(svcLookup string) error {
 			names[i] = s.ResourceName()
 		}
 		sort.Strings(names)
-		w := &Workload{Name: p.Name, Namespace: p.Namespace, IP: p.IP, Services: names}
+		w := &workload.Workload{Name: p.Name, Namespace: p.Namespace, IP: p.IP, Services: names}
 		if mc != nil {
 			w.TrustDomain = mc.TrustDomain
 		}
 		return w
 	}, krt.WithName("Workloads"), krt.WithStop(gr.stop))
 
-	bySvc := krt.NewIndex(gr.workloads, "by-service", func(w Workload) []string { return w.Services })
-	gr.endpoints = krt.NewCollection(gr.services, func(ctx krt.HandlerContext, s Service) *Endpoints {
+	bySvc := krt.NewIndex(gr.workloads, "by-service", func(w workload.Workload) []string { return w.Services })
+	gr.endpoints = krt.NewCollection(gr.services, func(ctx krt.HandlerContext, s workload.Service) *workload.Endpoints {
 		wls := krt.Fetch(ctx, gr.workloads, krt.FilterIndex(bySvc, s.ResourceName()))
 		ips := make([]string, len(wls))
 		for i, w := range wls {
 			ips[i] = w.IP
 		}
 		sort.Strings(ips)
-		return &Endpoints{Service: s.ResourceName(), IPs: ips}
+		return &workload.Endpoints{Service: s.ResourceName(), IPs: ips}
 	}, krt.WithName("Endpoints"), krt.WithStop(gr.stop))
 	return nil
 }

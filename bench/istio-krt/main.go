@@ -8,6 +8,9 @@ import (
 	"time"
 
 	istiolog "istio.io/istio/pkg/log"
+
+	"github.com/meshd/meshd/bench/harness/metric"
+	"github.com/meshd/meshd/bench/harness/workload"
 )
 
 func main() {
@@ -27,13 +30,13 @@ func main() {
 	logs := istiolog.DefaultOptions()
 	logs.OutputPaths = []string{"stderr"}
 	if err := istiolog.Configure(logs); err != nil {
-		fatalf("istio logging: %v", err)
+		metric.Fatalf("istio logging: %v", err)
 	}
 	if c.n <= 0 || c.m < c.n {
-		fatalf("-n, -m: need 0 < n <= m")
+		metric.Fatalf("-n, -m: need 0 < n <= m")
 	}
 	if c.build != "bulk" && c.build != "incremental" {
-		fatalf("-build %q: want bulk or incremental", c.build)
+		metric.Fatalf("-build %q: want bulk or incremental", c.build)
 	}
 	run(c)
 }
@@ -53,7 +56,7 @@ type config struct {
 type bench struct {
 	c   config
 	gr  *graph
-	tr  *tracker
+	tr  *workload.Tracker
 	rng *rand.Rand
 }
 
@@ -63,16 +66,16 @@ const (
 )
 
 func run(c config) {
-	emit("param_services", c.n, "count")
-	emit("param_pods", c.m, "count")
-	emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
-	emit("param_svc_lookup_"+c.svcLookup, 1, "flag")
-	emit("param_build_"+c.build, 1, "flag")
-	b := &bench{c: c, tr: newTracker(), rng: rand.New(rand.NewSource(c.seed))}
-	baseInuse, baseAlloc := heapStats()
+	metric.Emit("param_services", c.n, "count")
+	metric.Emit("param_pods", c.m, "count")
+	metric.Emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
+	metric.Emit("param_svc_lookup_"+c.svcLookup, 1, "flag")
+	metric.Emit("param_build_"+c.build, 1, "flag")
+	b := &bench{c: c, tr: workload.NewTracker(), rng: rand.New(rand.NewSource(c.seed))}
+	baseInuse, baseAlloc := metric.Heap()
 	b.build()
 	b.memory(baseInuse, baseAlloc)
-	emit("verify_initial_retries", b.verify(initialDomain, 30*time.Second, "initial build"), "count")
+	metric.Emit("verify_initial_retries", b.verify(initialDomain, 30*time.Second, "initial build"), "count")
 	b.latency()
 	b.churn()
 	b.probe()
@@ -81,9 +84,9 @@ func run(c config) {
 	}
 	close(b.gr.stop)
 	if info, ok := debug.ReadBuildInfo(); ok {
-		emit("build_go", info.GoVersion, "version")
+		metric.Emit("build_go", info.GoVersion, "version")
 	}
-	emit("result", "PASS", "status")
+	metric.Emit("result", "PASS", "status")
 }
 
 func (b *bench) verify(domain string, d time.Duration, what string) int {
@@ -93,29 +96,29 @@ func (b *bench) verify(domain string, d time.Duration, what string) int {
 // memory reports the heap the graph holds, against the baseline taken
 // before the inputs were generated.
 func (b *bench) memory(baseInuse, baseAlloc uint64) {
-	inuse, alloc := heapStats()
+	inuse, alloc := metric.Heap()
 	M := float64(b.c.m)
-	emit("heap_inuse", inuse, "bytes")
-	emit("heap_inuse_delta", int64(inuse)-int64(baseInuse), "bytes")
-	emit("heap_inuse_delta_per_pod", float64(int64(inuse)-int64(baseInuse))/M, "bytes/pod")
-	emit("heap_alloc_delta_per_pod", float64(int64(alloc)-int64(baseAlloc))/M, "bytes/pod")
-	emit("goroutines", runtime.NumGoroutine(), "count")
+	metric.Emit("heap_inuse", inuse, "bytes")
+	metric.Emit("heap_inuse_delta", int64(inuse)-int64(baseInuse), "bytes")
+	metric.Emit("heap_inuse_delta_per_pod", float64(int64(inuse)-int64(baseInuse))/M, "bytes/pod")
+	metric.Emit("heap_alloc_delta_per_pod", float64(int64(alloc)-int64(baseAlloc))/M, "bytes/pod")
+	metric.Emit("goroutines", runtime.NumGoroutine(), "count")
 }
 
 // changePod gives pod j a fresh IP; prevIP, when set, is the IP this run
 // last gave it, which the tracker no longer awaits.
 func (b *bench) changePod(j int, prevIP string) string {
-	k := podKey(j, b.c.n)
+	k := workload.PodKey(j, b.c.n)
 	cur := b.gr.pods.GetKey(k)
 	if cur == nil {
-		fatalf("pod %s missing", k)
+		metric.Fatalf("pod %s missing", k)
 	}
 	if prevIP != "" && cur.IP != prevIP {
-		fatalf("pod %s has ip %s, expected %s", k, cur.IP, prevIP)
+		metric.Fatalf("pod %s has ip %s, expected %s", k, cur.IP, prevIP)
 	}
 	np := *cur
-	np.IP = freshIP()
-	b.tr.expect(np.IP, cur.IP)
+	np.IP = workload.FreshIP()
+	b.tr.Expect(np.IP, cur.IP)
 	b.gr.pods.UpdateObject(np)
 	return np.IP
 }

@@ -3,36 +3,39 @@ package main
 import (
 	"slices"
 	"time"
+
+	"github.com/meshd/meshd/bench/harness/metric"
+	"github.com/meshd/meshd/bench/harness/workload"
 )
 
 // build runs the initial build of -build and reports its wall and CPU
 // time. It leaves the tracker registered on Endpoints.
 func (b *bench) build() {
 	N, M := b.c.n, b.c.m
-	svcs, pods := genServices(N), genPods(N, M)
+	svcs, pods := workload.Services(N), workload.Pods(N, M)
 	var dur, cpu time.Duration
 	if b.c.build == "bulk" {
-		c0, t0 := cpuTime(), time.Now()
+		c0, t0 := metric.CPU(), time.Now()
 		b.gr = newInputs(svcs, pods)
 		must(b.gr.derive(b.c.svcLookup))
 		if !b.gr.waitSynced() {
-			fatalf("derived collections never synced")
+			metric.Fatalf("derived collections never synced")
 		}
 		b.wantSizes("after build")
-		dur, cpu = time.Since(t0), cpuTime()-c0
-		b.gr.endpoints.RegisterBatch(b.tr.handle, false)
+		dur, cpu = time.Since(t0), metric.CPU()-c0
+		b.gr.endpoints.RegisterBatch(observe(b.tr), false)
 	} else {
 		b.gr = newInputs(nil, nil)
 		must(b.gr.derive(b.c.svcLookup))
 		if !b.gr.waitSynced() {
-			fatalf("derived collections never synced")
+			metric.Fatalf("derived collections never synced")
 		}
-		b.gr.endpoints.RegisterBatch(b.tr.handle, false)
+		b.gr.endpoints.RegisterBatch(observe(b.tr), false)
 		for _, p := range pods {
-			b.tr.expect(p.IP, "")
+			b.tr.Expect(p.IP, "")
 		}
-		done := b.tr.arm()
-		c0, t0 := cpuTime(), time.Now()
+		done := b.tr.Arm()
+		c0, t0 := metric.CPU(), time.Now()
 		for _, s := range svcs {
 			b.gr.services.UpdateObject(s)
 		}
@@ -41,21 +44,21 @@ func (b *bench) build() {
 		}
 		waitOrTimeout(done, b.c.timeout, "incremental build", b.tr)
 		b.waitSizes("after incremental build")
-		dur, cpu = time.Since(t0), cpuTime()-c0
+		dur, cpu = time.Since(t0), metric.CPU()-c0
 	}
-	emit("initial_build", ms(dur), "ms")
-	emit("initial_build_pods_per_s", float64(M)/dur.Seconds(), "pods/s")
-	emit("initial_build_cpu", ms(cpu), "ms")
+	metric.Emit("initial_build", metric.MS(dur), "ms")
+	metric.Emit("initial_build_pods_per_s", float64(M)/dur.Seconds(), "pods/s")
+	metric.Emit("initial_build_cpu", metric.MS(cpu), "ms")
 }
 
 // wantSizes ends the run unless every pod has a workload and every
 // service its endpoints.
 func (b *bench) wantSizes(when string) {
 	if got := len(b.gr.workloads.List()); got != b.c.m {
-		fatalf("%s: %d workloads, want %d", when, got, b.c.m)
+		metric.Fatalf("%s: %d workloads, want %d", when, got, b.c.m)
 	}
 	if got := len(b.gr.endpoints.List()); got != b.c.n {
-		fatalf("%s: %d endpoints, want %d", when, got, b.c.n)
+		metric.Fatalf("%s: %d endpoints, want %d", when, got, b.c.n)
 	}
 }
 
@@ -74,62 +77,62 @@ func (b *bench) waitSizes(when string) {
 // latency changes one random pod at a time and times each change until an
 // Endpoints event holds the new IP.
 func (b *bench) latency() {
-	b.tr.resetCounts()
+	b.tr.ResetCounts()
 	lat := make([]time.Duration, 0, b.c.latencyChanges)
 	for i := 0; i < b.c.latencyChanges; i++ {
 		j := b.rng.Intn(b.c.m)
-		k := podKey(j, b.c.n)
+		k := workload.PodKey(j, b.c.n)
 		cur := b.gr.pods.GetKey(k)
 		np := *cur
-		np.IP = freshIP()
-		b.tr.expect(np.IP, "")
-		done := b.tr.arm()
+		np.IP = workload.FreshIP()
+		b.tr.Expect(np.IP, "")
+		done := b.tr.Arm()
 		t0 := time.Now()
 		b.gr.pods.UpdateObject(np)
 		waitOrTimeout(done, b.c.timeout, "single change", b.tr)
 		lat = append(lat, time.Since(t0))
-		ep := b.gr.endpoints.GetKey(serviceKey(j % b.c.n))
+		ep := b.gr.endpoints.GetKey(workload.ServiceKey(j % b.c.n))
 		if ep == nil || !slices.Contains(ep.IPs, np.IP) || slices.Contains(ep.IPs, cur.IP) {
-			fatalf("latency change %d: endpoints for %s do not reflect %s -> %s", i, k, cur.IP, np.IP)
+			metric.Fatalf("latency change %d: endpoints for %s do not reflect %s -> %s", i, k, cur.IP, np.IP)
 		}
 	}
 	if len(lat) > 0 {
 		slices.Sort(lat)
-		emit("latency_p50", us(percentile(lat, 0.50)), "us")
-		emit("latency_p99", us(percentile(lat, 0.99)), "us")
-		emit("latency_max", us(lat[len(lat)-1]), "us")
+		metric.Emit("latency_p50", metric.US(metric.Percentile(lat, 0.50)), "us")
+		metric.Emit("latency_p99", metric.US(metric.Percentile(lat, 0.99)), "us")
+		metric.Emit("latency_max", metric.US(lat[len(lat)-1]), "us")
 	}
-	emit("latency_handler_batches", b.tr.batches.Load(), "count")
-	emit("latency_handler_events", b.tr.events.Load(), "count")
-	emit("verify_latency_retries", b.verify(initialDomain, 30*time.Second, "after latency phase"), "count")
+	metric.Emit("latency_handler_batches", b.tr.Batches(), "count")
+	metric.Emit("latency_handler_events", b.tr.Events(), "count")
+	metric.Emit("verify_latency_retries", b.verify(initialDomain, 30*time.Second, "after latency phase"), "count")
 }
 
 // churn submits -churn-changes pod IP changes back to back and times them
 // until every last IP has been in an Endpoints event.
 func (b *bench) churn() {
-	b.tr.resetCounts()
+	b.tr.ResetCounts()
 	perm := b.rng.Perm(b.c.m) // distinct pods while churn-changes <= m
 	last := make(map[int]string)
-	c0, t0 := cpuTime(), time.Now()
+	c0, t0 := metric.CPU(), time.Now()
 	for i := 0; i < b.c.churnChanges; i++ {
 		j := perm[i%b.c.m]
 		last[j] = b.changePod(j, last[j])
 	}
 	submit := time.Since(t0)
-	waitOrTimeout(b.tr.arm(), b.c.timeout, "churn", b.tr)
-	dur, cpu := time.Since(t0), cpuTime()-c0
-	emit("churn_changes", b.c.churnChanges, "count")
-	emit("churn_submit", ms(submit), "ms")
-	emit("churn_total", ms(dur), "ms")
-	emit("churn_throughput", float64(b.c.churnChanges)/dur.Seconds(), "events/s")
-	emit("churn_cpu", ms(cpu), "ms")
-	emit("churn_handler_batches", b.tr.batches.Load(), "count")
-	emit("churn_handler_events", b.tr.events.Load(), "count")
-	emit("verify_churn_retries", b.verify(initialDomain, 60*time.Second, "after churn"), "count")
+	waitOrTimeout(b.tr.Arm(), b.c.timeout, "churn", b.tr)
+	dur, cpu := time.Since(t0), metric.CPU()-c0
+	metric.Emit("churn_changes", b.c.churnChanges, "count")
+	metric.Emit("churn_submit", metric.MS(submit), "ms")
+	metric.Emit("churn_total", metric.MS(dur), "ms")
+	metric.Emit("churn_throughput", float64(b.c.churnChanges)/dur.Seconds(), "events/s")
+	metric.Emit("churn_cpu", metric.MS(cpu), "ms")
+	metric.Emit("churn_handler_batches", b.tr.Batches(), "count")
+	metric.Emit("churn_handler_events", b.tr.Events(), "count")
+	metric.Emit("verify_churn_retries", b.verify(initialDomain, 60*time.Second, "after churn"), "count")
 	for j, ip := range last {
-		ep := b.gr.endpoints.GetKey(serviceKey(j % b.c.n))
+		ep := b.gr.endpoints.GetKey(workload.ServiceKey(j % b.c.n))
 		if ep == nil || !slices.Contains(ep.IPs, ip) {
-			fatalf("churn: endpoints miss the final ip %s of pod %d", ip, j)
+			metric.Fatalf("churn: endpoints miss the final ip %s of pod %d", ip, j)
 		}
 	}
 }
@@ -141,16 +144,16 @@ func (b *bench) probe() {
 		return
 	}
 	j := b.rng.Intn(b.c.m)
-	b.tr.watchProbe(serviceKey(j % b.c.n))
+	b.tr.WatchProbe(workload.ServiceKey(j % b.c.n))
 	var ips []string
 	prev := ""
 	for i := 0; i < b.c.probeChanges; i++ {
 		prev = b.changePod(j, prev)
 		ips = append(ips, prev)
 	}
-	waitOrTimeout(b.tr.arm(), b.c.timeout, "probe", b.tr)
+	waitOrTimeout(b.tr.Arm(), b.c.timeout, "probe", b.tr)
 	time.Sleep(200 * time.Millisecond) // let trailing events land
-	seenLists := b.tr.endProbe()
+	seenLists := b.tr.EndProbe()
 	seen := map[string]bool{}
 	for _, l := range seenLists {
 		for _, ip := range ips {
@@ -160,41 +163,41 @@ func (b *bench) probe() {
 		}
 	}
 	if len(seenLists) == 0 || !slices.Contains(seenLists[len(seenLists)-1], prev) {
-		fatalf("probe: the last endpoints event lacks the final ip")
+		metric.Fatalf("probe: the last endpoints event lacks the final ip")
 	}
-	emit("probe_changes", b.c.probeChanges, "count")
-	emit("probe_endpoint_events", len(seenLists), "count")
-	emit("probe_distinct_ips_observed", len(seen), "count")
-	emit("verify_probe_retries", b.verify(initialDomain, 30*time.Second, "after probe"), "count")
+	metric.Emit("probe_changes", b.c.probeChanges, "count")
+	metric.Emit("probe_endpoint_events", len(seenLists), "count")
+	metric.Emit("probe_distinct_ips_observed", len(seen), "count")
+	metric.Emit("verify_probe_retries", b.verify(initialDomain, 30*time.Second, "after probe"), "count")
 }
 
 // meshConfig sets a new trust domain, which every workload reads, and
 // times it until a Workloads handler has seen all of them updated.
 func (b *bench) meshConfig() {
-	wc := &workloadCounter{}
-	reg := b.gr.workloads.RegisterBatch(wc.handle, false)
-	done := wc.arm(newDomain, b.c.m)
-	b.tr.resetCounts()
-	c0, t0 := cpuTime(), time.Now()
-	b.gr.mesh.Set(&MeshConfig{TrustDomain: newDomain})
+	wc := &workload.Counter{}
+	reg := b.gr.workloads.RegisterBatch(count(wc), false)
+	done := wc.Arm(newDomain, b.c.m)
+	b.tr.ResetCounts()
+	c0, t0 := metric.CPU(), time.Now()
+	b.gr.mesh.Set(&workload.MeshConfig{TrustDomain: newDomain})
 	commit := time.Since(t0)
 	select {
 	case <-done:
 	case <-time.After(b.c.timeout):
-		fatalf("timeout after %v waiting for %d workload updates", b.c.timeout, b.c.m)
+		metric.Fatalf("timeout after %v waiting for %d workload updates", b.c.timeout, b.c.m)
 	}
-	dur, cpu := time.Since(t0), cpuTime()-c0
+	dur, cpu := time.Since(t0), metric.CPU()-c0
 	reg.UnregisterHandler()
-	emit("meshconfig_change_commit", ms(commit), "ms")
-	emit("meshconfig_change", ms(dur), "ms")
-	emit("meshconfig_workloads_per_s", float64(b.c.m)/dur.Seconds(), "workloads/s")
-	emit("meshconfig_change_cpu", ms(cpu), "ms")
-	emit("meshconfig_endpoint_events", b.tr.events.Load(), "count")
-	emit("verify_meshconfig_retries", b.verify(newDomain, 30*time.Second, "after mesh-config change"), "count")
+	metric.Emit("meshconfig_change_commit", metric.MS(commit), "ms")
+	metric.Emit("meshconfig_change", metric.MS(dur), "ms")
+	metric.Emit("meshconfig_workloads_per_s", float64(b.c.m)/dur.Seconds(), "workloads/s")
+	metric.Emit("meshconfig_change_cpu", metric.MS(cpu), "ms")
+	metric.Emit("meshconfig_endpoint_events", b.tr.Events(), "count")
+	metric.Emit("verify_meshconfig_retries", b.verify(newDomain, 30*time.Second, "after mesh-config change"), "count")
 }
 
 func must(err error) {
 	if err != nil {
-		fatalf("%v", err)
+		metric.Fatalf("%v", err)
 	}
 }

@@ -6,28 +6,29 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/meshd/meshd/bench/harness/workload"
 	"github.com/meshd/meshd/krt"
 )
 
 // graph is the workload's dataflow: three inputs and two derived collections.
 type graph struct {
 	g         *krt.Graph
-	services  krt.Static[Service]
-	pods      krt.Static[Pod]
-	mesh      krt.StaticSingleton[MeshConfig]
-	workloads krt.Collection[Workload]
-	endpoints krt.Collection[Endpoints]
+	services  krt.Static[workload.Service]
+	pods      krt.Static[workload.Pod]
+	mesh      krt.StaticSingleton[workload.MeshConfig]
+	workloads krt.Collection[workload.Workload]
+	endpoints krt.Collection[workload.Endpoints]
 }
 
 // newInputs creates the graph and its input collections, filled with svcs
 // and pods (one transaction each; none when empty).
-func newInputs(svcs []Service, pods []Pod) *graph {
+func newInputs(svcs []workload.Service, pods []workload.Pod) *graph {
 	g := krt.NewGraph()
 	gr := &graph{
 		g:        g,
-		services: krt.NewStatic[Service](g, krt.WithName("Services")),
-		pods:     krt.NewStatic[Pod](g, krt.WithName("Pods")),
-		mesh:     krt.NewStaticSingleton(g, &MeshConfig{TrustDomain: "cluster.local"}, krt.WithName("MeshConfig")),
+		services: krt.NewStatic[workload.Service](g, krt.WithName("Services")),
+		pods:     krt.NewStatic[workload.Pod](g, krt.WithName("Pods")),
+		mesh:     krt.NewStaticSingleton(g, &workload.MeshConfig{TrustDomain: "cluster.local"}, krt.WithName("MeshConfig")),
 	}
 	if len(svcs) > 0 {
 		gr.services.Set(svcs...)
@@ -39,40 +40,40 @@ func newInputs(svcs []Service, pods []Pod) *graph {
 }
 
 // serviceLookup returns how a workload finds the services selecting its pod.
-func (gr *graph) serviceLookup(mode string) (func(ctx krt.HandlerContext, p Pod) []Service, error) {
+func (gr *graph) serviceLookup(mode string) (func(ctx krt.HandlerContext, p workload.Pod) []workload.Service, error) {
 	switch mode {
 	case "ns":
 		// As Istio does: the pod's namespace plus a selector filter. krt
 		// serves FilterSelects from its selector index and checks the
 		// namespace on the candidates.
-		return func(ctx krt.HandlerContext, p Pod) []Service {
+		return func(ctx krt.HandlerContext, p workload.Pod) []workload.Service {
 			return krt.Fetch(ctx, gr.services, krt.FilterNamespace(p.Namespace), krt.FilterSelects(p.Labels))
 		}, nil
 	case "selector":
 		// A finer, user-defined index keyed by "ns/key=value" per selector pair.
-		bySel := krt.NewIndex(gr.services, "by-selector-pair", func(s Service) []string {
+		bySel := krt.NewIndex(gr.services, "by-selector-pair", func(s workload.Service) []string {
 			out := make([]string, 0, len(s.Selector))
 			for k, v := range s.Selector {
 				out = append(out, s.Namespace+"/"+k+"="+v)
 			}
 			return out
 		})
-		return func(ctx krt.HandlerContext, p Pod) []Service {
-			var res []Service
+		return func(ctx krt.HandlerContext, p workload.Pod) []workload.Service {
+			var res []workload.Service
 			for k, v := range p.Labels {
 				res = append(res, krt.Fetch(ctx, gr.services, krt.FilterIndex(bySel, p.Namespace+"/"+k+"="+v), krt.FilterSelects(p.Labels))...)
 			}
 			if len(p.Labels) > 1 { // several labels may hit the same service
-				slices.SortFunc(res, func(a, b Service) int { return strings.Compare(a.ResourceName(), b.ResourceName()) })
-				res = slices.CompactFunc(res, func(a, b Service) bool { return a.ResourceName() == b.ResourceName() })
+				slices.SortFunc(res, func(a, b workload.Service) int { return strings.Compare(a.ResourceName(), b.ResourceName()) })
+				res = slices.CompactFunc(res, func(a, b workload.Service) bool { return a.ResourceName() == b.ResourceName() })
 			}
 			return res
 		}, nil
 	case "none":
 		// Unindexed: a predicate over every service, O(N) per pod, and a
 		// dependency on the whole service collection.
-		return func(ctx krt.HandlerContext, p Pod) []Service {
-			return krt.Fetch(ctx, gr.services, krt.FilterFunc(func(s Service) bool { return selects(s.Selector, p.Labels) }))
+		return func(ctx krt.HandlerContext, p workload.Pod) []workload.Service {
+			return krt.Fetch(ctx, gr.services, krt.FilterFunc(func(s workload.Service) bool { return workload.Selects(s.Selector, p.Labels) }))
 		}, nil
 	}
 	return nil, fmt.Errorf("unknown -svc-lookup %q (want ns, selector or none)", mode)
@@ -84,7 +85,7 @@ func (gr *graph) derive(svcLookup string) error {
 	if err != nil {
 		return err
 	}
-	gr.workloads = krt.NewCollection(gr.g, gr.pods, func(ctx krt.HandlerContext, p Pod) *Workload {
+	gr.workloads = krt.NewCollection(gr.g, gr.pods, func(ctx krt.HandlerContext, p workload.Pod) *workload.Workload {
 		mc, _ := krt.FetchOne(ctx, gr.mesh)
 		svcs := fetchServices(ctx, p)
 		names := make([]string, len(svcs))
@@ -92,31 +93,18 @@ func (gr *graph) derive(svcLookup string) error {
 			names[i] = s.ResourceName()
 		}
 		sort.Strings(names)
-		return &Workload{Name: p.Name, Namespace: p.Namespace, IP: p.IP, Services: names, TrustDomain: mc.TrustDomain}
+		return &workload.Workload{Name: p.Name, Namespace: p.Namespace, IP: p.IP, Services: names, TrustDomain: mc.TrustDomain}
 	}, krt.WithName("Workloads"))
 
-	bySvc := krt.NewIndex(gr.workloads, "by-service", func(w Workload) []string { return w.Services })
-	gr.endpoints = krt.NewCollection(gr.g, gr.services, func(ctx krt.HandlerContext, s Service) *Endpoints {
+	bySvc := krt.NewIndex(gr.workloads, "by-service", func(w workload.Workload) []string { return w.Services })
+	gr.endpoints = krt.NewCollection(gr.g, gr.services, func(ctx krt.HandlerContext, s workload.Service) *workload.Endpoints {
 		wls := krt.Fetch(ctx, gr.workloads, krt.FilterIndex(bySvc, s.ResourceName()))
 		ips := make([]string, len(wls))
 		for i, w := range wls {
 			ips[i] = w.IP
 		}
 		sort.Strings(ips)
-		return &Endpoints{Service: s.ResourceName(), IPs: ips}
+		return &workload.Endpoints{Service: s.ResourceName(), IPs: ips}
 	}, krt.WithName("Endpoints"))
 	return nil
-}
-
-// selects reports whether a non-empty selector matches labels.
-func selects(selector, labels map[string]string) bool {
-	if len(selector) == 0 {
-		return false
-	}
-	for k, v := range selector {
-		if lv, ok := labels[k]; !ok || lv != v {
-			return false
-		}
-	}
-	return true
 }

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/meshd/meshd/bench/harness/workload"
 
 	"go.uber.org/goleak"
 )
@@ -15,27 +18,27 @@ func TestGraphMatchesScratch(t *testing.T) {
 	for _, mode := range []string{"ns", "selector", "none"} {
 		t.Run(mode, func(t *testing.T) {
 			const n, m = 7, 40
-			gr := newInputs(genServices(n), genPods(n, m))
+			gr := newInputs(workload.Services(n), workload.Pods(n, m))
 			if err := gr.derive(mode); err != nil {
 				t.Fatal(err)
 			}
 			if err := verify(gr, n, m, "cluster.local"); err != nil {
 				t.Fatalf("after build: %v", err)
 			}
-			p, ok := gr.pods.Get(podKey(3, n))
+			p, ok := gr.pods.Get(workload.PodKey(3, n))
 			if !ok {
-				t.Fatalf("pod %s missing", podKey(3, n))
+				t.Fatalf("pod %s missing", workload.PodKey(3, n))
 			}
-			p.IP = freshIP()
+			p.IP = workload.FreshIP()
 			gr.pods.Set(p)
 			if err := verify(gr, n, m, "cluster.local"); err != nil {
 				t.Fatalf("after an IP change: %v", err)
 			}
-			ep, _ := gr.endpoints.Get(serviceKey(3))
-			if !contains(ep.IPs, p.IP) {
-				t.Fatalf("endpoints %s lack the new ip %s: %v", serviceKey(3), p.IP, ep.IPs)
+			ep, _ := gr.endpoints.Get(workload.ServiceKey(3))
+			if !slices.Contains(ep.IPs, p.IP) {
+				t.Fatalf("endpoints %s lack the new ip %s: %v", workload.ServiceKey(3), p.IP, ep.IPs)
 			}
-			gr.mesh.Set(MeshConfig{TrustDomain: "example.org"})
+			gr.mesh.Set(workload.MeshConfig{TrustDomain: "example.org"})
 			if err := verify(gr, n, m, "example.org"); err != nil {
 				t.Fatalf("after a mesh-config change: %v", err)
 			}
@@ -51,13 +54,4 @@ func TestServiceLookupUnknown(t *testing.T) {
 	if err := gr.derive("bogus"); err == nil {
 		t.Fatal("derive accepted an unknown -svc-lookup")
 	}
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

@@ -3,8 +3,8 @@ package main
 import (
 	"os"
 	"runtime/pprof"
-	"syscall"
-	"time"
+
+	"github.com/meshd/meshd/bench/harness/metric"
 )
 
 // profiler writes a CPU profile covering one phase and a heap profile at
@@ -20,10 +20,10 @@ func (p *profiler) begin(phase string) {
 	}
 	f, err := os.Create(p.cpuPath)
 	if err != nil {
-		fatalf("cpu profile: %v", err)
+		metric.Fatalf("cpu profile: %v", err)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		fatalf("cpu profile: %v", err)
+		metric.Fatalf("cpu profile: %v", err)
 	}
 	p.cpu = f
 }
@@ -35,7 +35,7 @@ func (p *profiler) end(phase string) {
 	if p.cpu != nil {
 		pprof.StopCPUProfile()
 		if err := p.cpu.Close(); err != nil {
-			fatalf("cpu profile: %v", err)
+			metric.Fatalf("cpu profile: %v", err)
 		}
 		p.cpu = nil
 	}
@@ -59,20 +59,10 @@ func (p *profiler) writeHeap() {
 	}
 	f, err := os.Create(p.memPath)
 	if err != nil {
-		fatalf("heap profile: %v", err)
+		metric.Fatalf("heap profile: %v", err)
 	}
 	defer f.Close()
 	if err := pprof.WriteHeapProfile(f); err != nil {
-		fatalf("heap profile: %v", err)
+		metric.Fatalf("heap profile: %v", err)
 	}
-}
-
-// cpuTime returns the CPU time (user + system) the process has used. Phase
-// figures in CPU time are steadier than wall time on a shared machine.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 
+	"github.com/meshd/meshd/bench/harness/workload"
+
 	"github.com/meshd/meshd/internal/equalstest"
 )
 
@@ -15,17 +17,17 @@ func TestEquals(t *testing.T) {
 		check func(*testing.T)
 	}{
 		{"Service", func(t *testing.T) {
-			equalstest.Check(t, Service{Name: "svc-0", Namespace: "ns-0", Selector: map[string]string{"app": "svc-0"}})
+			equalstest.Check(t, workload.Service{Name: "svc-0", Namespace: "ns-0", Selector: map[string]string{"app": "svc-0"}})
 		}},
 		{"Pod", func(t *testing.T) {
-			equalstest.Check(t, Pod{Name: "pod-0", Namespace: "ns-0", Labels: map[string]string{"app": "svc-0"}, IP: "10.0.0.0"})
+			equalstest.Check(t, workload.Pod{Name: "pod-0", Namespace: "ns-0", Labels: map[string]string{"app": "svc-0"}, IP: "10.0.0.0"})
 		}},
 		{"Workload", func(t *testing.T) {
-			equalstest.Check(t, Workload{Name: "pod-0", Namespace: "ns-0", IP: "10.0.0.0",
+			equalstest.Check(t, workload.Workload{Name: "pod-0", Namespace: "ns-0", IP: "10.0.0.0",
 				Services: []string{"ns-0/svc-0"}, TrustDomain: "cluster.local"})
 		}},
 		{"Endpoints", func(t *testing.T) {
-			equalstest.Check(t, Endpoints{Service: "ns-0/svc-0", IPs: []string{"10.0.0.0"}})
+			equalstest.Check(t, workload.Endpoints{Service: "ns-0/svc-0", IPs: []string{"10.0.0.0"}})
 		}},
 	}
 	for _, tc := range tests {

@@ -3,44 +3,49 @@ package main
 import (
 	"slices"
 	"sort"
+
+	"github.com/meshd/meshd/bench/harness/workload"
 )
 
 // outputs are the derived collections, by key.
 type outputs struct {
-	workloads map[string]workload
-	endpoints map[string]endpoints
+	workloads map[string]workload.Workload
+	endpoints map[string]workload.Endpoints
 }
 
 // compute derives every workload and endpoints from the inputs, from
 // scratch.
-func compute(svcs []service, pods []pod, trustDomain string) outputs {
+func compute(svcs []workload.Service, pods []workload.Pod, trustDomain string) outputs {
 	bySelector := indexServices(svcs)
-	out := outputs{workloads: make(map[string]workload, len(pods)), endpoints: make(map[string]endpoints, len(svcs))}
+	out := outputs{
+		workloads: make(map[string]workload.Workload, len(pods)),
+		endpoints: make(map[string]workload.Endpoints, len(svcs)),
+	}
 	ips := make(map[string][]string, len(svcs))
 	for _, p := range pods {
-		w := workload{name: p.name, namespace: p.namespace, ip: p.ip, trustDomain: trustDomain,
-			services: selecting(svcs, bySelector, p)}
-		out.workloads[p.key()] = w
-		for _, s := range w.services {
-			ips[s] = append(ips[s], p.ip)
+		w := workload.Workload{Name: p.Name, Namespace: p.Namespace, IP: p.IP, TrustDomain: trustDomain,
+			Services: selecting(svcs, bySelector, p)}
+		out.workloads[p.ResourceName()] = w
+		for _, s := range w.Services {
+			ips[s] = append(ips[s], p.IP)
 		}
 	}
 	for _, s := range svcs {
-		k := s.key()
+		k := s.ResourceName()
 		l := ips[k]
 		sort.Strings(l)
-		out.endpoints[k] = endpoints{service: k, ips: l}
+		out.endpoints[k] = workload.Endpoints{Service: k, IPs: l}
 	}
 	return out
 }
 
 // indexServices maps "namespace/key=value" to the services whose selector
 // holds that pair.
-func indexServices(svcs []service) map[string][]int {
+func indexServices(svcs []workload.Service) map[string][]int {
 	idx := make(map[string][]int, len(svcs))
 	for i, s := range svcs {
-		for k, v := range s.selector {
-			idx[s.namespace+"/"+k+"="+v] = append(idx[s.namespace+"/"+k+"="+v], i)
+		for k, v := range s.Selector {
+			idx[s.Namespace+"/"+k+"="+v] = append(idx[s.Namespace+"/"+k+"="+v], i)
 		}
 	}
 	return idx
@@ -48,31 +53,18 @@ func indexServices(svcs []service) map[string][]int {
 
 // selecting returns the sorted keys of the services whose selector
 // matches p's labels, looked up through the index.
-func selecting(svcs []service, idx map[string][]int, p pod) []string {
+func selecting(svcs []workload.Service, idx map[string][]int, p workload.Pod) []string {
 	var keys []string
-	for k, v := range p.labels {
-		for _, i := range idx[p.namespace+"/"+k+"="+v] {
-			if selects(svcs[i].selector, p.labels) {
-				keys = append(keys, svcs[i].key())
+	for k, v := range p.Labels {
+		for _, i := range idx[p.Namespace+"/"+k+"="+v] {
+			if workload.Selects(svcs[i].Selector, p.Labels) {
+				keys = append(keys, svcs[i].ResourceName())
 			}
 		}
 	}
-	if len(p.labels) > 1 { // several labels may hit the same service
+	if len(p.Labels) > 1 { // several labels may hit the same service
 		sort.Strings(keys)
 		keys = slices.Compact(keys)
 	}
 	return keys
-}
-
-// selects reports whether a non-empty selector matches labels.
-func selects(selector, labels map[string]string) bool {
-	if len(selector) == 0 {
-		return false
-	}
-	for k, v := range selector {
-		if lv, ok := labels[k]; !ok || lv != v {
-			return false
-		}
-	}
-	return true
 }

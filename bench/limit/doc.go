@@ -16,7 +16,7 @@
 // "result PASS".
 //
 // It is a module of its own, like bench/istio-krt, outside the root
-// go.work:
+// go.work; the workload and the metric lines come from bench/harness:
 //
 //	cd bench/limit && GOWORK=off go run . -n 1000 -m 10000
 package main

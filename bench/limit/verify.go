@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
+
+	"github.com/meshd/meshd/bench/harness/workload"
 )
 
 // verify checks the outputs against the generator's arithmetic: pod j is
@@ -15,22 +16,22 @@ func verify(out outputs, n, m int, trustDomain string) error {
 	}
 	want := make([][]string, n)
 	for j := range m {
-		key := namespaceOf(j%n) + "/pod-" + strconv.Itoa(j)
+		key := workload.PodKey(j, n)
 		w, ok := out.workloads[key]
 		switch {
 		case !ok:
 			return fmt.Errorf("no workload %s", key)
-		case w.ip != initialIP(j) || w.trustDomain != trustDomain:
-			return fmt.Errorf("workload %s: ip %s, trust domain %s", key, w.ip, w.trustDomain)
-		case !slices.Equal(w.services, []string{serviceKey(j % n)}):
-			return fmt.Errorf("workload %s: services %v", key, w.services)
+		case w.IP != workload.InitialIP(j) || w.TrustDomain != trustDomain:
+			return fmt.Errorf("workload %s: ip %s, trust domain %s", key, w.IP, w.TrustDomain)
+		case !slices.Equal(w.Services, []string{workload.ServiceKey(j % n)}):
+			return fmt.Errorf("workload %s: services %v", key, w.Services)
 		}
-		want[j%n] = append(want[j%n], initialIP(j))
+		want[j%n] = append(want[j%n], workload.InitialIP(j))
 	}
 	for i := range n {
 		sort.Strings(want[i])
-		if got := out.endpoints[serviceKey(i)]; !slices.Equal(got.ips, want[i]) {
-			return fmt.Errorf("endpoints %s: %d ips, want %d", serviceKey(i), len(got.ips), len(want[i]))
+		if got := out.endpoints[workload.ServiceKey(i)]; !slices.Equal(got.IPs, want[i]) {
+			return fmt.Errorf("endpoints %s: %d ips, want %d", workload.ServiceKey(i), len(got.IPs), len(want[i]))
 		}
 	}
 	return nil

@@ -1,10 +1,8 @@
-package main
+package workload
 
 import (
-	"fmt"
 	"maps"
 	"slices"
-	"sync/atomic"
 )
 
 // Service is an input: a named label selector in a namespace.
@@ -17,13 +15,17 @@ type Service struct {
 // ResourceName is the service's key, "namespace/name".
 func (s Service) ResourceName() string { return s.Namespace + "/" + s.Name }
 
-// GetNamespace serves krt.FilterNamespace.
+// GetNamespace serves the engines' namespace filters and indexes.
 func (s Service) GetNamespace() string { return s.Namespace }
 
-// GetSelector serves krt.FilterSelects.
+// GetSelector serves meshd krt's FilterSelects.
 func (s Service) GetSelector() map[string]string { return s.Selector }
 
-// Equals is the early-cutoff comparison, so krt never falls back to reflection.
+// GetLabelSelector serves Istio krt's FilterSelects.
+func (s Service) GetLabelSelector() map[string]string { return s.Selector }
+
+// Equals is the early-cutoff comparison, so neither engine falls back to
+// reflection.
 func (s Service) Equals(o Service) bool {
 	return s.Name == o.Name && s.Namespace == o.Namespace && maps.Equal(s.Selector, o.Selector)
 }
@@ -39,10 +41,10 @@ type Pod struct {
 // ResourceName is the pod's key, "namespace/name".
 func (p Pod) ResourceName() string { return p.Namespace + "/" + p.Name }
 
-// GetNamespace serves krt.FilterNamespace.
+// GetNamespace serves the engines' namespace filters.
 func (p Pod) GetNamespace() string { return p.Namespace }
 
-// GetLabels serves krt.FilterLabels.
+// GetLabels serves the engines' label filters.
 func (p Pod) GetLabels() map[string]string { return p.Labels }
 
 // Equals is the early-cutoff comparison.
@@ -54,6 +56,9 @@ func (p Pod) Equals(o Pod) bool {
 type MeshConfig struct {
 	TrustDomain string
 }
+
+// ResourceName is the singleton's key; there is only one.
+func (MeshConfig) ResourceName() string { return "mesh" }
 
 // Workload is derived per pod.
 type Workload struct {
@@ -67,7 +72,7 @@ type Workload struct {
 // ResourceName is the workload's key, the key of its pod.
 func (w Workload) ResourceName() string { return w.Namespace + "/" + w.Name }
 
-// GetNamespace serves krt.FilterNamespace.
+// GetNamespace serves the engines' namespace filters.
 func (w Workload) GetNamespace() string { return w.Namespace }
 
 // Equals is the early-cutoff comparison.
@@ -88,43 +93,4 @@ func (e Endpoints) ResourceName() string { return e.Service }
 // Equals is the early-cutoff comparison.
 func (e Endpoints) Equals(o Endpoints) bool {
 	return e.Service == o.Service && slices.Equal(e.IPs, o.IPs)
-}
-
-// The generated workload must match bench/istio-krt's exactly, so that both
-// engines see the same keys, namespaces and IPs.
-
-func namespaceOf(svc int) string { return fmt.Sprintf("ns-%d", svc%10) }
-func serviceName(svc int) string { return fmt.Sprintf("svc-%d", svc) }
-func podName(j int) string       { return fmt.Sprintf("pod-%d", j) }
-func podKey(j, n int) string     { return namespaceOf(j%n) + "/" + podName(j) }
-func serviceKey(svc int) string  { return namespaceOf(svc) + "/" + serviceName(svc) }
-
-func initialIP(j int) string {
-	return fmt.Sprintf("10.%d.%d.%d", (j>>16)&255, (j>>8)&255, j&255)
-}
-
-var ipSeq atomic.Uint64
-
-// freshIP returns an IP never used before in this process; initial IPs all
-// start with 10., fresh ones with 100 or more.
-func freshIP() string {
-	c := ipSeq.Add(1)
-	return fmt.Sprintf("%d.%d.%d.%d", 100+(c>>24)&127, (c>>16)&255, (c>>8)&255, c&255)
-}
-
-func genServices(n int) []Service {
-	out := make([]Service, n)
-	for i := range out {
-		out[i] = Service{Name: serviceName(i), Namespace: namespaceOf(i), Selector: map[string]string{"app": serviceName(i)}}
-	}
-	return out
-}
-
-func genPods(n, m int) []Pod {
-	out := make([]Pod, m)
-	for j := range out {
-		s := j % n
-		out[j] = Pod{Name: podName(j), Namespace: namespaceOf(s), Labels: map[string]string{"app": serviceName(s)}, IP: initialIP(j)}
-	}
-	return out
 }

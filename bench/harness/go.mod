@@ -1,0 +1,3 @@
+module github.com/meshd/meshd/bench/harness
+
+go 1.24
