@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/envoyproxy/go-control-plane v0.14.0
+	github.com/meshd/meshd/bench/harness v0.1.0
 	github.com/envoyproxy/go-control-plane/envoy v1.40.0
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12
@@ -21,3 +22,7 @@ require (
 	google.golang.org/genproto/googleapis/api v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 )
+
+// The -child client protocol and the metric lines are
+// xds/internal/bench's, from bench/harness (standard library only).
+replace github.com/meshd/meshd/bench/harness => ../harness

@@ -14,6 +14,9 @@ import (
 	discoverygrpc "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	serverv3 "github.com/envoyproxy/go-control-plane/pkg/server/v3"
 	"google.golang.org/grpc"
+
+	"github.com/meshd/meshd/bench/harness/child"
+	"github.com/meshd/meshd/bench/harness/metric"
 )
 
 // config is the flags.
@@ -39,35 +42,35 @@ func main() {
 	flag.Parse()
 	switch {
 	case c.n <= 0 || c.m < c.n || c.p <= 0:
-		fatalf("-n, -m, -p: need 0 < n <= m and p > 0")
+		metric.Fatalf("-n, -m, -p: need 0 < n <= m and p > 0")
 	case c.versions != "global" && c.versions != "per-type":
-		fatalf("-versions %q: want global or per-type", c.versions)
+		metric.Fatalf("-versions %q: want global or per-type", c.versions)
 	case c.client == "":
-		fatalf("-client: the path of the client binary is required (go build -o /tmp/xdsbench ./xds/internal/bench from the repository root)")
+		metric.Fatalf("-client: the path of the client binary is required (go build -o /tmp/xdsbench ./xds/internal/bench from the repository root)")
 	}
 	if err := run(c); err != nil {
-		fatalf("%v", err)
+		metric.Fatalf("%v", err)
 	}
 }
 
 func run(c config) error {
-	emit("param_services", c.n, "count")
-	emit("param_pods", c.m, "count")
-	emit("param_clients", c.p, "count")
-	emit("param_changes", c.changes, "count")
-	emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
-	emit("param_versions_"+c.versions, 1, "flag")
+	metric.Emit("param_services", c.n, "count")
+	metric.Emit("param_pods", c.m, "count")
+	metric.Emit("param_clients", c.p, "count")
+	metric.Emit("param_changes", c.changes, "count")
+	metric.Emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
+	metric.Emit("param_versions_"+c.versions, 1, "flag")
 
 	w := newModel(c.n, c.m)
 	snaps := newSnapshots(c.p, c.versions == "per-type")
-	base := heapAlloc()
+	base := metric.HeapAlloc()
 	t0 := time.Now()
 	snap, err := snaps.build(w)
 	if err != nil {
 		return err
 	}
-	emit("snapshot_build", ms(time.Since(t0)), "ms")
-	emit("snapshot_heap", mib(heapAlloc()-base), "MiB")
+	metric.Emit("snapshot_build", metric.MS(time.Since(t0)), "ms")
+	metric.Emit("snapshot_heap", metric.MiB(metric.HeapAlloc()-base), "MiB")
 	if err := snaps.setAll(snap); err != nil {
 		return err
 	}
@@ -83,18 +86,18 @@ func run(c config) error {
 	served := make(chan error, 1)
 	go func() { served <- gs.Serve(lis) }()
 
-	cl, err := startClients(c.client, []string{"-addr", lis.Addr().String(), "-p", strconv.Itoa(c.p), "-n", strconv.Itoa(c.n),
+	cl, err := child.Start(c.client, []string{"-addr", lis.Addr().String(), "-p", strconv.Itoa(c.p), "-n", strconv.Itoa(c.n),
 		"-m", strconv.Itoa(c.m), "-quiet", c.quiet.String(), "-delta=false", "-subscribe", "0"}, c.timeout)
 	if err != nil {
-		return err
+		return fmt.Errorf("-client: %w", err)
 	}
-	cl.wait("STARTED")
+	cl.Wait("STARTED")
 	connect(cl, c.p)
 	if err := changes(c, w, snaps, cl); err != nil {
 		return err
 	}
-	emit("server_heap_end", mib(heapAlloc()), "MiB")
-	cl.quit()
+	metric.Emit("server_heap_end", metric.MiB(metric.HeapAlloc()), "MiB")
+	cl.Quit()
 	gs.Stop()
 	if err := <-served; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 		return fmt.Errorf("serve: %w", err)
@@ -103,21 +106,21 @@ func run(c config) error {
 }
 
 // connect has every client connect and waits until all hold every type.
-func connect(cl *clients, p int) {
-	cpu0, t0 := cpuSelf(), time.Now()
-	cl.send("CONNECT")
-	cl.wait("READY")
+func connect(cl *child.Process, p int) {
+	cpu0, t0 := metric.CPU(), time.Now()
+	cl.Send("CONNECT")
+	cl.Wait("READY")
 	wall := time.Since(t0)
-	bytes, msgs, clientCPU := cl.settled()
-	emit("connect_all_clients_all_types", ms(wall), "ms")
-	emit("connect_server_cpu", ms(cpuSelf()-cpu0), "ms")
-	emit("connect_client_cpu", ms(clientCPU), "ms")
-	emit("connect_bytes_per_client", float64(bytes)/float64(p), "bytes")
-	emit("connect_msgs_per_client", float64(msgs)/float64(p), "count")
-	idle0 := cpuSelf()
+	bytes, msgs, clientCPU := cl.Settled()
+	metric.Emit("connect_all_clients_all_types", metric.MS(wall), "ms")
+	metric.Emit("connect_server_cpu", metric.MS(metric.CPU()-cpu0), "ms")
+	metric.Emit("connect_client_cpu", metric.MS(clientCPU), "ms")
+	metric.Emit("connect_bytes_per_client", float64(bytes)/float64(p), "bytes")
+	metric.Emit("connect_msgs_per_client", float64(msgs)/float64(p), "count")
+	idle0 := metric.CPU()
 	time.Sleep(time.Second)
-	emit("server_idle_cpu_per_s", ms(cpuSelf()-idle0), "ms")
-	emit("server_heap_after_connect", mib(heapAlloc()), "MiB")
+	metric.Emit("server_idle_cpu_per_s", metric.MS(metric.CPU()-idle0), "ms")
+	metric.Emit("server_heap_after_connect", metric.MiB(metric.HeapAlloc()), "MiB")
 }
 
 // changeStats are the per-change samples.
@@ -129,15 +132,15 @@ type changeStats struct {
 // changes moves one random pod at a time to a fresh IP, rebuilding the
 // whole snapshot and setting it for every node, and times each until every
 // client holds the new load assignment.
-func changes(c config, w *model, snaps *snapshots, cl *clients) error {
+func changes(c config, w *model, snaps *snapshots, cl *child.Process) error {
 	rng := rand.New(rand.NewSource(c.seed))
 	var st changeStats
 	for k := 1; k <= c.changes; k++ {
 		j := rng.Intn(c.m)
 		ip := w.freshIP()
-		cl.send("EXPECT %d %s %s", k, clusterName(j%c.n), ip)
-		st.affected += int64(cl.armed())
-		c0, t0 := cpuSelf(), time.Now()
+		cl.Send("EXPECT %d %s %s", k, clusterName(j%c.n), ip)
+		st.affected += int64(cl.Armed())
+		c0, t0 := metric.CPU(), time.Now()
 		w.ips[j] = ip
 		snap, err := snaps.build(w)
 		if err != nil {
@@ -148,10 +151,10 @@ func changes(c config, w *model, snaps *snapshots, cl *clients) error {
 			return err
 		}
 		t2 := time.Now()
-		cl.wait("GOT")
+		cl.Wait("GOT")
 		st.latency = append(st.latency, time.Since(t0))
-		b, msgs, ccpu := cl.settled()
-		st.serverCPU = append(st.serverCPU, cpuSelf()-c0)
+		b, msgs, ccpu := cl.Settled()
+		st.serverCPU = append(st.serverCPU, metric.CPU()-c0)
 		st.clientCPU = append(st.clientCPU, ccpu)
 		st.rebuild, st.setAll = append(st.rebuild, t1.Sub(t0)), append(st.setAll, t2.Sub(t1))
 		st.bytes += b
@@ -165,19 +168,19 @@ func changes(c config, w *model, snaps *snapshots, cl *clients) error {
 
 func (st *changeStats) emit(changes, p int) {
 	perChange := func(v int64) float64 { return float64(v) / float64(changes) }
-	emit("change_latency_p50", ms(percentile(st.latency, 0.50)), "ms")
-	emit("change_latency_p99", ms(percentile(st.latency, 0.99)), "ms")
-	emit("change_latency_max", ms(percentile(st.latency, 1)), "ms")
-	emit("change_server_cpu_mean", ms(mean(st.serverCPU)), "ms")
-	emit("change_server_cpu_p50", ms(percentile(st.serverCPU, 0.50)), "ms")
-	emit("change_client_cpu_mean", ms(mean(st.clientCPU)), "ms")
-	emit("change_streams_affected_mean", perChange(st.affected), "count")
-	emit("change_bytes_all_clients_mean", perChange(st.bytes), "bytes")
-	emit("change_bytes_per_client_mean", perChange(st.bytes)/float64(p), "bytes")
+	metric.Emit("change_latency_p50", metric.MS(metric.Percentile(st.latency, 0.50)), "ms")
+	metric.Emit("change_latency_p99", metric.MS(metric.Percentile(st.latency, 0.99)), "ms")
+	metric.Emit("change_latency_max", metric.MS(metric.Percentile(st.latency, 1)), "ms")
+	metric.Emit("change_server_cpu_mean", metric.MS(metric.Mean(st.serverCPU)), "ms")
+	metric.Emit("change_server_cpu_p50", metric.MS(metric.Percentile(st.serverCPU, 0.50)), "ms")
+	metric.Emit("change_client_cpu_mean", metric.MS(metric.Mean(st.clientCPU)), "ms")
+	metric.Emit("change_streams_affected_mean", perChange(st.affected), "count")
+	metric.Emit("change_bytes_all_clients_mean", perChange(st.bytes), "bytes")
+	metric.Emit("change_bytes_per_client_mean", perChange(st.bytes)/float64(p), "bytes")
 	if st.affected > 0 {
-		emit("change_bytes_per_affected_stream_mean", float64(st.bytes)/float64(st.affected), "bytes")
+		metric.Emit("change_bytes_per_affected_stream_mean", float64(st.bytes)/float64(st.affected), "bytes")
 	}
-	emit("change_msgs_per_client_mean", perChange(st.msgs)/float64(p), "count")
-	emit("change_snapshot_rebuild_p50", ms(percentile(st.rebuild, 0.50)), "ms")
-	emit("change_set_snapshot_all_nodes_p50", ms(percentile(st.setAll, 0.50)), "ms")
+	metric.Emit("change_msgs_per_client_mean", perChange(st.msgs)/float64(p), "count")
+	metric.Emit("change_snapshot_rebuild_p50", metric.MS(metric.Percentile(st.rebuild, 0.50)), "ms")
+	metric.Emit("change_set_snapshot_all_nodes_p50", metric.MS(metric.Percentile(st.setAll, 0.50)), "ms")
 }

@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"sort"
-	"strings"
 
 	"istio.io/istio/pkg/kube/krt"
 
@@ -46,21 +43,14 @@ func (gr *graph) serviceLookup(mode string) (func(ctx krt.HandlerContext, p work
 		}, nil
 	case "selector":
 		// A finer index keyed by "ns/key=value" per selector pair.
-		bySel := krt.NewIndex(gr.services, "by-selector-pair", func(s workload.Service) []string {
-			out := make([]string, 0, len(s.Selector))
-			for k, v := range s.Selector {
-				out = append(out, s.Namespace+"/"+k+"="+v)
-			}
-			return out
-		})
+		bySel := krt.NewIndex(gr.services, "by-selector-pair", workload.SelectorPairs)
 		return func(ctx krt.HandlerContext, p workload.Pod) []workload.Service {
 			var res []workload.Service
 			for k, v := range p.Labels {
-				res = append(res, krt.Fetch(ctx, gr.services, krt.FilterIndex(bySel, p.Namespace+"/"+k+"="+v), krt.FilterSelects(p.Labels))...)
+				res = append(res, krt.Fetch(ctx, gr.services, krt.FilterIndex(bySel, workload.PairKey(p.Namespace, k, v)), krt.FilterSelects(p.Labels))...)
 			}
 			if len(p.Labels) > 1 { // several labels may hit the same service
-				slices.SortFunc(res, func(a, b workload.Service) int { return strings.Compare(a.ResourceName(), b.ResourceName()) })
-				res = slices.CompactFunc(res, func(a, b workload.Service) bool { return a.ResourceName() == b.ResourceName() })
+				res = workload.Dedupe(res)
 			}
 			return res
 		}, nil
@@ -84,27 +74,19 @@ func (gr *graph) derive(svcLookup string) error {
 	gr.workloads = krt.NewCollection(gr.pods, func(ctx krt.HandlerContext, p workload.Pod) *workload.Workload {
 		mc := krt.FetchOne(ctx, mesh)
 		svcs := fetchServices(ctx, p)
-		names := make([]string, len(svcs))
-		for i, s := range svcs {
-			names[i] = s.ResourceName()
-		}
-		sort.Strings(names)
-		w := &workload.Workload{Name: p.Name, Namespace: p.Namespace, IP: p.IP, Services: names}
+		domain := ""
 		if mc != nil {
-			w.TrustDomain = mc.TrustDomain
+			domain = mc.TrustDomain
 		}
-		return w
+		w := workload.Derive(p, svcs, domain)
+		return &w
 	}, krt.WithName("Workloads"), krt.WithStop(gr.stop))
 
 	bySvc := krt.NewIndex(gr.workloads, "by-service", func(w workload.Workload) []string { return w.Services })
 	gr.endpoints = krt.NewCollection(gr.services, func(ctx krt.HandlerContext, s workload.Service) *workload.Endpoints {
 		wls := krt.Fetch(ctx, gr.workloads, krt.FilterIndex(bySvc, s.ResourceName()))
-		ips := make([]string, len(wls))
-		for i, w := range wls {
-			ips[i] = w.IP
-		}
-		sort.Strings(ips)
-		return &workload.Endpoints{Service: s.ResourceName(), IPs: ips}
+		ep := workload.EndpointsOf(s, wls)
+		return &ep
 	}, krt.WithName("Endpoints"), krt.WithStop(gr.stop))
 	return nil
 }

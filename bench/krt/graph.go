@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"sort"
-	"strings"
 
 	"github.com/meshd/meshd/bench/harness/workload"
 	"github.com/meshd/meshd/krt"
@@ -51,21 +48,14 @@ func (gr *graph) serviceLookup(mode string) (func(ctx krt.HandlerContext, p work
 		}, nil
 	case "selector":
 		// A finer, user-defined index keyed by "ns/key=value" per selector pair.
-		bySel := krt.NewIndex(gr.services, "by-selector-pair", func(s workload.Service) []string {
-			out := make([]string, 0, len(s.Selector))
-			for k, v := range s.Selector {
-				out = append(out, s.Namespace+"/"+k+"="+v)
-			}
-			return out
-		})
+		bySel := krt.NewIndex(gr.services, "by-selector-pair", workload.SelectorPairs)
 		return func(ctx krt.HandlerContext, p workload.Pod) []workload.Service {
 			var res []workload.Service
 			for k, v := range p.Labels {
-				res = append(res, krt.Fetch(ctx, gr.services, krt.FilterIndex(bySel, p.Namespace+"/"+k+"="+v), krt.FilterSelects(p.Labels))...)
+				res = append(res, krt.Fetch(ctx, gr.services, krt.FilterIndex(bySel, workload.PairKey(p.Namespace, k, v)), krt.FilterSelects(p.Labels))...)
 			}
 			if len(p.Labels) > 1 { // several labels may hit the same service
-				slices.SortFunc(res, func(a, b workload.Service) int { return strings.Compare(a.ResourceName(), b.ResourceName()) })
-				res = slices.CompactFunc(res, func(a, b workload.Service) bool { return a.ResourceName() == b.ResourceName() })
+				res = workload.Dedupe(res)
 			}
 			return res
 		}, nil
@@ -88,23 +78,15 @@ func (gr *graph) derive(svcLookup string) error {
 	gr.workloads = krt.NewCollection(gr.g, gr.pods, func(ctx krt.HandlerContext, p workload.Pod) *workload.Workload {
 		mc, _ := krt.FetchOne(ctx, gr.mesh)
 		svcs := fetchServices(ctx, p)
-		names := make([]string, len(svcs))
-		for i, s := range svcs {
-			names[i] = s.ResourceName()
-		}
-		sort.Strings(names)
-		return &workload.Workload{Name: p.Name, Namespace: p.Namespace, IP: p.IP, Services: names, TrustDomain: mc.TrustDomain}
+		w := workload.Derive(p, svcs, mc.TrustDomain)
+		return &w
 	}, krt.WithName("Workloads"))
 
 	bySvc := krt.NewIndex(gr.workloads, "by-service", func(w workload.Workload) []string { return w.Services })
 	gr.endpoints = krt.NewCollection(gr.g, gr.services, func(ctx krt.HandlerContext, s workload.Service) *workload.Endpoints {
 		wls := krt.Fetch(ctx, gr.workloads, krt.FilterIndex(bySvc, s.ResourceName()))
-		ips := make([]string, len(wls))
-		for i, w := range wls {
-			ips[i] = w.IP
-		}
-		sort.Strings(ips)
-		return &workload.Endpoints{Service: s.ResourceName(), IPs: ips}
+		ep := workload.EndpointsOf(s, wls)
+		return &ep
 	}, krt.WithName("Endpoints"))
 	return nil
 }

@@ -44,8 +44,8 @@ func compute(svcs []workload.Service, pods []workload.Pod, trustDomain string) o
 func indexServices(svcs []workload.Service) map[string][]int {
 	idx := make(map[string][]int, len(svcs))
 	for i, s := range svcs {
-		for k, v := range s.Selector {
-			idx[s.Namespace+"/"+k+"="+v] = append(idx[s.Namespace+"/"+k+"="+v], i)
+		for _, pair := range workload.SelectorPairs(s) {
+			idx[pair] = append(idx[pair], i)
 		}
 	}
 	return idx
@@ -56,7 +56,7 @@ func indexServices(svcs []workload.Service) map[string][]int {
 func selecting(svcs []workload.Service, idx map[string][]int, p workload.Pod) []string {
 	var keys []string
 	for k, v := range p.Labels {
-		for _, i := range idx[p.Namespace+"/"+k+"="+v] {
+		for _, i := range idx[workload.PairKey(p.Namespace, k, v)] {
 			if workload.Selects(svcs[i].Selector, p.Labels) {
 				keys = append(keys, svcs[i].ResourceName())
 			}

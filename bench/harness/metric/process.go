@@ -34,3 +34,9 @@ func Heap() (inuse, alloc uint64) {
 	runtime.ReadMemStats(&s)
 	return s.HeapInuse, s.HeapAlloc
 }
+
+// HeapAlloc returns the live heap, HeapAlloc after two collections.
+func HeapAlloc() uint64 {
+	_, alloc := Heap()
+	return alloc
+}

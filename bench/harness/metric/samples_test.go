@@ -66,7 +66,7 @@ func TestProcess(t *testing.T) {
 	}
 	keep := make([]byte, 8<<20)
 	inuse, alloc := Heap()
-	if inuse < 8<<20 || alloc < 8<<20 {
+	if live := HeapAlloc(); inuse < 8<<20 || alloc < 8<<20 || live < 8<<20 {
 		t.Errorf("Heap = %d in use, %d allocated; want both >= 8 MiB while 8 MiB is live", inuse, alloc)
 	}
 	runtime.KeepAlive(keep)

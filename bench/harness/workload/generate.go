@@ -69,3 +69,17 @@ func Selects(selector, labels map[string]string) bool {
 	}
 	return true
 }
+
+// SelectorPairs returns the index keys of s's selector, one
+// "namespace/key=value" a pair: a pod whose labels hold one of them may be
+// selected by s. PairKey builds the same key from a pod's side.
+func SelectorPairs(s Service) []string {
+	out := make([]string, 0, len(s.Selector))
+	for k, v := range s.Selector {
+		out = append(out, PairKey(s.Namespace, k, v))
+	}
+	return out
+}
+
+// PairKey returns the index key of one label pair in namespace.
+func PairKey(namespace, key, value string) string { return namespace + "/" + key + "=" + value }

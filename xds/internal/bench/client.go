@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/xds"
 )
 
@@ -117,7 +118,7 @@ func runClients(addr string, p, n, subscribe int, quiet time.Duration, delta boo
 		fields := strings.Fields(in.Text())
 		switch fields[0] {
 		case "CONNECT":
-			cpuMark = cpuSelf()
+			cpuMark = metric.CPU()
 			for i := range p {
 				c := f.newClient(i)
 				f.clients = append(f.clients, c)
@@ -127,7 +128,7 @@ func runClients(addr string, p, n, subscribe int, quiet time.Duration, delta boo
 						open = c.openDelta
 					}
 					if err := open(ctx, addr, false, false); err != nil {
-						fatalf("client %d: %v", i, err)
+						metric.Fatalf("client %d: %v", i, err)
 					}
 				}()
 			}
@@ -136,7 +137,7 @@ func runClients(addr string, p, n, subscribe int, quiet time.Duration, delta boo
 			for time.Since(time.Unix(0, f.last.Load())) < quiet {
 				time.Sleep(quiet / 10)
 			}
-			say("SETTLED %d %d %d", f.bytes.Swap(0), f.msgs.Swap(0), (cpuSelf() - cpuMark).Microseconds())
+			say("SETTLED %d %d %d", f.bytes.Swap(0), f.msgs.Swap(0), (metric.CPU() - cpuMark).Microseconds())
 		case "EXPECT":
 			ch := make(chan struct{})
 			f.mu.Lock()
@@ -148,24 +149,24 @@ func runClients(addr string, p, n, subscribe int, quiet time.Duration, delta boo
 			}
 			affected := f.wantN
 			f.mu.Unlock()
-			cpuMark = cpuSelf()
+			cpuMark = metric.CPU()
 			say("ARMED %d", affected)
 			<-ch
 			say("GOT")
 			for time.Since(time.Unix(0, f.last.Load())) < quiet {
 				time.Sleep(quiet / 10)
 			}
-			say("SETTLED %d %d %d", f.bytes.Swap(0), f.msgs.Swap(0), (cpuSelf() - cpuMark).Microseconds())
+			say("SETTLED %d %d %d", f.bytes.Swap(0), f.msgs.Swap(0), (metric.CPU() - cpuMark).Microseconds())
 		case "DROP":
 			f.drop()
 			say("DROPPED")
 		case "RECONNECT":
 			f.bytes.Swap(0)
 			f.msgs.Swap(0)
-			cpuMark = cpuSelf()
+			cpuMark = metric.CPU()
 			f.reconnect(ctx, fields[1], fields[2] == "resume", delta)
 		case "COUNT":
-			say("SETTLED %d %d %d", f.bytes.Swap(0), f.msgs.Swap(0), (cpuSelf() - cpuMark).Microseconds())
+			say("SETTLED %d %d %d", f.bytes.Swap(0), f.msgs.Swap(0), (metric.CPU() - cpuMark).Microseconds())
 		case "QUIT":
 			return
 		}
@@ -265,7 +266,7 @@ func (c *client) run() {
 		c.f.bytes.Add(int64(proto.Size(resp)))
 		c.f.msgs.Add(1)
 		if err := c.handle(resp); err != nil {
-			fatalf("client: %v", err)
+			metric.Fatalf("client: %v", err)
 		}
 		c.f.last.Store(time.Now().UnixNano())
 	}

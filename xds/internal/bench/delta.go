@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/xds"
 )
 
@@ -72,7 +73,7 @@ func (c *client) openDelta(ctx context.Context, addr string, again, resume bool)
 			c.f.bytes.Add(int64(proto.Size(resp)))
 			c.f.msgs.Add(1)
 			if err := c.handleDelta(resp, out); err != nil {
-				fatalf("client: %v", err)
+				metric.Fatalf("client: %v", err)
 			}
 			c.f.last.Store(time.Now().UnixNano())
 		}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -17,6 +18,8 @@ import (
 	"google.golang.org/grpc"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/meshd/meshd/bench/harness/child"
+	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
@@ -33,7 +36,7 @@ func main() {
 	quiet := flag.Duration("quiet", 100*time.Millisecond, "a change is settled when no client has received anything for this long")
 	timeout := flag.Duration("timeout", 5*time.Minute, "timeout for any single wait")
 	seed := flag.Int64("seed", 1, "seed for choosing which pods change")
-	child := flag.Bool("child", false, "internal: run as the client process")
+	childMode := flag.Bool("child", false, "internal: run as the client process")
 	addr := flag.String("addr", "", "internal: server address (child)")
 	delta := flag.Bool("delta", false, "the clients use Delta ADS streams instead of SotW")
 	subscribe := flag.Int("subscribe", 0, "each client asks by name for the listeners of this many services (and what they name), like a gRPC client dialing them; 0 asks for everything (wildcard), as the anchors' clients do")
@@ -44,36 +47,36 @@ func main() {
 	reconnectProfile := flag.String("reconnectprofile", "", "with -reconnect, write CPU profiles of the server during each reconnect to this file with .resume and .fresh appended")
 	flag.Parse()
 	if *n <= 0 || *m < *n || *p <= 0 {
-		fatalf("need 0 < n <= m and p > 0")
+		metric.Fatalf("need 0 < n <= m and p > 0")
 	}
-	if *child {
+	if *childMode {
 		runClients(*addr, *p, *n, *subscribe, *quiet, *delta)
 		return
 	}
 	if *subscribe > *n {
-		fatalf("need -subscribe <= n")
+		metric.Fatalf("need -subscribe <= n")
 	}
 	opt := runOptions{delta: *delta, subscribe: *subscribe, snapshot: *baseline, cpuProfile: *cpuProfile, memProfile: *memProfile,
 		reconnect: *reconnect, reconnectProfile: *reconnectProfile}
 	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed, opt); err != nil {
-		fatalf("%v", err)
+		metric.Fatalf("%v", err)
 	}
 }
 
 func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int64, opt runOptions) error {
-	emit("param_services", n, "count")
-	emit("param_pods", m, "count")
-	emit("param_clients", p, "count")
-	emit("param_changes", changes, "count")
-	emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
-	emit("param_debounce", ms(debounce), "ms")
-	emit("param_delta", opt.delta, "flag")
-	emit("param_subscribe", opt.subscribe, "count")
+	metric.Emit("param_services", n, "count")
+	metric.Emit("param_pods", m, "count")
+	metric.Emit("param_clients", p, "count")
+	metric.Emit("param_changes", changes, "count")
+	metric.Emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
+	metric.Emit("param_debounce", metric.MS(debounce), "ms")
+	metric.Emit("param_delta", opt.delta, "flag")
+	metric.Emit("param_subscribe", opt.subscribe, "count")
 
 	// (a) The model and the server's serialized resources.
-	base := heapAlloc()
+	base := metric.HeapAlloc()
 	t0 := time.Now()
-	c0 := cpuSelf()
+	c0 := metric.CPU()
 	g := krt.NewGraph()
 	mesh := meshmodel.New(g, "bench", collections.WithSidecarResources(false))
 	in := mesh.Inputs
@@ -83,9 +86,9 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 		sources.StaticOf[*corev1.Service](in).In(tx).Set(w.services()...)
 		sources.StaticOf[*corev1.Pod](in).In(tx).Set(w.pods()...)
 	})
-	emit("model_build", ms(time.Since(t0)), "ms")
-	emit("model_build_cpu", ms(cpuSelf()-c0), "ms")
-	emit("model_heap", float64(int64(heapAlloc())-int64(base))/(1<<20), "MiB")
+	metric.Emit("model_build", metric.MS(time.Since(t0)), "ms")
+	metric.Emit("model_build_cpu", metric.MS(metric.CPU()-c0), "ms")
+	metric.Emit("model_heap", float64(int64(metric.HeapAlloc())-int64(base))/(1<<20), "MiB")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -103,25 +106,32 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 		return fmt.Errorf("server not ready after %v", timeout)
 	}
 
-	ch := startChild([]string{"-addr", lis.Addr().String(), "-p", strconv.Itoa(p), "-n", strconv.Itoa(n),
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("the client process: %w", err)
+	}
+	ch, err := child.Start(exe, []string{"-addr", lis.Addr().String(), "-p", strconv.Itoa(p), "-n", strconv.Itoa(n),
 		"-m", strconv.Itoa(m), "-quiet", quiet.String(), "-delta=" + strconv.FormatBool(opt.delta),
 		"-subscribe", strconv.Itoa(opt.subscribe)}, timeout)
-	ch.wait("STARTED")
+	if err != nil {
+		return err
+	}
+	ch.Wait("STARTED")
 
 	// (b) Every client connects and receives every type.
-	cpu0 := cpuSelf()
+	cpu0 := metric.CPU()
 	t0 = time.Now()
-	ch.send("CONNECT")
-	ch.wait("READY")
+	ch.Send("CONNECT")
+	ch.Wait("READY")
 	connect := time.Since(t0)
-	bytes, msgs, ccpu := parseSettled(ch.wait("SETTLED"))
-	emit("connect_all_clients_all_types", ms(connect), "ms")
-	emit("connect_server_cpu", ms(cpuSelf()-cpu0), "ms")
-	emit("connect_client_cpu", ms(ccpu), "ms")
-	emit("connect_bytes_per_client", float64(bytes)/float64(p), "bytes")
-	emit("connect_msgs_per_client", float64(msgs)/float64(p), "count")
-	emit("server_idle_cpu_per_s", ms(idleCPU(time.Second)), "ms")
-	emit("server_heap_after_connect", float64(heapAlloc())/(1<<20), "MiB")
+	bytes, msgs, ccpu := ch.Settled()
+	metric.Emit("connect_all_clients_all_types", metric.MS(connect), "ms")
+	metric.Emit("connect_server_cpu", metric.MS(metric.CPU()-cpu0), "ms")
+	metric.Emit("connect_client_cpu", metric.MS(ccpu), "ms")
+	metric.Emit("connect_bytes_per_client", float64(bytes)/float64(p), "bytes")
+	metric.Emit("connect_msgs_per_client", float64(msgs)/float64(p), "count")
+	metric.Emit("server_idle_cpu_per_s", metric.MS(metric.IdleCPU(time.Second)), "ms")
+	metric.Emit("server_heap_after_connect", float64(metric.HeapAlloc())/(1<<20), "MiB")
 	if opt.memProfile != "" {
 		if err := writeHeapProfile(opt.memProfile); err != nil {
 			return err
@@ -152,16 +162,16 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 		j := rng.Intn(m)
 		ip := w.freshIP()
 		w.ips[j] = ip // the pods a replica is built from (-reconnect)
-		ch.send("EXPECT %d %s %s", k, w.cluster(j%n), ip)
-		affected = append(affected, parseArmed(ch.wait("ARMED")))
-		c0 := cpuSelf()
+		ch.Send("EXPECT %d %s %s", k, w.cluster(j%n), ip)
+		affected = append(affected, ch.Armed())
+		c0 := metric.CPU()
 		t0 := time.Now()
 		in.Set(w.pod(j, ip))
 		t1 := time.Now()
-		ch.wait("GOT")
+		ch.Wait("GOT")
 		lat = append(lat, time.Since(t0))
-		b, mm, cc := parseSettled(ch.wait("SETTLED"))
-		scpu = append(scpu, cpuSelf()-c0)
+		b, mm, cc := ch.Settled()
+		scpu = append(scpu, metric.CPU()-c0)
 		write = append(write, t1.Sub(t0))
 		ccpus = append(ccpus, cc)
 		totBytes += b
@@ -180,21 +190,21 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	stopProfile()
 	if changes > 0 {
 		after := srv.Stats()
-		s := sortDur(lat)
-		emit("change_latency_p50", ms(percentile(s, 0.50)), "ms")
-		emit("change_latency_p99", ms(percentile(s, 0.99)), "ms")
-		emit("change_latency_max", ms(s[len(s)-1]), "ms")
-		emit("change_model_update_p50", ms(percentile(sortDur(write), 0.50)), "ms")
-		emit("change_server_cpu_mean", ms(meanDur(scpu)), "ms")
-		emit("change_server_cpu_p50", ms(percentile(sortDur(scpu), 0.50)), "ms")
-		emit("change_client_cpu_mean", ms(meanDur(ccpus)), "ms")
-		emit("change_streams_affected_mean", meanInt(affected), "count")
-		emit("change_bytes_all_clients_mean", float64(totBytes)/float64(changes), "bytes")
-		emit("change_bytes_per_client_mean", float64(totBytes)/float64(changes)/float64(p), "bytes")
-		if n := meanInt(affected); n > 0 {
-			emit("change_bytes_per_affected_stream_mean", float64(totBytes)/float64(changes)/n, "bytes")
+		s := slices.Sorted(slices.Values(lat))
+		metric.Emit("change_latency_p50", metric.MS(metric.Percentile(s, 0.50)), "ms")
+		metric.Emit("change_latency_p99", metric.MS(metric.Percentile(s, 0.99)), "ms")
+		metric.Emit("change_latency_max", metric.MS(s[len(s)-1]), "ms")
+		metric.Emit("change_model_update_p50", metric.MS(metric.Percentile(write, 0.50)), "ms")
+		metric.Emit("change_server_cpu_mean", metric.MS(metric.Mean(scpu)), "ms")
+		metric.Emit("change_server_cpu_p50", metric.MS(metric.Percentile(scpu, 0.50)), "ms")
+		metric.Emit("change_client_cpu_mean", metric.MS(metric.Mean(ccpus)), "ms")
+		metric.Emit("change_streams_affected_mean", metric.MeanInt(affected), "count")
+		metric.Emit("change_bytes_all_clients_mean", float64(totBytes)/float64(changes), "bytes")
+		metric.Emit("change_bytes_per_client_mean", float64(totBytes)/float64(changes)/float64(p), "bytes")
+		if n := metric.MeanInt(affected); n > 0 {
+			metric.Emit("change_bytes_per_affected_stream_mean", float64(totBytes)/float64(changes)/n, "bytes")
 		}
-		emit("change_msgs_per_client_mean", float64(totMsgs)/float64(changes)/float64(p), "count")
+		metric.Emit("change_msgs_per_client_mean", float64(totMsgs)/float64(changes)/float64(p), "count")
 		var pushes, sent uint64
 		for t, v := range after.Pushes {
 			pushes += v - before.Pushes[t]
@@ -202,13 +212,13 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 		for t, v := range after.BytesSent {
 			sent += v - before.BytesSent[t]
 		}
-		emit("change_server_pushes_mean", float64(pushes)/float64(changes), "count")
-		emit("change_server_resource_bytes_mean", float64(sent)/float64(changes), "bytes")
-		emit("change_server_push_seconds_mean", (after.PushSeconds-before.PushSeconds)/float64(changes)*1000, "ms")
+		metric.Emit("change_server_pushes_mean", float64(pushes)/float64(changes), "count")
+		metric.Emit("change_server_resource_bytes_mean", float64(sent)/float64(changes), "bytes")
+		metric.Emit("change_server_push_seconds_mean", (after.PushSeconds-before.PushSeconds)/float64(changes)*1000, "ms")
 		if baseline != nil {
-			emit("baseline_snapshot_wall_p50", ms(percentile(sortDur(baseWall), 0.50)), "ms")
-			emit("baseline_snapshot_cpu_mean", ms(meanDur(baseCPU)), "ms")
-			emit("baseline_snapshot_cpu_ratio", float64(meanDur(baseCPU))/float64(meanDur(scpu)), "x")
+			metric.Emit("baseline_snapshot_wall_p50", metric.MS(metric.Percentile(baseWall, 0.50)), "ms")
+			metric.Emit("baseline_snapshot_cpu_mean", metric.MS(metric.Mean(baseCPU)), "ms")
+			metric.Emit("baseline_snapshot_cpu_ratio", float64(metric.Mean(baseCPU))/float64(metric.Mean(scpu)), "x")
 		}
 	}
 	stop := sync.OnceValue(func() error {
@@ -226,8 +236,8 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 			return err
 		}
 	}
-	emit("server_heap_end", float64(heapAlloc())/(1<<20), "MiB")
-	ch.quit()
+	metric.Emit("server_heap_end", float64(metric.HeapAlloc())/(1<<20), "MiB")
+	ch.Quit()
 	return stop()
 }
 
@@ -248,9 +258,4 @@ type runOptions struct {
 func newServer(g *krt.Graph, mesh meshmodel.Mesh, debounce time.Duration) *xds.Server {
 	return xds.New(g, mesh.Sources, xds.WithDebounce(debounce), xds.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		xds.WithGRPCServerOptions(grpc.MaxConcurrentStreams(1<<20)))
-}
-
-func fatalf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "FATAL: "+format+"\n", args...)
-	os.Exit(1)
 }

@@ -39,6 +39,8 @@ import (
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/meshd/meshd/bench/harness/child"
+	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
@@ -53,7 +55,7 @@ type reconnection struct {
 	p, subscribe      int
 	debounce, timeout time.Duration
 	rng               *rand.Rand
-	ch                *child
+	ch                *child.Process
 	// profile, when set, names the CPU profiles of each reconnect:
 	// profile.resume and profile.fresh.
 	profile string
@@ -66,14 +68,14 @@ type reconnection struct {
 // stop (stopFirst), as a dead replica's would, so that the replica's
 // garbage collector marks one model, not two, while they reconnect.
 func (r *reconnection) run(first *xds.Server, stopFirst func() error) error {
-	c0, t0 := cpuSelf(), time.Now()
+	c0, t0 := metric.CPU(), time.Now()
 	rep, err := startReplica(r.w, r.debounce, r.timeout)
 	if err != nil {
 		return err
 	}
-	emit("reconnect_model_build", ms(time.Since(t0)), "ms")
-	emit("reconnect_model_build_cpu", ms(cpuSelf()-c0), "ms")
-	emit("server_heap_two_models", float64(heapAlloc())/(1<<20), "MiB")
+	metric.Emit("reconnect_model_build", metric.MS(time.Since(t0)), "ms")
+	metric.Emit("reconnect_model_build_cpu", metric.MS(metric.CPU()-c0), "ms")
+	metric.Emit("server_heap_two_models", float64(metric.HeapAlloc())/(1<<20), "MiB")
 
 	if err := r.drop(first); err != nil {
 		return err
@@ -101,15 +103,15 @@ func (r *reconnection) run(first *xds.Server, stopFirst func() error) error {
 // drop ends every client's stream, and waits until srv has seen them end,
 // so that their teardown is charged to no measurement.
 func (r *reconnection) drop(srv *xds.Server) error {
-	r.ch.send("DROP")
-	r.ch.wait("DROPPED")
+	r.ch.Send("DROP")
+	r.ch.Wait("DROPPED")
 	return waitStreams(srv, 0, r.timeout)
 }
 
 // move reconnects every client, its stream dropped, to rep.
 func (r *reconnection) move(rep *replica, resume bool, prefix string) error {
 	// Both moves start from a collected heap.
-	emit(prefix+"server_heap", float64(heapAlloc())/(1<<20), "MiB")
+	metric.Emit(prefix+"server_heap", float64(metric.HeapAlloc())/(1<<20), "MiB")
 	mode := "fresh"
 	if resume {
 		mode = "resume"
@@ -122,25 +124,25 @@ func (r *reconnection) move(rep *replica, resume bool, prefix string) error {
 		}
 	}
 	before := rep.srv.Stats()
-	c0, t0 := cpuSelf(), time.Now()
-	r.ch.send("RECONNECT %s %s", rep.addr, mode)
+	c0, t0 := metric.CPU(), time.Now()
+	r.ch.Send("RECONNECT %s %s", rep.addr, mode)
 	got, err := waitSettled(rep.srv, before, r.p, r.timeout)
 	if err != nil {
 		return fmt.Errorf("reconnect (%s): %w", mode, err)
 	}
-	wall, cpu := time.Since(t0), cpuSelf()-c0
+	wall, cpu := time.Since(t0), metric.CPU()-c0
 	stopProfile()
-	r.ch.send("COUNT")
-	bytes, msgs, ccpu := parseSettled(r.ch.wait("SETTLED"))
+	r.ch.Send("COUNT")
+	bytes, msgs, ccpu := r.ch.Settled()
 	p := float64(r.p)
-	emit(prefix+"all_clients", ms(wall), "ms")
-	emit(prefix+"server_cpu", ms(cpu), "ms")
-	emit(prefix+"client_cpu", ms(ccpu), "ms")
-	emit(prefix+"bytes_per_client", float64(bytes)/p, "bytes")
-	emit(prefix+"msgs_per_client", float64(msgs)/p, "count")
-	emit(prefix+"types_resumed", got.resumed, "count")
-	emit(prefix+"types_answered", got.answered, "count")
-	emit(prefix+"check_wall", ms(got.check), "ms")
+	metric.Emit(prefix+"all_clients", metric.MS(wall), "ms")
+	metric.Emit(prefix+"server_cpu", metric.MS(cpu), "ms")
+	metric.Emit(prefix+"client_cpu", metric.MS(ccpu), "ms")
+	metric.Emit(prefix+"bytes_per_client", float64(bytes)/p, "bytes")
+	metric.Emit(prefix+"msgs_per_client", float64(msgs)/p, "count")
+	metric.Emit(prefix+"types_resumed", got.resumed, "count")
+	metric.Emit(prefix+"types_answered", got.answered, "count")
+	metric.Emit(prefix+"check_wall", metric.MS(got.check), "ms")
 	if resume && got.resumed != 4*r.p {
 		// Identical config on both servers: every type of every stream
 		// should have resumed.
@@ -153,8 +155,8 @@ func (r *reconnection) move(rep *replica, resume bool, prefix string) error {
 	if err != nil {
 		return fmt.Errorf("after reconnect (%s): %w", mode, err)
 	}
-	emit(prefix+"change_latency", ms(lat), "ms")
-	emit(prefix+"change_streams_affected", affected, "count")
+	metric.Emit(prefix+"change_latency", metric.MS(lat), "ms")
+	metric.Emit(prefix+"change_streams_affected", affected, "count")
 	return nil
 }
 
@@ -171,16 +173,16 @@ func (r *reconnection) change(rep *replica) (time.Duration, int, error) {
 	j := svc + w.n*r.rng.Intn(w.m/w.n) // a pod of svc: j%n == svc, j < m
 	ip := w.freshIP()
 	w.ips[j] = ip
-	r.ch.send("EXPECT 0 %s %s", w.cluster(svc), ip)
-	affected := parseArmed(r.ch.wait("ARMED"))
+	r.ch.Send("EXPECT 0 %s %s", w.cluster(svc), ip)
+	affected := r.ch.Armed()
 	if affected == 0 {
 		return 0, 0, fmt.Errorf("no client holds %s", w.cluster(svc))
 	}
 	t0 := time.Now()
 	rep.in.Set(w.pod(j, ip))
-	r.ch.wait("GOT") // fails the run after -timeout
+	r.ch.Wait("GOT") // fails the run after -timeout
 	lat := time.Since(t0)
-	r.ch.wait("SETTLED")
+	r.ch.Wait("SETTLED")
 	return lat, affected, nil
 }
 
@@ -375,7 +377,7 @@ func (f *fleet) reconnect(ctx context.Context, addr string, resume, delta bool) 
 				open = c.openDelta
 			}
 			if err := open(ctx, addr, true, resume); err != nil {
-				fatalf("client %d: reconnect: %v", i, err)
+				metric.Fatalf("client %d: reconnect: %v", i, err)
 			}
 		}()
 	}

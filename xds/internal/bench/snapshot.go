@@ -14,6 +14,7 @@ import (
 	streamv3 "github.com/envoyproxy/go-control-plane/pkg/server/stream/v3"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
 )
@@ -85,7 +86,7 @@ func (b *snapshotBaseline) rebuild() (time.Duration, time.Duration, error) {
 			c()
 		}
 	}()
-	c0, t0 := cpuSelf(), time.Now()
+	c0, t0 := metric.CPU(), time.Now()
 	b.version++
 	res := map[resource.Type][]types.Resource{}
 	b.g.Read(func(uint64) {
@@ -110,7 +111,7 @@ func (b *snapshotBaseline) rebuild() (time.Duration, time.Duration, error) {
 			return 0, 0, fmt.Errorf("snapshot baseline: %d of %d watches unanswered", len(cancels)-k, len(cancels))
 		}
 	}
-	wall, cpu := time.Since(t0), cpuSelf()-c0
+	wall, cpu := time.Since(t0), metric.CPU()-c0
 	for t, typ := range baselineTypes {
 		b.returned[t] = map[string]string{}
 		for name := range snap.GetResources(typ) {
