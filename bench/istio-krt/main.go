@@ -14,17 +14,8 @@ import (
 )
 
 func main() {
-	c := config{}
-	flag.IntVar(&c.n, "n", 1000, "number of services")
-	flag.IntVar(&c.m, "m", 10000, "number of pods")
-	flag.IntVar(&c.latencyChanges, "latency-changes", 200, "single-change latency samples")
-	flag.IntVar(&c.churnChanges, "churn-changes", 10000, "pod IP changes in the churn phase")
-	flag.IntVar(&c.probeChanges, "probe-changes", 100, "back-to-back changes of one pod, to see whether handlers observe intermediate states")
-	flag.StringVar(&c.svcLookup, "svc-lookup", "ns", "how workloads find their services: ns (namespace index + FilterSelects), selector (an index on ns/key=value + FilterSelects), none (an unindexed predicate over every service)")
-	flag.StringVar(&c.build, "build", "bulk", "initial build mode: bulk (inputs filled, then derived collections created) or incremental (derived collections on empty inputs, then one update per input)")
-	flag.BoolVar(&c.meshChange, "mesh-change", true, "run the mesh-config change phase")
-	flag.DurationVar(&c.timeout, "timeout", 5*time.Minute, "timeout for any single wait")
-	flag.Int64Var(&c.seed, "seed", 1, "seed for choosing which pods change")
+	var c workload.Config
+	c.Register(flag.CommandLine, "ns (namespace index + FilterSelects), selector (an index on ns/key=value + FilterSelects), none (an unindexed predicate over every service)")
 	flag.Parse()
 	// Istio logs to stdout by default; stdout is for metric lines.
 	logs := istiolog.DefaultOptions()
@@ -32,29 +23,16 @@ func main() {
 	if err := istiolog.Configure(logs); err != nil {
 		metric.Fatalf("istio logging: %v", err)
 	}
-	if c.n <= 0 || c.m < c.n {
-		metric.Fatalf("-n, -m: need 0 < n <= m")
-	}
-	if c.build != "bulk" && c.build != "incremental" {
-		metric.Fatalf("-build %q: want bulk or incremental", c.build)
+	if err := c.Check(); err != nil {
+		metric.Fatalf("%v", err)
 	}
 	run(c)
-}
-
-// config is the flags.
-type config struct {
-	n, m                                       int
-	latencyChanges, churnChanges, probeChanges int
-	svcLookup, build                           string
-	meshChange                                 bool
-	timeout                                    time.Duration
-	seed                                       int64
 }
 
 // bench is one run: the graph, the Endpoints handler that times it, and
 // the random source choosing the pods that change.
 type bench struct {
-	c   config
+	c   workload.Config
 	gr  *graph
 	tr  *workload.Tracker
 	rng *rand.Rand
@@ -65,13 +43,13 @@ const (
 	newDomain     = "example.org"
 )
 
-func run(c config) {
-	metric.Emit("param_services", c.n, "count")
-	metric.Emit("param_pods", c.m, "count")
+func run(c workload.Config) {
+	metric.Emit("param_services", c.N, "count")
+	metric.Emit("param_pods", c.M, "count")
 	metric.Emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
-	metric.Emit("param_svc_lookup_"+c.svcLookup, 1, "flag")
-	metric.Emit("param_build_"+c.build, 1, "flag")
-	b := &bench{c: c, tr: workload.NewTracker(), rng: rand.New(rand.NewSource(c.seed))}
+	metric.Emit("param_svc_lookup_"+c.SvcLookup, 1, "flag")
+	metric.Emit("param_build_"+c.Build, 1, "flag")
+	b := &bench{c: c, tr: workload.NewTracker(), rng: rand.New(rand.NewSource(c.Seed))}
 	baseInuse, baseAlloc := metric.Heap()
 	b.build()
 	b.memory(baseInuse, baseAlloc)
@@ -79,7 +57,7 @@ func run(c config) {
 	b.latency()
 	b.churn()
 	b.probe()
-	if c.meshChange {
+	if c.MeshChange {
 		b.meshConfig()
 	}
 	close(b.gr.stop)
@@ -90,14 +68,14 @@ func run(c config) {
 }
 
 func (b *bench) verify(domain string, d time.Duration, what string) int {
-	return verifyEventually(b.gr, b.c.n, b.c.m, domain, d, what)
+	return verifyEventually(b.gr, b.c.N, b.c.M, domain, d, what)
 }
 
 // memory reports the heap the graph holds, against the baseline taken
 // before the inputs were generated.
 func (b *bench) memory(baseInuse, baseAlloc uint64) {
 	inuse, alloc := metric.Heap()
-	M := float64(b.c.m)
+	M := float64(b.c.M)
 	metric.Emit("heap_inuse", inuse, "bytes")
 	metric.Emit("heap_inuse_delta", int64(inuse)-int64(baseInuse), "bytes")
 	metric.Emit("heap_inuse_delta_per_pod", float64(int64(inuse)-int64(baseInuse))/M, "bytes/pod")
@@ -108,7 +86,7 @@ func (b *bench) memory(baseInuse, baseAlloc uint64) {
 // changePod gives pod j a fresh IP; prevIP, when set, is the IP this run
 // last gave it, which the tracker no longer awaits.
 func (b *bench) changePod(j int, prevIP string) string {
-	k := workload.PodKey(j, b.c.n)
+	k := workload.PodKey(j, b.c.N)
 	cur := b.gr.pods.GetKey(k)
 	if cur == nil {
 		metric.Fatalf("pod %s missing", k)

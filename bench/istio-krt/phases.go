@@ -11,13 +11,13 @@ import (
 // build runs the initial build of -build and reports its wall and CPU
 // time. It leaves the tracker registered on Endpoints.
 func (b *bench) build() {
-	N, M := b.c.n, b.c.m
+	N, M := b.c.N, b.c.M
 	svcs, pods := workload.Services(N), workload.Pods(N, M)
 	var dur, cpu time.Duration
-	if b.c.build == "bulk" {
+	if b.c.Build == "bulk" {
 		c0, t0 := metric.CPU(), time.Now()
 		b.gr = newInputs(svcs, pods)
-		must(b.gr.derive(b.c.svcLookup))
+		must(b.gr.derive(b.c.SvcLookup))
 		if !b.gr.waitSynced() {
 			metric.Fatalf("derived collections never synced")
 		}
@@ -26,7 +26,7 @@ func (b *bench) build() {
 		b.gr.endpoints.RegisterBatch(observe(b.tr), false)
 	} else {
 		b.gr = newInputs(nil, nil)
-		must(b.gr.derive(b.c.svcLookup))
+		must(b.gr.derive(b.c.SvcLookup))
 		if !b.gr.waitSynced() {
 			metric.Fatalf("derived collections never synced")
 		}
@@ -42,7 +42,7 @@ func (b *bench) build() {
 		for _, p := range pods {
 			b.gr.pods.UpdateObject(p)
 		}
-		waitOrTimeout(done, b.c.timeout, "incremental build", b.tr)
+		waitOrTimeout(done, b.c.Timeout, "incremental build", b.tr)
 		b.waitSizes("after incremental build")
 		dur, cpu = time.Since(t0), metric.CPU()-c0
 	}
@@ -54,19 +54,19 @@ func (b *bench) build() {
 // wantSizes ends the run unless every pod has a workload and every
 // service its endpoints.
 func (b *bench) wantSizes(when string) {
-	if got := len(b.gr.workloads.List()); got != b.c.m {
-		metric.Fatalf("%s: %d workloads, want %d", when, got, b.c.m)
+	if got := len(b.gr.workloads.List()); got != b.c.M {
+		metric.Fatalf("%s: %d workloads, want %d", when, got, b.c.M)
 	}
-	if got := len(b.gr.endpoints.List()); got != b.c.n {
-		metric.Fatalf("%s: %d endpoints, want %d", when, got, b.c.n)
+	if got := len(b.gr.endpoints.List()); got != b.c.N {
+		metric.Fatalf("%s: %d endpoints, want %d", when, got, b.c.N)
 	}
 }
 
 // waitSizes waits for wantSizes to hold: an event for the last IP may come
 // before Istio has derived the last workload of another service.
 func (b *bench) waitSizes(when string) {
-	deadline := time.Now().Add(b.c.timeout)
-	for len(b.gr.workloads.List()) != b.c.m || len(b.gr.endpoints.List()) != b.c.n {
+	deadline := time.Now().Add(b.c.Timeout)
+	for len(b.gr.workloads.List()) != b.c.M || len(b.gr.endpoints.List()) != b.c.N {
 		if time.Now().After(deadline) {
 			b.wantSizes(when)
 		}
@@ -78,10 +78,10 @@ func (b *bench) waitSizes(when string) {
 // Endpoints event holds the new IP.
 func (b *bench) latency() {
 	b.tr.ResetCounts()
-	lat := make([]time.Duration, 0, b.c.latencyChanges)
-	for i := 0; i < b.c.latencyChanges; i++ {
-		j := b.rng.Intn(b.c.m)
-		k := workload.PodKey(j, b.c.n)
+	lat := make([]time.Duration, 0, b.c.LatencyChanges)
+	for i := 0; i < b.c.LatencyChanges; i++ {
+		j := b.rng.Intn(b.c.M)
+		k := workload.PodKey(j, b.c.N)
 		cur := b.gr.pods.GetKey(k)
 		np := *cur
 		np.IP = workload.FreshIP()
@@ -89,9 +89,9 @@ func (b *bench) latency() {
 		done := b.tr.Arm()
 		t0 := time.Now()
 		b.gr.pods.UpdateObject(np)
-		waitOrTimeout(done, b.c.timeout, "single change", b.tr)
+		waitOrTimeout(done, b.c.Timeout, "single change", b.tr)
 		lat = append(lat, time.Since(t0))
-		ep := b.gr.endpoints.GetKey(workload.ServiceKey(j % b.c.n))
+		ep := b.gr.endpoints.GetKey(workload.ServiceKey(j % b.c.N))
 		if ep == nil || !slices.Contains(ep.IPs, np.IP) || slices.Contains(ep.IPs, cur.IP) {
 			metric.Fatalf("latency change %d: endpoints for %s do not reflect %s -> %s", i, k, cur.IP, np.IP)
 		}
@@ -111,26 +111,26 @@ func (b *bench) latency() {
 // until every last IP has been in an Endpoints event.
 func (b *bench) churn() {
 	b.tr.ResetCounts()
-	perm := b.rng.Perm(b.c.m) // distinct pods while churn-changes <= m
+	perm := b.rng.Perm(b.c.M) // distinct pods while churn-changes <= m
 	last := make(map[int]string)
 	c0, t0 := metric.CPU(), time.Now()
-	for i := 0; i < b.c.churnChanges; i++ {
-		j := perm[i%b.c.m]
+	for i := 0; i < b.c.ChurnChanges; i++ {
+		j := perm[i%b.c.M]
 		last[j] = b.changePod(j, last[j])
 	}
 	submit := time.Since(t0)
-	waitOrTimeout(b.tr.Arm(), b.c.timeout, "churn", b.tr)
+	waitOrTimeout(b.tr.Arm(), b.c.Timeout, "churn", b.tr)
 	dur, cpu := time.Since(t0), metric.CPU()-c0
-	metric.Emit("churn_changes", b.c.churnChanges, "count")
+	metric.Emit("churn_changes", b.c.ChurnChanges, "count")
 	metric.Emit("churn_submit", metric.MS(submit), "ms")
 	metric.Emit("churn_total", metric.MS(dur), "ms")
-	metric.Emit("churn_throughput", float64(b.c.churnChanges)/dur.Seconds(), "events/s")
+	metric.Emit("churn_throughput", float64(b.c.ChurnChanges)/dur.Seconds(), "events/s")
 	metric.Emit("churn_cpu", metric.MS(cpu), "ms")
 	metric.Emit("churn_handler_batches", b.tr.Batches(), "count")
 	metric.Emit("churn_handler_events", b.tr.Events(), "count")
 	metric.Emit("verify_churn_retries", b.verify(initialDomain, 60*time.Second, "after churn"), "count")
 	for j, ip := range last {
-		ep := b.gr.endpoints.GetKey(workload.ServiceKey(j % b.c.n))
+		ep := b.gr.endpoints.GetKey(workload.ServiceKey(j % b.c.N))
 		if ep == nil || !slices.Contains(ep.IPs, ip) {
 			metric.Fatalf("churn: endpoints miss the final ip %s of pod %d", ip, j)
 		}
@@ -140,18 +140,18 @@ func (b *bench) churn() {
 // probe changes one pod -probe-changes times back to back and counts the
 // states of its service an Endpoints handler saw.
 func (b *bench) probe() {
-	if b.c.probeChanges <= 0 {
+	if b.c.ProbeChanges <= 0 {
 		return
 	}
-	j := b.rng.Intn(b.c.m)
-	b.tr.WatchProbe(workload.ServiceKey(j % b.c.n))
+	j := b.rng.Intn(b.c.M)
+	b.tr.WatchProbe(workload.ServiceKey(j % b.c.N))
 	var ips []string
 	prev := ""
-	for i := 0; i < b.c.probeChanges; i++ {
+	for i := 0; i < b.c.ProbeChanges; i++ {
 		prev = b.changePod(j, prev)
 		ips = append(ips, prev)
 	}
-	waitOrTimeout(b.tr.Arm(), b.c.timeout, "probe", b.tr)
+	waitOrTimeout(b.tr.Arm(), b.c.Timeout, "probe", b.tr)
 	time.Sleep(200 * time.Millisecond) // let trailing events land
 	seenLists := b.tr.EndProbe()
 	seen := map[string]bool{}
@@ -165,7 +165,7 @@ func (b *bench) probe() {
 	if len(seenLists) == 0 || !slices.Contains(seenLists[len(seenLists)-1], prev) {
 		metric.Fatalf("probe: the last endpoints event lacks the final ip")
 	}
-	metric.Emit("probe_changes", b.c.probeChanges, "count")
+	metric.Emit("probe_changes", b.c.ProbeChanges, "count")
 	metric.Emit("probe_endpoint_events", len(seenLists), "count")
 	metric.Emit("probe_distinct_ips_observed", len(seen), "count")
 	metric.Emit("verify_probe_retries", b.verify(initialDomain, 30*time.Second, "after probe"), "count")
@@ -176,21 +176,21 @@ func (b *bench) probe() {
 func (b *bench) meshConfig() {
 	wc := &workload.Counter{}
 	reg := b.gr.workloads.RegisterBatch(count(wc), false)
-	done := wc.Arm(newDomain, b.c.m)
+	done := wc.Arm(newDomain, b.c.M)
 	b.tr.ResetCounts()
 	c0, t0 := metric.CPU(), time.Now()
 	b.gr.mesh.Set(&workload.MeshConfig{TrustDomain: newDomain})
 	commit := time.Since(t0)
 	select {
 	case <-done:
-	case <-time.After(b.c.timeout):
-		metric.Fatalf("timeout after %v waiting for %d workload updates", b.c.timeout, b.c.m)
+	case <-time.After(b.c.Timeout):
+		metric.Fatalf("timeout after %v waiting for %d workload updates", b.c.Timeout, b.c.M)
 	}
 	dur, cpu := time.Since(t0), metric.CPU()-c0
 	reg.UnregisterHandler()
 	metric.Emit("meshconfig_change_commit", metric.MS(commit), "ms")
 	metric.Emit("meshconfig_change", metric.MS(dur), "ms")
-	metric.Emit("meshconfig_workloads_per_s", float64(b.c.m)/dur.Seconds(), "workloads/s")
+	metric.Emit("meshconfig_workloads_per_s", float64(b.c.M)/dur.Seconds(), "workloads/s")
 	metric.Emit("meshconfig_change_cpu", metric.MS(cpu), "ms")
 	metric.Emit("meshconfig_endpoint_events", b.tr.Events(), "count")
 	metric.Emit("verify_meshconfig_retries", b.verify(newDomain, 30*time.Second, "after mesh-config change"), "count")

@@ -15,46 +15,25 @@ import (
 )
 
 func main() {
-	n := flag.Int("n", 1000, "number of services")
-	m := flag.Int("m", 10000, "number of pods")
-	latencyChanges := flag.Int("latency-changes", 200, "single-change latency samples")
-	churnChanges := flag.Int("churn-changes", 10000, "pod IP changes in the churn phase")
-	probeChanges := flag.Int("probe-changes", 100, "back-to-back changes of one pod, to see whether handlers observe intermediate states")
-	svcLookup := flag.String("svc-lookup", "ns", "how workloads find their services: ns (FilterNamespace + FilterSelects), selector (an index on ns/key=value + FilterSelects), none (an unindexed predicate over every service)")
-	build := flag.String("build", "bulk", "initial build mode: bulk (inputs filled, then derived collections created) or incremental (derived collections on empty inputs, then one transaction per input)")
-	meshChange := flag.Bool("mesh-change", true, "run the mesh-config change phase")
-	timeout := flag.Duration("timeout", 5*time.Minute, "timeout for any single wait")
-	seed := flag.Int64("seed", 1, "seed for choosing which pods change")
+	var c workload.Config
+	c.Register(flag.CommandLine, "ns (FilterNamespace + FilterSelects), selector (an index on ns/key=value + FilterSelects), none (an unindexed predicate over every service)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of -profile-phase to this file")
 	memProfile := flag.String("memprofile", "", "write a heap profile at the end of -profile-phase to this file (for build: after the memory phase's GC)")
 	profilePhase := flag.String("profile-phase", "all", "phase the profiles cover: all, build, latency, churn, probe, meshconfig")
 	flag.Parse()
-	if *n <= 0 || *m < *n {
-		metric.Fatalf("need 0 < n <= m")
+	if err := c.Check(); err != nil {
+		metric.Fatalf("%v", err)
 	}
-	prof := &profiler{cpuPath: *cpuProfile, memPath: *memProfile, phase: *profilePhase}
-	run(config{
-		n: *n, m: *m, latencyChanges: *latencyChanges, churnChanges: *churnChanges, probeChanges: *probeChanges,
-		svcLookup: *svcLookup, build: *build, meshChange: *meshChange, timeout: *timeout, seed: *seed,
-	}, prof)
+	run(c, &profiler{cpuPath: *cpuProfile, memPath: *memProfile, phase: *profilePhase})
 }
 
-type config struct {
-	n, m                                       int
-	latencyChanges, churnChanges, probeChanges int
-	svcLookup, build                           string
-	meshChange                                 bool
-	timeout                                    time.Duration
-	seed                                       int64
-}
-
-func run(c config, prof *profiler) {
-	N, M := c.n, c.m
+func run(c workload.Config, prof *profiler) {
+	N, M := c.N, c.M
 	metric.Emit("param_services", N, "count")
 	metric.Emit("param_pods", M, "count")
 	metric.Emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
-	metric.Emit("param_svc_lookup_"+c.svcLookup, 1, "flag")
-	metric.Emit("param_build_"+c.build, 1, "flag")
+	metric.Emit("param_svc_lookup_"+c.SvcLookup, 1, "flag")
+	metric.Emit("param_build_"+c.Build, 1, "flag")
 	prof.begin("all")
 
 	baseInuse, baseAlloc := metric.Heap()
@@ -64,12 +43,12 @@ func run(c config, prof *profiler) {
 	tr := workload.NewTracker()
 	var gr *graph
 	var buildDur, buildCPU time.Duration
-	switch c.build {
+	switch c.Build {
 	case "bulk":
 		prof.begin("build")
 		c0, t0 := metric.CPU(), time.Now()
 		gr = newInputs(svcs, pods)
-		must(gr.derive(c.svcLookup))
+		must(gr.derive(c.SvcLookup))
 		if !gr.workloads.HasSynced() || !gr.endpoints.HasSynced() {
 			metric.Fatalf("derived collections not synced after construction")
 		}
@@ -84,17 +63,17 @@ func run(c config, prof *profiler) {
 		gr.endpoints.Register(observe(tr))
 	case "incremental":
 		gr = newInputs(nil, nil)
-		must(gr.derive(c.svcLookup))
+		must(gr.derive(c.SvcLookup))
 		gr.endpoints.Register(observe(tr))
 	default:
-		metric.Fatalf("unknown -build %q (want bulk or incremental)", c.build)
+		metric.Fatalf("unknown -build %q (want bulk or incremental)", c.Build)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	runDone := make(chan error, 1)
 	go func() { runDone <- gr.g.Run(ctx) }()
 
-	if c.build == "incremental" {
+	if c.Build == "incremental" {
 		for _, p := range pods {
 			tr.Expect(p.IP, "")
 		}
@@ -107,7 +86,7 @@ func run(c config, prof *profiler) {
 		for _, p := range pods {
 			gr.pods.Set(p)
 		}
-		waitOrTimeout(done, c.timeout, "incremental build", tr)
+		waitOrTimeout(done, c.Timeout, "incremental build", tr)
 		if gr.workloads.Len() != M || gr.endpoints.Len() != N {
 			metric.Fatalf("after incremental build: %d workloads, %d endpoints", gr.workloads.Len(), gr.endpoints.Len())
 		}
@@ -132,7 +111,7 @@ func run(c config, prof *profiler) {
 	metric.Emit("verify_initial_retries", verifyEventually(gr, N, M, domain, 30*time.Second, "initial build"), "count")
 	tr.ResetCounts()
 
-	rng := rand.New(rand.NewSource(c.seed))
+	rng := rand.New(rand.NewSource(c.Seed))
 	changePod := func(j int, prevIP string) string {
 		k := workload.PodKey(j, N)
 		cur, ok := gr.pods.Get(k)
@@ -151,8 +130,8 @@ func run(c config, prof *profiler) {
 
 	// ---- single-change latency --------------------------------------------
 	prof.begin("latency")
-	lat := make([]time.Duration, 0, c.latencyChanges)
-	for i := 0; i < c.latencyChanges; i++ {
+	lat := make([]time.Duration, 0, c.LatencyChanges)
+	for i := 0; i < c.LatencyChanges; i++ {
 		j := rng.Intn(M)
 		k := workload.PodKey(j, N)
 		cur, _ := gr.pods.Get(k)
@@ -162,7 +141,7 @@ func run(c config, prof *profiler) {
 		done := tr.Arm()
 		t0 := time.Now()
 		gr.pods.Set(np)
-		waitOrTimeout(done, c.timeout, "single change", tr)
+		waitOrTimeout(done, c.Timeout, "single change", tr)
 		lat = append(lat, time.Since(t0))
 		ep, ok := gr.endpoints.Get(np.Namespace + "/" + np.Labels["app"])
 		if !ok || !slices.Contains(ep.IPs, np.IP) || slices.Contains(ep.IPs, cur.IP) {
@@ -186,18 +165,18 @@ func run(c config, prof *profiler) {
 	last := make(map[int]string)
 	prof.begin("churn")
 	c0, t0 := metric.CPU(), time.Now()
-	for i := 0; i < c.churnChanges; i++ {
+	for i := 0; i < c.ChurnChanges; i++ {
 		j := perm[i%M]
 		last[j] = changePod(j, last[j])
 	}
 	submitDur := time.Since(t0)
-	waitOrTimeout(tr.Arm(), c.timeout, "churn", tr)
+	waitOrTimeout(tr.Arm(), c.Timeout, "churn", tr)
 	churnDur, churnCPU := time.Since(t0), metric.CPU()-c0
 	prof.end("churn")
-	metric.Emit("churn_changes", c.churnChanges, "count")
+	metric.Emit("churn_changes", c.ChurnChanges, "count")
 	metric.Emit("churn_submit", metric.MS(submitDur), "ms")
 	metric.Emit("churn_total", metric.MS(churnDur), "ms")
-	metric.Emit("churn_throughput", float64(c.churnChanges)/churnDur.Seconds(), "events/s")
+	metric.Emit("churn_throughput", float64(c.ChurnChanges)/churnDur.Seconds(), "events/s")
 	metric.Emit("churn_cpu", metric.MS(churnCPU), "ms")
 	metric.Emit("churn_handler_batches", tr.Batches(), "count")
 	metric.Emit("churn_handler_events", tr.Events(), "count")
@@ -210,17 +189,17 @@ func run(c config, prof *profiler) {
 	}
 
 	// ---- intermediate-state probe -----------------------------------------
-	if c.probeChanges > 0 {
+	if c.ProbeChanges > 0 {
 		j := rng.Intn(M)
 		tr.WatchProbe(workload.ServiceKey(j % N))
 		prof.begin("probe")
 		var ips []string
 		prev := ""
-		for i := 0; i < c.probeChanges; i++ {
+		for i := 0; i < c.ProbeChanges; i++ {
 			prev = changePod(j, prev)
 			ips = append(ips, prev)
 		}
-		waitOrTimeout(tr.Arm(), c.timeout, "probe", tr)
+		waitOrTimeout(tr.Arm(), c.Timeout, "probe", tr)
 		prof.end("probe")
 		time.Sleep(200 * time.Millisecond) // let any trailing events land, as bench/istio-krt does
 		seenLists := tr.EndProbe()
@@ -236,7 +215,7 @@ func run(c config, prof *profiler) {
 		if nEvents == 0 || !slices.Contains(seenLists[nEvents-1], prev) {
 			metric.Fatalf("probe: the last endpoints event lacks the final ip")
 		}
-		metric.Emit("probe_changes", c.probeChanges, "count")
+		metric.Emit("probe_changes", c.ProbeChanges, "count")
 		metric.Emit("probe_endpoint_events", nEvents, "count")
 		metric.Emit("probe_distinct_ips_observed", len(seen), "count")
 		metric.Emit("verify_probe_retries", verifyEventually(gr, N, M, domain, 30*time.Second, "after probe"), "count")
@@ -246,7 +225,7 @@ func run(c config, prof *profiler) {
 	// Every workload reads the mesh config, so a new trust domain
 	// recomputes all M of them; Endpoints recompute too but, their IPs
 	// unchanged, emit nothing (early cutoff).
-	if c.meshChange {
+	if c.MeshChange {
 		const newDomain = "example.org"
 		wc := &workload.Counter{}
 		reg := gr.workloads.Register(count(wc))
@@ -258,8 +237,8 @@ func run(c config, prof *profiler) {
 		commit := time.Since(t0)
 		select {
 		case <-done:
-		case <-time.After(c.timeout):
-			metric.Fatalf("timeout after %v waiting for %d workload updates", c.timeout, M)
+		case <-time.After(c.Timeout):
+			metric.Fatalf("timeout after %v waiting for %d workload updates", c.Timeout, M)
 		}
 		total, totalCPU := time.Since(t0), metric.CPU()-c0
 		prof.end("meshconfig")
