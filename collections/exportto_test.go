@@ -102,55 +102,59 @@ func TestNamespaceViews(t *testing.T) {
 	set("b", "api", "")
 	set("c", "db", "a,d")
 
-	type view struct {
-		hosts                 []string // virtual host names, sorted
-		visibleTo, hiddenFrom []string
-	}
-	check := func(step string, want map[string]view) {
-		t.Helper()
-		validateModel(t, m)
-		got := map[string]view{}
-		for _, r := range m.SidecarRouteConfigurations.List() {
-			var hosts []string
-			for _, vh := range r.Message.VirtualHosts {
-				hosts = append(hosts, vh.Name)
-			}
-			slices.Sort(hosts)
-			got[r.Name] = view{hosts, r.VisibleTo, r.HiddenFrom}
-		}
-		for name, w := range want {
-			g, ok := got[name]
-			if !ok || !slices.Equal(g.hosts, w.hosts) || !slices.Equal(g.visibleTo, w.visibleTo) || !slices.Equal(g.hiddenFrom, w.hiddenFrom) {
-				t.Errorf("%s: route %s = %+v (present %v), want %+v", step, name, g, ok, w)
-			}
-			// Each route has its listener, alike in visibility, naming it.
-			l, ok := m.Listeners.Get(SidecarListenerName(80) + name[len("80"):])
-			if !ok || !slices.Equal(l.VisibleTo, w.visibleTo) || !slices.Equal(l.HiddenFrom, w.hiddenFrom) {
-				t.Errorf("%s: listener for %s: %+v (present %v)", step, name, l, ok)
-			} else if !strings.Contains(l.Message.String(), `route_config_name:"`+name+`"`) {
-				t.Errorf("%s: listener %s does not name route %s: %v", step, l.Name, name, l.Message)
-			}
-		}
-		if len(got) != len(want) {
-			t.Errorf("%s: routes %v, want %d", step, slices.Sorted(maps.Keys(got)), len(want))
-		}
-	}
 	web, api, db := "web.a.svc.cluster.local:80", "api.b.svc.cluster.local:80", "db.c.svc.cluster.local:80"
-	check("three services", map[string]view{
+	checkNamespaceViews(t, m, "three services", map[string]namespaceView{
 		"80":   {[]string{api}, nil, []string{"a", "d"}},
 		"80~a": {sorted(api, db, web), []string{"a"}, nil},
 		"80~d": {sorted(api, db), []string{"d"}, nil},
 	})
 	set("a", "web", "*")
-	check("web exported to all", map[string]view{
+	checkNamespaceViews(t, m, "web exported to all", map[string]namespaceView{
 		"80":   {sorted(api, web), nil, []string{"a", "d"}},
 		"80~a": {sorted(api, db, web), []string{"a"}, nil},
 		"80~d": {sorted(api, db, web), []string{"d"}, nil},
 	})
 	set("c", "db", "")
-	check("none narrow", map[string]view{
+	checkNamespaceViews(t, m, "none narrow", map[string]namespaceView{
 		"80": {sorted(api, db, web), nil, nil},
 	})
+}
+
+// namespaceView is one variant of a port's sidecar route configuration.
+type namespaceView struct {
+	hosts                 []string // virtual host names, sorted
+	visibleTo, hiddenFrom []string
+}
+
+// checkNamespaceViews checks that the sidecar routes are exactly want, by
+// name, and that each has its listener, alike in visibility, naming it.
+func checkNamespaceViews(t *testing.T, m *Model, step string, want map[string]namespaceView) {
+	t.Helper()
+	validateModel(t, m)
+	got := map[string]namespaceView{}
+	for _, r := range m.SidecarRouteConfigurations.List() {
+		var hosts []string
+		for _, vh := range r.Message.VirtualHosts {
+			hosts = append(hosts, vh.Name)
+		}
+		slices.Sort(hosts)
+		got[r.Name] = namespaceView{hosts, r.VisibleTo, r.HiddenFrom}
+	}
+	for name, w := range want {
+		g, ok := got[name]
+		if !ok || !slices.Equal(g.hosts, w.hosts) || !slices.Equal(g.visibleTo, w.visibleTo) || !slices.Equal(g.hiddenFrom, w.hiddenFrom) {
+			t.Errorf("%s: route %s = %+v (present %v), want %+v", step, name, g, ok, w)
+		}
+		l, ok := m.Listeners.Get(SidecarListenerName(80) + name[len("80"):])
+		if !ok || !slices.Equal(l.VisibleTo, w.visibleTo) || !slices.Equal(l.HiddenFrom, w.hiddenFrom) {
+			t.Errorf("%s: listener for %s: %+v (present %v)", step, name, l, ok)
+		} else if !strings.Contains(l.Message.String(), `route_config_name:"`+name+`"`) {
+			t.Errorf("%s: listener %s does not name route %s: %v", step, l.Name, name, l.Message)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%s: routes %v, want %d", step, slices.Sorted(maps.Keys(got)), len(want))
+	}
 }
 
 func sorted(s ...string) []string {

@@ -17,7 +17,28 @@ import (
 // routeString renders a route compactly: "match => action [options]".
 func routeString(r *routev3.Route) string {
 	var b strings.Builder
-	m := r.Match
+	writeMatch(&b, r.Match)
+	b.WriteString(" =>")
+	switch a := r.Action.(type) {
+	case *routev3.Route_DirectResponse:
+		fmt.Fprintf(&b, " %d", a.DirectResponse.Status)
+	case *routev3.Route_Route:
+		writeRouteAction(&b, a.Route)
+	}
+	for _, h := range r.RequestHeadersToAdd {
+		fmt.Fprintf(&b, " req+%s=%s(%s)", h.Header.Key, h.Header.Value, h.AppendAction)
+	}
+	for _, h := range r.RequestHeadersToRemove {
+		fmt.Fprintf(&b, " req-%s", h)
+	}
+	for _, h := range r.ResponseHeadersToAdd {
+		fmt.Fprintf(&b, " resp+%s=%s(%s)", h.Header.Key, h.Header.Value, h.AppendAction)
+	}
+	return b.String()
+}
+
+// writeMatch renders a route's match: path, then headers, then query.
+func writeMatch(b *strings.Builder, m *routev3.RouteMatch) {
 	switch p := m.PathSpecifier.(type) {
 	case *routev3.RouteMatch_Prefix:
 		b.WriteString("prefix:" + p.Prefix)
@@ -31,55 +52,45 @@ func routeString(r *routev3.Route) string {
 	for _, h := range m.Headers {
 		sm := h.GetStringMatch()
 		if re := sm.GetSafeRegex(); re != nil {
-			fmt.Fprintf(&b, " h:%s~%s", h.Name, re.Regex)
+			fmt.Fprintf(b, " h:%s~%s", h.Name, re.Regex)
 		} else {
-			fmt.Fprintf(&b, " h:%s=%s", h.Name, sm.GetExact())
+			fmt.Fprintf(b, " h:%s=%s", h.Name, sm.GetExact())
 		}
 	}
 	for _, q := range m.QueryParameters {
-		fmt.Fprintf(&b, " q:%s=%s", q.Name, q.GetStringMatch().GetExact())
+		fmt.Fprintf(b, " q:%s=%s", q.Name, q.GetStringMatch().GetExact())
 	}
-	b.WriteString(" =>")
-	switch a := r.Action.(type) {
-	case *routev3.Route_DirectResponse:
-		fmt.Fprintf(&b, " %d", a.DirectResponse.Status)
-	case *routev3.Route_Route:
-		ra := a.Route
-		if c := ra.GetCluster(); c != "" {
-			b.WriteString(" " + shortCluster(c))
-		}
-		for _, w := range ra.GetWeightedClusters().GetClusters() {
-			fmt.Fprintf(&b, " %s*%d", shortCluster(w.Name), w.Weight.GetValue())
-		}
-		if ra.Timeout != nil {
-			fmt.Fprintf(&b, " timeout=%s", ra.Timeout.AsDuration())
-		}
-		if d := ra.GetMaxStreamDuration().GetMaxStreamDuration(); d != nil {
-			fmt.Fprintf(&b, " maxstream=%s", d.AsDuration())
-		}
-		if rp := ra.RetryPolicy; rp != nil {
-			fmt.Fprintf(&b, " retry=%s/%d", rp.RetryOn, rp.NumRetries.GetValue())
-			if len(rp.RetriableStatusCodes) > 0 {
-				fmt.Fprintf(&b, "%v", rp.RetriableStatusCodes)
-			}
-			if rp.PerTryTimeout != nil {
-				fmt.Fprintf(&b, " pertry=%s", rp.PerTryTimeout.AsDuration())
-			}
-			if bo := rp.RetryBackOff; bo != nil {
-				fmt.Fprintf(&b, " backoff=%s", bo.BaseInterval.AsDuration())
-			}
-		}
+}
+
+// writeRouteAction renders a forwarding action: its clusters, timeouts and
+// retry policy.
+func writeRouteAction(b *strings.Builder, ra *routev3.RouteAction) {
+	if c := ra.GetCluster(); c != "" {
+		b.WriteString(" " + shortCluster(c))
 	}
-	for _, h := range r.RequestHeadersToAdd {
-		fmt.Fprintf(&b, " req+%s=%s(%s)", h.Header.Key, h.Header.Value, h.AppendAction)
+	for _, w := range ra.GetWeightedClusters().GetClusters() {
+		fmt.Fprintf(b, " %s*%d", shortCluster(w.Name), w.Weight.GetValue())
 	}
-	for _, h := range r.RequestHeadersToRemove {
-		fmt.Fprintf(&b, " req-%s", h)
+	if ra.Timeout != nil {
+		fmt.Fprintf(b, " timeout=%s", ra.Timeout.AsDuration())
 	}
-	for _, h := range r.ResponseHeadersToAdd {
-		fmt.Fprintf(&b, " resp+%s=%s(%s)", h.Header.Key, h.Header.Value, h.AppendAction)
+	if d := ra.GetMaxStreamDuration().GetMaxStreamDuration(); d != nil {
+		fmt.Fprintf(b, " maxstream=%s", d.AsDuration())
 	}
-	return b.String()
+	rp := ra.RetryPolicy
+	if rp == nil {
+		return
+	}
+	fmt.Fprintf(b, " retry=%s/%d", rp.RetryOn, rp.NumRetries.GetValue())
+	if len(rp.RetriableStatusCodes) > 0 {
+		fmt.Fprintf(b, "%v", rp.RetriableStatusCodes)
+	}
+	if rp.PerTryTimeout != nil {
+		fmt.Fprintf(b, " pertry=%s", rp.PerTryTimeout.AsDuration())
+	}
+	if bo := rp.RetryBackOff; bo != nil {
+		fmt.Fprintf(b, " backoff=%s", bo.BaseInterval.AsDuration())
+	}
 }
 
 // shortCluster turns "outbound|80||v1.ns.svc.cluster.local" into "v1:80".
