@@ -183,3 +183,25 @@ func validateModel(t testing.TB, m *Model) {
 		}
 	}
 }
+
+// wantItem fails t unless a lookup's result (got, ok) is want: absent when
+// want is nil, else present and Equal to it.
+func wantItem[T interface{ Equals(T) bool }](t *testing.T, got T, ok bool, want *T) {
+	t.Helper()
+	if want == nil {
+		if ok {
+			t.Fatalf("got %+v, want none", got)
+		}
+		return
+	}
+	if !ok || !got.Equals(*want) {
+		t.Fatalf("got %+v (present %v)\nwant %+v", got, ok, *want)
+	}
+}
+
+// with returns v after f has changed it: a test object one field away from
+// what its constructor makes.
+func with[T any](v T, f func(T)) T {
+	f(v)
+	return v
+}

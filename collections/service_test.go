@@ -43,17 +43,38 @@ func TestPortProtocol(t *testing.T) {
 	}
 }
 
+// serviceInfoCase is a service, the mesh's domain suffix, and the
+// ServiceInfo TestServiceInfo wants of it (nil: none).
+type serviceInfoCase struct {
+	name   string
+	svc    *corev1.Service
+	domain string
+	want   *ServiceInfo
+}
+
 func TestServiceInfo(t *testing.T) {
+	for _, tc := range serviceInfoCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			_, in, m := newTestModel()
+			if tc.domain != "" {
+				mc := meshconfig.Default()
+				mc.DomainSuffix = tc.domain
+				in.mesh.Set(mc)
+			}
+			in.services.Set(tc.svc)
+			got, ok := m.Services.Get(tc.svc.Namespace + "/" + tc.svc.Name)
+			wantItem(t, got, ok, tc.want)
+			validateModel(t, m)
+		})
+	}
+}
+
+func serviceInfoCases() []serviceInfoCase {
 	udp := svcPort("dns", 53, 53)
 	udp.Protocol = corev1.ProtocolUDP
 	unset := corev1.ServicePort{Name: "http-alt", Port: 81}
 	dup := svcPort("dup", 80, 1234)
-	for _, tc := range []struct {
-		name   string
-		svc    *corev1.Service
-		domain string
-		want   *ServiceInfo
-	}{
+	return []serviceInfoCase{
 		{
 			name: "ports by number, by name and defaulted; a repeated port number is dropped",
 			svc: service("ns", "web", map[string]string{"app": "web"},
@@ -79,11 +100,7 @@ func TestServiceInfo(t *testing.T) {
 		},
 		{
 			name: "headless",
-			svc: func() *corev1.Service {
-				s := service("ns", "db", map[string]string{"app": "db"}, svcPort("", 5432, 5432))
-				s.Spec.ClusterIP = corev1.ClusterIPNone
-				return s
-			}(),
+			svc:  with(service("ns", "db", map[string]string{"app": "db"}, svcPort("", 5432, 5432)), func(s *corev1.Service) { s.Spec.ClusterIP = corev1.ClusterIPNone }),
 			want: &ServiceInfo{
 				Name: "db", Namespace: "ns", Hostname: "db.ns.svc.cluster.local", Headless: true, Selector: map[string]string{"app": "db"},
 				Ports: []ServicePort{{Port: 5432, TargetPort: 5432, Protocol: ProtocolTCP}},
@@ -91,11 +108,7 @@ func TestServiceInfo(t *testing.T) {
 		},
 		{
 			name: "no cluster IP, as in a folder manifest, is not headless",
-			svc: func() *corev1.Service {
-				s := service("ns", "redis", map[string]string{"app": "redis"}, svcPort("tcp-redis", 6379, 6379))
-				s.Spec.ClusterIP = ""
-				return s
-			}(),
+			svc:  with(service("ns", "redis", map[string]string{"app": "redis"}, svcPort("tcp-redis", 6379, 6379)), func(s *corev1.Service) { s.Spec.ClusterIP = "" }),
 			want: &ServiceInfo{
 				Name: "redis", Namespace: "ns", Hostname: "redis.ns.svc.cluster.local", Selector: map[string]string{"app": "redis"},
 				Ports: []ServicePort{{Name: "tcp-redis", Port: 6379, TargetPort: 6379, Protocol: ProtocolTCP}},
@@ -103,33 +116,8 @@ func TestServiceInfo(t *testing.T) {
 		},
 		{
 			name: "external name is left out",
-			svc: func() *corev1.Service {
-				s := service("ns", "ext", nil, svcPort("http", 80, 80))
-				s.Spec.Type = corev1.ServiceTypeExternalName
-				return s
-			}(),
+			svc:  with(service("ns", "ext", nil, svcPort("http", 80, 80)), func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeExternalName }),
 		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, in, m := newTestModel()
-			if tc.domain != "" {
-				mc := meshconfig.Default()
-				mc.DomainSuffix = tc.domain
-				in.mesh.Set(mc)
-			}
-			in.services.Set(tc.svc)
-			got, ok := m.Services.Get(tc.svc.Namespace + "/" + tc.svc.Name)
-			if tc.want == nil {
-				if ok {
-					t.Fatalf("got %+v, want none", got)
-				}
-				return
-			}
-			if !ok || !got.Equals(*tc.want) {
-				t.Fatalf("got %+v (present %v)\nwant %+v", got, ok, *tc.want)
-			}
-			validateModel(t, m)
-		})
 	}
 }
 

@@ -10,16 +10,25 @@ import (
 	"github.com/meshd/meshd/sources/meshconfig"
 )
 
+// workloadCase is a pod and the workload TestWorkloads wants of it (nil:
+// none), among node-a (zoned eu-west/eu-west-1a), node-b (no labels) and
+// the services of checkWorkload.
+type workloadCase struct {
+	name            string
+	pod             *corev1.Pod
+	defaultLocality string
+	want            *Workload
+}
+
 func TestWorkloads(t *testing.T) {
-	zoned := map[string]string{LabelTopologyRegion: "eu-west", LabelTopologyZone: "eu-west-1a"}
-	with := func(p *corev1.Pod, f func(*corev1.Pod)) *corev1.Pod { f(p); return p }
+	for _, tc := range workloadCases() {
+		t.Run(tc.name, func(t *testing.T) { checkWorkload(t, tc) })
+	}
+}
+
+func workloadCases() []workloadCase {
 	web := map[string]string{"app": "web"}
-	for _, tc := range []struct {
-		name            string
-		pod             *corev1.Pod
-		defaultLocality string
-		want            *Workload
-	}{
+	return []workloadCase{
 		{
 			name: "ready pod on a zoned node, selected by a service",
 			pod:  with(pod("ns", "web-0", "10.0.0.1", web, true), func(p *corev1.Pod) { p.Spec.NodeName = "node-a" }),
@@ -68,33 +77,29 @@ func TestWorkloads(t *testing.T) {
 			name: "finished pod is no workload",
 			pod:  with(pod("ns", "done", "10.0.0.6", web, false), func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded }),
 		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, in, m := newTestModel()
-			if tc.defaultLocality != "" {
-				mc := meshconfig.Default()
-				mc.DefaultLocality = tc.defaultLocality
-				in.mesh.Set(mc)
-			}
-			in.nodes.Set(node("node-a", zoned), node("node-b", nil))
-			in.services.Set(
-				service("ns", "web", web, svcPort("http", 80, 8080)),
-				service("other", "web", web, svcPort("http", 80, 8080)), // another namespace: never selects
-				service("ns", "all", nil, svcPort("http", 80, 8080)),    // no selector: selects nothing
-			)
-			in.pods.Set(tc.pod)
-			got, ok := m.Workloads.Get(tc.pod.Namespace + "/" + tc.pod.Name)
-			if tc.want == nil {
-				if ok {
-					t.Fatalf("got %+v, want none", got)
-				}
-				return
-			}
-			if !ok || !got.Equals(*tc.want) {
-				t.Fatalf("got  %+v\nwant %+v", got, *tc.want)
-			}
-		})
 	}
+}
+
+// checkWorkload sets tc's pod among two nodes and three services and
+// compares the workload derived from it with tc.want.
+func checkWorkload(t *testing.T, tc workloadCase) {
+	_, in, m := newTestModel()
+	if tc.defaultLocality != "" {
+		mc := meshconfig.Default()
+		mc.DefaultLocality = tc.defaultLocality
+		in.mesh.Set(mc)
+	}
+	zoned := map[string]string{LabelTopologyRegion: "eu-west", LabelTopologyZone: "eu-west-1a"}
+	in.nodes.Set(node("node-a", zoned), node("node-b", nil))
+	web := map[string]string{"app": "web"}
+	in.services.Set(
+		service("ns", "web", web, svcPort("http", 80, 8080)),
+		service("other", "web", web, svcPort("http", 80, 8080)), // another namespace: never selects
+		service("ns", "all", nil, svcPort("http", 80, 8080)),    // no selector: selects nothing
+	)
+	in.pods.Set(tc.pod)
+	got, ok := m.Workloads.Get(tc.pod.Namespace + "/" + tc.pod.Name)
+	wantItem(t, got, ok, tc.want)
 }
 
 func TestWorkloadFollowsNodeAndServices(t *testing.T) {
