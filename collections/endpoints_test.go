@@ -43,20 +43,43 @@ func endpointsString(e ServiceEndpoints) string {
 	return strings.Join(parts, " ")
 }
 
+// endpointsCase is a service with its pods or slices, and the endpoints
+// TestEndpoints wants of it, cluster by cluster (see endpointsString).
+type endpointsCase struct {
+	name   string
+	svc    *corev1.Service
+	pods   []*corev1.Pod
+	slices []*discoveryv1.EndpointSlice
+	want   map[string]string // cluster -> endpointsString
+}
+
 func TestEndpoints(t *testing.T) {
+	for _, tc := range append(podEndpointsCases(), sliceEndpointsCases()...) {
+		t.Run(tc.name, func(t *testing.T) {
+			_, in, m := newTestModel()
+			in.services.Set(tc.svc)
+			in.pods.Set(tc.pods...)
+			in.slices.Set(tc.slices...)
+			got := map[string]string{}
+			for _, e := range m.Endpoints.List() {
+				got[e.Cluster] = endpointsString(e)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("endpoints:\n got %v\nwant %v", got, tc.want)
+			}
+			validateModel(t, m)
+		})
+	}
+}
+
+// podEndpointsCases are services with selectors: endpoints from pods.
+func podEndpointsCases() []endpointsCase {
 	app := map[string]string{"app": "a"}
 	withPort := func(p *corev1.Pod, name string, port int32) *corev1.Pod {
 		p.Spec.Containers = []corev1.Container{{Ports: []corev1.ContainerPort{{Name: name, ContainerPort: port}}}}
 		return p
 	}
-	tcp := ptr(corev1.ProtocolTCP)
-	for _, tc := range []struct {
-		name   string
-		svc    *corev1.Service
-		pods   []*corev1.Pod
-		slices []*discoveryv1.EndpointSlice
-		want   map[string]string // cluster -> endpointsString
-	}{
+	return []endpointsCase{
 		{
 			name: "selected pods, not-ready published unhealthy",
 			svc:  service("ns", "a", app, svcPort("http", 80, 8080)),
@@ -71,11 +94,7 @@ func TestEndpoints(t *testing.T) {
 		},
 		{
 			name: "publishNotReadyAddresses publishes not-ready pods healthy",
-			svc: func() *corev1.Service {
-				s := service("ns", "a", app, svcPort("http", 80, 8080))
-				s.Spec.PublishNotReadyAddresses = true
-				return s
-			}(),
+			svc:  with(service("ns", "a", app, svcPort("http", 80, 8080)), func(s *corev1.Service) { s.Spec.PublishNotReadyAddresses = true }),
 			pods: []*corev1.Pod{pod("ns", "a-0", "10.0.0.2", app, true), pod("ns", "a-1", "10.0.0.1", app, false)},
 			want: map[string]string{"outbound|80||a.ns.svc.cluster.local": "10.0.0.1:8080 10.0.0.2:8080"},
 		},
@@ -92,6 +111,15 @@ func TestEndpoints(t *testing.T) {
 				"outbound|80||a.ns.svc.cluster.local":   "10.0.0.1:8080 10.0.0.2:8080 10.0.0.3:8080",
 			},
 		},
+	}
+}
+
+// sliceEndpointsCases are services and EndpointSlices: endpoints from the
+// slices of services without a selector alone.
+func sliceEndpointsCases() []endpointsCase {
+	app := map[string]string{"app": "a"}
+	tcp := ptr(corev1.ProtocolTCP)
+	return []endpointsCase{
 		{
 			name: "selector-less service from slices, de-duplicated, ports by name",
 			svc:  service("ns", "ext", nil, svcPort("http", 80, 8080), svcPort("grpc", 90, 9090)),
@@ -121,21 +149,6 @@ func TestEndpoints(t *testing.T) {
 				[]discoveryv1.EndpointPort{{Name: ptr("http"), Port: ptr(int32(80))}}, sliceEP(nil, "", "192.168.1.1"))},
 			want: map[string]string{"outbound|80||a.ns.svc.cluster.local": ""},
 		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, in, m := newTestModel()
-			in.services.Set(tc.svc)
-			in.pods.Set(tc.pods...)
-			in.slices.Set(tc.slices...)
-			got := map[string]string{}
-			for _, e := range m.Endpoints.List() {
-				got[e.Cluster] = endpointsString(e)
-			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-				t.Errorf("endpoints:\n got %v\nwant %v", got, tc.want)
-			}
-			validateModel(t, m)
-		})
 	}
 }
 
