@@ -71,7 +71,29 @@ func TestListenersAndClusters(t *testing.T) {
 		service("ns", "db", map[string]string{"app": "db"}, svcPort("tcp", 5432, 5432)),
 	)
 
-	// gRPC: a listener per service port, naming its route configuration.
+	checkGRPCListeners(t, m)
+	checkSidecarListeners(t, m)
+	checkClusters(t, m)
+	if m.Clusters.Len() != 4 {
+		t.Errorf("%d clusters, want 4", m.Clusters.Len())
+	}
+	if m.Listeners.Len() != 7 || m.RouteConfigurations.Len() != 6 {
+		t.Errorf("%d listeners and %d route configurations, want 7 and 6", m.Listeners.Len(), m.RouteConfigurations.Len())
+	}
+	validateModel(t, m)
+
+	// Without sidecar resources only the gRPC ones remain.
+	_, in2, m2 := newTestModel(WithSidecarResources(false))
+	in2.services.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080)))
+	if m2.Listeners.Len() != 1 || m2.RouteConfigurations.Len() != 1 || m2.SidecarListeners != nil {
+		t.Errorf("without sidecar: %d listeners, %d route configurations", m2.Listeners.Len(), m2.RouteConfigurations.Len())
+	}
+}
+
+// checkGRPCListeners: a gRPC listener per service port, naming its route
+// configuration.
+func checkGRPCListeners(t *testing.T, m *Model) {
+	t.Helper()
 	var grpcNames []string
 	for _, l := range m.GRPCListeners.List() {
 		grpcNames = append(grpcNames, l.Name)
@@ -92,9 +114,12 @@ func TestListenersAndClusters(t *testing.T) {
 	if !slices.Equal(grpcNames, wantGRPC) {
 		t.Errorf("gRPC listeners %v, want %v", grpcNames, wantGRPC)
 	}
+}
 
-	// Sidecar: a listener per HTTP port number, and a TCP proxy per
-	// non-HTTP service port.
+// checkSidecarListeners: a sidecar listener per HTTP port number, and a
+// TCP proxy per non-HTTP service port.
+func checkSidecarListeners(t *testing.T, m *Model) {
+	t.Helper()
 	var sideNames []string
 	for _, l := range m.SidecarListeners.List() {
 		sideNames = append(sideNames, l.Name)
@@ -129,8 +154,11 @@ func TestListenersAndClusters(t *testing.T) {
 	if got := rc.Message.VirtualHosts[0].Domains; !slices.Contains(got, "10.96.0.1:80") {
 		t.Errorf("api domains %v lack its cluster IP", got)
 	}
+}
 
-	// Clusters: EDS over ADS; HTTP/2 upstream for gRPC ports only.
+// checkClusters: EDS over ADS; HTTP/2 upstream for gRPC ports only.
+func checkClusters(t *testing.T, m *Model) {
+	t.Helper()
 	for _, c := range m.Clusters.List() {
 		msg := c.Message
 		if msg.GetType() != clusterv3.Cluster_EDS || msg.GetEdsClusterConfig().GetEdsConfig().GetAds() == nil {
@@ -148,20 +176,6 @@ func TestListenersAndClusters(t *testing.T) {
 				t.Errorf("cluster %s: protocol options %v (%v)", c.Name, po, err)
 			}
 		}
-	}
-	if m.Clusters.Len() != 4 {
-		t.Errorf("%d clusters, want 4", m.Clusters.Len())
-	}
-	if m.Listeners.Len() != 7 || m.RouteConfigurations.Len() != 6 {
-		t.Errorf("%d listeners and %d route configurations, want 7 and 6", m.Listeners.Len(), m.RouteConfigurations.Len())
-	}
-	validateModel(t, m)
-
-	// Without sidecar resources only the gRPC ones remain.
-	_, in2, m2 := newTestModel(WithSidecarResources(false))
-	in2.services.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080)))
-	if m2.Listeners.Len() != 1 || m2.RouteConfigurations.Len() != 1 || m2.SidecarListeners != nil {
-		t.Errorf("without sidecar: %d listeners, %d route configurations", m2.Listeners.Len(), m2.RouteConfigurations.Len())
 	}
 }
 
