@@ -3,6 +3,7 @@ package collections
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/resolver"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	corev1 "k8s.io/api/core/v1"
@@ -120,7 +122,41 @@ func serve(t *testing.T, lis net.Listener, register func(*grpc.Server)) func() {
 // own xDS client: it must accept every resource (no NACK) and spread RPCs
 // over the ready endpoints of the weighted backends of a route.
 func TestGRPCProxylessClient(t *testing.T) {
-	// Backends: echo on .11 and .12, canary on .13, all on one port.
+	port := listenBackends(t)
+	g, in, m := newTestModel()
+	setProxylessMesh(in, port)
+	ads, resolver := startStaticADS(t, g, m)
+	for _, tc := range []struct {
+		target string
+		want   []string
+	}{
+		{"front.ns.svc.cluster.local:7000", []string{"127.0.0.11", "127.0.0.12", "127.0.0.13"}},
+		{"echo.ns.svc.cluster.local:7000", []string{"127.0.0.13"}},
+		{"canary.ns.svc.cluster.local:7000", []string{"127.0.0.11", "127.0.0.12"}},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			conn, err := grpc.NewClient("xds:///"+tc.target, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithResolvers(resolver))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			hits := healthChecks(t, conn, ads, 90)
+			if got := slices.Sorted(maps.Keys(hits)); !slices.Equal(got, tc.want) {
+				t.Errorf("RPCs reached %v, want each of %v", hits, tc.want)
+			}
+		})
+	}
+	ads.mu.Lock()
+	defer ads.mu.Unlock()
+	if len(ads.nacks) > 0 {
+		t.Errorf("the gRPC client rejected resources: %q", ads.nacks)
+	}
+}
+
+// listenBackends serves gRPC health on 127.0.0.11, .12 and .13, all on one
+// port, which it returns; it skips the test where the loopback aliases are
+// unavailable.
+func listenBackends(t *testing.T) int {
 	first, err := net.Listen("tcp", "127.0.0.11:0")
 	if err != nil {
 		t.Skipf("loopback alias unavailable: %v", err)
@@ -135,10 +171,17 @@ func TestGRPCProxylessClient(t *testing.T) {
 		lis = append(lis, l)
 	}
 	for _, l := range lis {
-		defer serve(t, l, func(s *grpc.Server) { healthpb.RegisterHealthServer(s, health.NewServer()) })()
+		t.Cleanup(serve(t, l, func(s *grpc.Server) { healthpb.RegisterHealthServer(s, health.NewServer()) }))
 	}
+	return port
+}
 
-	g, in, m := newTestModel()
+// setProxylessMesh sets three services on port: echo on .11 and .12 (and
+// an unready .14), canary on .13, and front. front splits between echo and
+// canary; echo sends Health/Check to canary (an exact method match);
+// canary sends the Health service to echo (a path prefix, a regular
+// expression for gRPC clients).
+func setProxylessMesh(in testInputs, port int) {
 	grpcPort := func(p int) corev1.ServicePort { return svcPort("grpc", 7000, p) }
 	in.services.Set(
 		service("ns", "front", map[string]string{"app": "front"}, grpcPort(port)),
@@ -151,9 +194,6 @@ func TestGRPCProxylessClient(t *testing.T) {
 		pod("ns", "echo-2", "127.0.0.14", map[string]string{"app": "echo"}, false), // not ready: never picked
 		pod("ns", "canary-0", "127.0.0.13", map[string]string{"app": "canary"}, true),
 	)
-	// front splits between echo and canary; echo sends Health/Check to
-	// canary (an exact method match); canary sends the Health service to
-	// echo (a path prefix, a regular expression for gRPC clients).
 	in.http.Set(
 		httpRoute("ns", "split", serviceParent("front", nil), gatewayv1.HTTPRouteRule{
 			BackendRefs: []gatewayv1.HTTPBackendRef{backend("echo", 7000, 2), backend("canary", 7000, 1)},
@@ -169,63 +209,41 @@ func TestGRPCProxylessClient(t *testing.T) {
 			Service: ptr("grpc.health.v1.Health"), Method: ptr("Check")}}},
 		BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: backendRef("canary", 7000, 1)}},
 	}))
+}
 
+// startStaticADS serves m over ADS on 127.0.0.1 until the test ends, and
+// returns the server and an xds resolver whose bootstrap names it.
+func startStaticADS(t *testing.T, g *krt.Graph, m *Model) (*staticADS, resolver.Builder) {
 	ads := &staticADS{g: g, m: m}
 	adsLis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer serve(t, adsLis, func(s *grpc.Server) { discoveryv3.RegisterAggregatedDiscoveryServiceServer(s, ads) })()
-
+	t.Cleanup(serve(t, adsLis, func(s *grpc.Server) { discoveryv3.RegisterAggregatedDiscoveryServiceServer(s, ads) }))
 	bootstrap := fmt.Sprintf(`{"xds_servers":[{"server_uri":%q,"channel_creds":[{"type":"insecure"}],"server_features":["xds_v3"]}],"node":{"id":"test"}}`,
 		adsLis.Addr().String())
-	resolver, err := xds.NewXDSResolverWithConfigForTesting([]byte(bootstrap))
+	r, err := xds.NewXDSResolverWithConfigForTesting([]byte(bootstrap))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		target string
-		want   []string
-	}{
-		{"front.ns.svc.cluster.local:7000", []string{"127.0.0.11", "127.0.0.12", "127.0.0.13"}},
-		{"echo.ns.svc.cluster.local:7000", []string{"127.0.0.13"}},
-		{"canary.ns.svc.cluster.local:7000", []string{"127.0.0.11", "127.0.0.12"}},
-	} {
-		target := tc.target
-		t.Run(target, func(t *testing.T) {
-			conn, err := grpc.NewClient("xds:///"+target, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithResolvers(resolver))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			hits := map[string]int{}
-			for range 90 {
-				var p peer.Peer
-				if _, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.Peer(&p), grpc.WaitForReady(true)); err != nil {
-					ads.mu.Lock()
-					t.Fatalf("RPC: %v (NACKs: %q)", err, ads.nacks)
-				}
-				host, _, _ := net.SplitHostPort(p.Addr.String())
-				hits[host]++
-			}
-			want := tc.want
-			got := slices.Sorted(func(yield func(string) bool) {
-				for h := range hits {
-					if !yield(h) {
-						return
-					}
-				}
-			})
-			if !slices.Equal(got, want) {
-				t.Errorf("RPCs reached %v, want each of %v", hits, want)
-			}
-		})
+	return ads, r
+}
+
+// healthChecks sends n health checks over conn and counts the backends
+// they reached, by IP; a failed RPC fails the test with ads's NACKs.
+func healthChecks(t *testing.T, conn *grpc.ClientConn, ads *staticADS, n int) map[string]int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	hits := map[string]int{}
+	for range n {
+		var p peer.Peer
+		if _, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.Peer(&p), grpc.WaitForReady(true)); err != nil {
+			ads.mu.Lock()
+			t.Fatalf("RPC: %v (NACKs: %q)", err, ads.nacks)
+		}
+		host, _, _ := net.SplitHostPort(p.Addr.String())
+		hits[host]++
 	}
-	ads.mu.Lock()
-	defer ads.mu.Unlock()
-	if len(ads.nacks) > 0 {
-		t.Errorf("the gRPC client rejected resources: %q", ads.nacks)
-	}
+	return hits
 }
