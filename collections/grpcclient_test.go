@@ -118,14 +118,51 @@ func serve(t *testing.T, lis net.Listener, register func(*grpc.Server)) func() {
 	return func() { s.Stop(); <-done }
 }
 
+// serveHealth serves the gRPC health service on one free port at each of
+// ips, until the test ends, and returns the port. It skips the test where
+// the loopback aliases are unavailable.
+func serveHealth(t *testing.T, ips ...string) int {
+	t.Helper()
+	port := 0
+	for _, ip := range ips {
+		l, err := net.Listen("tcp", fmt.Sprintf("%s:%d", ip, port))
+		if err != nil {
+			t.Skipf("listen %s:%d: %v", ip, port, err)
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+		t.Cleanup(serve(t, l, func(s *grpc.Server) { healthpb.RegisterHealthServer(s, health.NewServer()) }))
+	}
+	return port
+}
+
+// newADSResolver serves m over a staticADS until the test ends and returns
+// it with an xDS resolver whose bootstrap points at it.
+func newADSResolver(t *testing.T, g *krt.Graph, m *Model) (*staticADS, resolver.Builder) {
+	t.Helper()
+	ads := &staticADS{g: g, m: m}
+	adsLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(serve(t, adsLis, func(s *grpc.Server) { discoveryv3.RegisterAggregatedDiscoveryServiceServer(s, ads) }))
+	bootstrap := fmt.Sprintf(`{"xds_servers":[{"server_uri":%q,"channel_creds":[{"type":"insecure"}],"server_features":["xds_v3"]}],"node":{"id":"test"}}`,
+		adsLis.Addr().String())
+	r, err := xds.NewXDSResolverWithConfigForTesting([]byte(bootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ads, r
+}
+
 // TestGRPCProxylessClient checks the generated resources with grpc-go's
 // own xDS client: it must accept every resource (no NACK) and spread RPCs
 // over the ready endpoints of the weighted backends of a route.
 func TestGRPCProxylessClient(t *testing.T) {
-	port := listenBackends(t)
+	// Backends: echo on .11 and .12, canary on .13, all on one port.
+	port := serveHealth(t, "127.0.0.11", "127.0.0.12", "127.0.0.13")
 	g, in, m := newTestModel()
 	setProxylessMesh(in, port)
-	ads, resolver := startStaticADS(t, g, m)
+	ads, resolver := newADSResolver(t, g, m)
 	for _, tc := range []struct {
 		target string
 		want   []string
@@ -151,29 +188,6 @@ func TestGRPCProxylessClient(t *testing.T) {
 	if len(ads.nacks) > 0 {
 		t.Errorf("the gRPC client rejected resources: %q", ads.nacks)
 	}
-}
-
-// listenBackends serves gRPC health on 127.0.0.11, .12 and .13, all on one
-// port, which it returns; it skips the test where the loopback aliases are
-// unavailable.
-func listenBackends(t *testing.T) int {
-	first, err := net.Listen("tcp", "127.0.0.11:0")
-	if err != nil {
-		t.Skipf("loopback alias unavailable: %v", err)
-	}
-	port := first.Addr().(*net.TCPAddr).Port
-	lis := []net.Listener{first}
-	for _, ip := range []string{"127.0.0.12", "127.0.0.13"} {
-		l, err := net.Listen("tcp", fmt.Sprintf("%s:%d", ip, port))
-		if err != nil {
-			t.Skipf("listen %s:%d: %v", ip, port, err)
-		}
-		lis = append(lis, l)
-	}
-	for _, l := range lis {
-		t.Cleanup(serve(t, l, func(s *grpc.Server) { healthpb.RegisterHealthServer(s, health.NewServer()) }))
-	}
-	return port
 }
 
 // setProxylessMesh sets three services on port: echo on .11 and .12 (and
@@ -209,24 +223,6 @@ func setProxylessMesh(in testInputs, port int) {
 			Service: ptr("grpc.health.v1.Health"), Method: ptr("Check")}}},
 		BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: backendRef("canary", 7000, 1)}},
 	}))
-}
-
-// startStaticADS serves m over ADS on 127.0.0.1 until the test ends, and
-// returns the server and an xds resolver whose bootstrap names it.
-func startStaticADS(t *testing.T, g *krt.Graph, m *Model) (*staticADS, resolver.Builder) {
-	ads := &staticADS{g: g, m: m}
-	adsLis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(serve(t, adsLis, func(s *grpc.Server) { discoveryv3.RegisterAggregatedDiscoveryServiceServer(s, ads) }))
-	bootstrap := fmt.Sprintf(`{"xds_servers":[{"server_uri":%q,"channel_creds":[{"type":"insecure"}],"server_features":["xds_v3"]}],"node":{"id":"test"}}`,
-		adsLis.Addr().String())
-	r, err := xds.NewXDSResolverWithConfigForTesting([]byte(bootstrap))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ads, r
 }
 
 // healthChecks sends n health checks over conn and counts the backends

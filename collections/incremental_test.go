@@ -87,12 +87,15 @@ func TestChangesAreIncremental(t *testing.T) {
 		"Workloads":              {1, 1},
 		"Endpoints":              {1, 2},
 		"ClusterLoadAssignments": {2, 2},
-		"ClusterSecurity":        {2, 0},
-		"WorkloadIdentities":     {1, 0},
-		"WorkloadMTLS":           {1, 0},
-		"WorkloadRBAC":           {1, 0},
-		"ServerListeners":        {1, 4},
-		"Listeners":              {4, 4},
+		// The load assignments of the services and of the invalid backend
+		// cluster, joined.
+		"AllClusterLoadAssignments": {2, 2},
+		"ClusterSecurity":           {2, 0},
+		"WorkloadIdentities":        {1, 0},
+		"WorkloadMTLS":              {1, 0},
+		"WorkloadRBAC":              {1, 0},
+		"ServerListeners":           {1, 4},
+		"Listeners":                 {4, 4},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("counters moved:\n got %v\nwant %v", got, want)

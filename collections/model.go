@@ -48,9 +48,12 @@ type Model struct {
 	// which server identities they accept.
 	ClusterSecurity krt.Collection[ClusterSecurity]
 
-	// Clusters: one EDS cluster per service port, "outbound|<port>||<host>".
+	// Clusters: one EDS cluster per service port, "outbound|<port>||<host>",
+	// and InvalidBackendCluster while a route sends a share of its traffic
+	// to a backend that does not resolve.
 	Clusters krt.Collection[Resource[*clusterv3.Cluster]]
-	// ClusterLoadAssignments: one per cluster, of the same name.
+	// ClusterLoadAssignments: one per cluster, of the same name; the
+	// invalid backend cluster's has no endpoints.
 	ClusterLoadAssignments krt.Collection[Resource[*endpointv3.ClusterLoadAssignment]]
 	// RouteConfigurations: GRPCRouteConfigurations and
 	// SidecarRouteConfigurations together.
@@ -133,8 +136,13 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 	m.PortRoutes = newPortRoutes(g, m.Services, m.RouteBindings, byService)
 
 	m.buildSecurity(g, in)
-	m.Clusters = newClusters(g, m.Services, m.MeshConfig, m.ClusterSecurity)
-	m.ClusterLoadAssignments = newCLAs(g, m.Endpoints)
+	invalidClusters, invalidCLAs := newInvalidBackend(g, m.RouteBindings)
+	m.Clusters = krt.Join(g, []krt.Collection[Resource[*clusterv3.Cluster]]{
+		newClusters(g, m.Services, m.MeshConfig, m.ClusterSecurity), invalidClusters,
+	}, krt.WithName("AllClusters"))
+	m.ClusterLoadAssignments = krt.Join(g, []krt.Collection[Resource[*endpointv3.ClusterLoadAssignment]]{
+		newCLAs(g, m.Endpoints), invalidCLAs,
+	}, krt.WithName("AllClusterLoadAssignments"))
 	m.GRPCRouteConfigurations = krt.NewCollection(g, m.PortRoutes, func(_ krt.HandlerContext, p PortRoutes) *Resource[*routev3.RouteConfiguration] {
 		r := newResource(p.ListenerName(), buildGRPCRouteConfig(p)).exported(p.ExportTo)
 		return &r

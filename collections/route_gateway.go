@@ -1,6 +1,7 @@
 package collections
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -131,7 +132,7 @@ func compileRoute(ctx krt.HandlerContext, services krt.Collection[ServiceInfo], 
 			continue
 		}
 		seen[b.ResourceName()] = true
-		if ps.Accepted() {
+		if ps.InEffect() {
 			res.Bindings = append(res.Bindings, b)
 		}
 	}
@@ -168,24 +169,24 @@ func parentPort(svc ServiceInfo, ref gatewayv1.ParentReference) (int32, error) {
 }
 
 // resolveBackends resolves each rule's backend references to service port
-// clusters. The first unresolvable reference is returned as an error;
-// the route is then not put in effect.
+// clusters. An unresolvable reference keeps its weight, marked
+// Unresolved, so that its share fails rather than going elsewhere; the
+// first such reference is returned as the error of ResolvedRefs.
 func resolveBackends(ctx krt.HandlerContext, services krt.Collection[ServiceInfo], routeNS string, rules []pendingRule) ([]RouteRule, error) {
 	out := make([]RouteRule, 0, len(rules))
 	var firstErr error
 	for _, r := range rules {
 		rule := r.rule
 		for _, b := range r.backends {
-			cluster, err := resolveBackend(ctx, services, routeNS, b.BackendObjectReference)
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				continue
-			}
 			w := uint32(1)
 			if b.Weight != nil {
 				w = uint32(max(*b.Weight, 0))
+			}
+			cluster, err := resolveBackend(ctx, services, routeNS, b.BackendObjectReference)
+			if err != nil {
+				firstErr = cmp.Or(firstErr, err)
+				rule.Backends = append(rule.Backends, WeightedBackend{Weight: w, Unresolved: err.Error()})
+				continue
 			}
 			rule.Backends = append(rule.Backends, WeightedBackend{Cluster: cluster, Weight: w})
 		}

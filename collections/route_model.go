@@ -66,10 +66,16 @@ type Retry struct {
 	Backoff time.Duration
 }
 
-// WeightedBackend is a rule's destination: a service port's cluster.
+// WeightedBackend is a rule's destination: a service port's cluster, or
+// a reference that resolves to none.
 type WeightedBackend struct {
+	// Cluster is the service port's cluster, "" when Unresolved is set.
 	Cluster string
 	Weight  uint32
+	// Unresolved says why the reference names no cluster (its
+	// ResolvedRefs message). Its share of the traffic fails, as the
+	// Gateway API asks: 500 in Envoy, UNAVAILABLE in gRPC.
+	Unresolved string
 }
 
 // RouteRule is where matching requests go and how they are handled.
@@ -77,9 +83,9 @@ type RouteRule struct {
 	// Matches are alternatives; a rule without matches matches every
 	// request.
 	Matches []RouteMatch
-	// Backends share the traffic by weight; a rule without a backend of
-	// positive weight fails its requests (500 in Envoy, UNAVAILABLE in
-	// gRPC).
+	// Backends share the traffic by weight; a rule without a resolved
+	// backend of positive weight fails its requests (500 in Envoy,
+	// UNAVAILABLE in gRPC), and so does the share of an unresolved one.
 	Backends []WeightedBackend
 	// Timeout bounds the whole request, nil for none given; zero disables
 	// the proxy's default timeout.

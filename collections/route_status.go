@@ -39,8 +39,8 @@ type ParentStatus struct {
 	Conditions []Condition
 }
 
-// Accepted reports whether the route is in effect for this parent: it is
-// accepted and all its references resolved.
+// Accepted reports whether the route is accepted for this parent and all
+// its references resolved.
 func (p ParentStatus) Accepted() bool {
 	for _, c := range p.Conditions {
 		if !c.Status {
@@ -50,10 +50,24 @@ func (p ParentStatus) Accepted() bool {
 	return len(p.Conditions) > 0
 }
 
+// InEffect reports whether the route applies to traffic for this parent:
+// its Accepted condition holds. References that do not resolve
+// (ResolvedRefs false) leave the route in effect; the share of traffic
+// they would have received fails (WeightedBackend.Unresolved).
+func (p ParentStatus) InEffect() bool {
+	for _, c := range p.Conditions {
+		if c.Type == ConditionAccepted {
+			return c.Status
+		}
+	}
+	return false
+}
+
 // RouteStatus is the status of one HTTPRoute or GRPCRoute that has Service
-// parents, with one ParentStatus per Service parentRef. A route that is not accepted, or whose references do not all
-// resolve, is skipped for that parent: traffic to the service takes its
-// default route.
+// parents, with one ParentStatus per Service parentRef. A route that is
+// not accepted for a parent is skipped for it: traffic to the service
+// takes its default route. A route whose references do not all resolve
+// stays in effect, and the requests meant for an unresolved backend fail.
 type RouteStatus struct {
 	Kind       string
 	Namespace  string

@@ -71,6 +71,9 @@ func writeRouteAction(b *strings.Builder, ra *routev3.RouteAction) {
 	for _, w := range ra.GetWeightedClusters().GetClusters() {
 		fmt.Fprintf(b, " %s*%d", shortCluster(w.Name), w.Weight.GetValue())
 	}
+	if ra.ClusterNotFoundResponseCode != routev3.RouteAction_SERVICE_UNAVAILABLE {
+		fmt.Fprintf(b, " notfound=%s", ra.ClusterNotFoundResponseCode)
+	}
 	if ra.Timeout != nil {
 		fmt.Fprintf(b, " timeout=%s", ra.Timeout.AsDuration())
 	}
@@ -93,8 +96,16 @@ func writeRouteAction(b *strings.Builder, ra *routev3.RouteAction) {
 	}
 }
 
-// shortCluster turns "outbound|80||v1.ns.svc.cluster.local" into "v1:80".
+// shortCluster turns "outbound|80||v1.ns.svc.cluster.local" into "v1:80",
+// and the invalid backend clusters into "invalid" (gRPC) and
+// "notfound" (Envoy).
 func shortCluster(c string) string {
+	switch c {
+	case InvalidBackendCluster:
+		return "invalid"
+	case envoyInvalidBackendCluster:
+		return "notfound"
+	}
 	parts := strings.Split(c, "|")
 	return strings.SplitN(parts[3], ".", 2)[0] + ":" + parts[1]
 }
@@ -224,25 +235,29 @@ func TestHTTPRoutes(t *testing.T) {
 			grpc90: []string{dflt9090},
 		},
 		{
-			name: "missing backend: skipped, BackendNotFound",
+			name: "missing backend: its share fails, BackendNotFound",
 			route: httpRoute("ns", "missing", serviceParent("web", nil),
-				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1), backend("nope", 80, 1)}}),
-			status: "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(BackendNotFound)",
-			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 70), backend("nope", 80, 20), backend("gone", 80, 10)}}),
+			status:  "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(BackendNotFound)",
+			grpc80:  []string{"prefix:/ => v1:80*70 invalid*30", dflt80},
+			grpc90:  []string{"prefix:/ => v1:80*70 invalid*30", dflt9090},
+			envoy80: []string{"prefix:/ => v1:80*70 notfound*30 notfound=INTERNAL_SERVER_ERROR", dflt80},
 		},
 		{
-			name: "backend port missing on the service",
+			name: "backend port missing on the service: the rule answers 500",
 			route: httpRoute("ns", "badport", serviceParent("web", nil),
 				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 81, 1)}}),
-			status: "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(BackendNotFound)",
-			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+			status:  "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(BackendNotFound)",
+			grpc80:  []string{"prefix:/ => 500", dflt80},
+			grpc90:  []string{"prefix:/ => 500", dflt9090},
+			envoy80: []string{"prefix:/ => 500", dflt80},
 		},
 		{
 			name: "backend without port on a multi-port service",
 			route: httpRoute("ns", "noport", serviceParent("web", nil), gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{{
 				BackendRef: gatewayv1.BackendRef{BackendObjectReference: gatewayv1.BackendObjectReference{Name: "v1"}}}}}),
 			status: "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(BackendNotFound)",
-			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+			grpc80: []string{"prefix:/ => 500", dflt80}, grpc90: []string{"prefix:/ => 500", dflt9090},
 		},
 		{
 			name: "cross-namespace backend not permitted",
@@ -250,15 +265,16 @@ func TestHTTPRoutes(t *testing.T) {
 				BackendRef: gatewayv1.BackendRef{BackendObjectReference: gatewayv1.BackendObjectReference{
 					Name: "far", Namespace: ptr(gatewayv1.Namespace("other")), Port: ptr(int32(80))}}}}}),
 			status: "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(RefNotPermitted)",
-			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+			grpc80: []string{"prefix:/ => 500", dflt80}, grpc90: []string{"prefix:/ => 500", dflt9090},
 		},
 		{
-			name: "backend of another kind",
+			name: "backend of another kind, beside a zero-weight missing one",
 			route: httpRoute("ns", "kind", serviceParent("web", nil), gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{{
 				BackendRef: gatewayv1.BackendRef{BackendObjectReference: gatewayv1.BackendObjectReference{
-					Group: ptr(gatewayv1.Group("example.com")), Kind: ptr(gatewayv1.Kind("Bucket")), Name: "b"}}}}}),
+					Group: ptr(gatewayv1.Group("example.com")), Kind: ptr(gatewayv1.Kind("Bucket")), Name: "b"}}},
+				backend("v2", 80, 3), backend("nope", 80, 0)}}),
 			status: "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(InvalidKind)",
-			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+			grpc80: []string{"prefix:/ => v2:80*3 invalid*1", dflt80}, grpc90: []string{"prefix:/ => v2:80*3 invalid*1", dflt9090},
 		},
 		{
 			name: "unsupported filter",
@@ -420,7 +436,7 @@ func TestRouteFollowsBackendLifecycle(t *testing.T) {
 		return vhostRoutes(rc.Message, "web.ns.svc.cluster.local:9090")
 	}
 	st, _ := m.RouteStatus.Get("HTTPRoute/ns/r")
-	if st.Parents[0].Accepted() || len(routes()) != 1 {
+	if st.Parents[0].Accepted() || !st.Parents[0].InEffect() || !slices.Equal(routes(), []string{"prefix:/ => 500", "prefix:/ => web:9090"}) {
 		t.Fatalf("before the backend exists: status %s, routes %q", statusString(st), routes())
 	}
 	in.services.Set(service("ns", "v1", map[string]string{"app": "v1"}, svcPort("grpc", 9090, 9090)))
@@ -432,7 +448,7 @@ func TestRouteFollowsBackendLifecycle(t *testing.T) {
 		t.Error("the backend's cluster is missing")
 	}
 	in.services.Delete("ns/v1")
-	if len(routes()) != 1 || m.RouteBindings.Len() != 0 {
+	if !slices.Equal(routes(), []string{"prefix:/ => 500", "prefix:/ => web:9090"}) || m.RouteBindings.Len() != 1 {
 		t.Fatalf("after the backend is deleted: routes %q, bindings %d", routes(), m.RouteBindings.Len())
 	}
 	in.http.Delete("ns/r")

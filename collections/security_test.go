@@ -125,7 +125,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 		"peerauthentications": {0, 1}, "PeerAuthentications": {1, 1},
 		"WorkloadMTLS": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
 		// Both ports' clusters switch to mTLS.
-		"ClusterSecurity": {2, 2}, "Clusters": {1, 2},
+		"ClusterSecurity": {2, 2}, "Clusters": {1, 2}, "AllClusters": {2, 2},
 	})
 	c, _ := s.m.Clusters.Get("outbound|9090||svc-4.ns.svc.cluster.local")
 	if ts := c.Message.GetTransportSocket(); ts == nil {

@@ -49,15 +49,8 @@ func buildVirtualHost(p PortRoutes, domains []string, f flavor) *routev3.Virtual
 func buildRoute(e RouteEntry, f flavor) *routev3.Route {
 	r := &routev3.Route{Name: e.Name, Match: buildRouteMatch(e.Match, f)}
 	rule := e.Rule
-	var backends []*routev3.WeightedCluster_ClusterWeight
-	for _, b := range rule.Backends {
-		// gRPC clients skip zero weights but reject a weighted action whose
-		// weights sum to zero; leave zero weights out for both dialects.
-		if b.Weight > 0 {
-			backends = append(backends, &routev3.WeightedCluster_ClusterWeight{Name: b.Cluster, Weight: wrapperspb.UInt32(b.Weight)})
-		}
-	}
-	if len(backends) == 0 {
+	backends, resolved := weightedClusters(rule.Backends, f)
+	if !resolved {
 		// Gateway API: a rule with no usable backend answers 500. gRPC
 		// clients fail RPCs that match a route with an unsupported action.
 		r.Action = &routev3.Route_DirectResponse{DirectResponse: &routev3.DirectResponseAction{Status: 500}}
@@ -68,6 +61,11 @@ func buildRoute(e RouteEntry, f flavor) *routev3.Route {
 		action.ClusterSpecifier = &routev3.RouteAction_Cluster{Cluster: backends[0].Name}
 	} else {
 		action.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{Clusters: backends}}
+	}
+	if backends[len(backends)-1].Name == envoyInvalidBackendCluster {
+		// The share of unresolved backends goes to a cluster Envoy does
+		// not know (invalidBackendCluster): answer it 500, not 503.
+		action.ClusterNotFoundResponseCode = routev3.RouteAction_INTERNAL_SERVER_ERROR
 	}
 	if rule.Timeout != nil {
 		if f == flavorGRPC {
@@ -90,6 +88,33 @@ func buildRoute(e RouteEntry, f flavor) *routev3.Route {
 		}
 	}
 	return r
+}
+
+// weightedClusters returns the weighted clusters of backends and whether
+// any resolved backend has a positive weight. gRPC clients skip zero
+// weights but reject a weighted action whose weights sum to zero, so zero
+// weights are left out for both dialects. The unresolved backends share
+// one entry, the invalid backend cluster of the dialect, with the sum of
+// their weights: gRPC clients keep one weight per cluster name.
+func weightedClusters(backends []WeightedBackend, f flavor) ([]*routev3.WeightedCluster_ClusterWeight, bool) {
+	var out []*routev3.WeightedCluster_ClusterWeight
+	var unresolved uint32
+	for _, b := range backends {
+		switch {
+		case b.Weight == 0:
+		case b.Unresolved != "":
+			unresolved += b.Weight
+		default:
+			out = append(out, &routev3.WeightedCluster_ClusterWeight{Name: b.Cluster, Weight: wrapperspb.UInt32(b.Weight)})
+		}
+	}
+	if len(out) == 0 {
+		return nil, false
+	}
+	if unresolved > 0 {
+		out = append(out, &routev3.WeightedCluster_ClusterWeight{Name: invalidBackendCluster(f), Weight: wrapperspb.UInt32(unresolved)})
+	}
+	return out, true
 }
 
 func headerOptions(m *HeaderModifier) []*corev3.HeaderValueOption {

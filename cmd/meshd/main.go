@@ -3,7 +3,9 @@
 // derives the mesh incrementally with krt, and serves it over ADS (xDS).
 // Run `meshd --help` for its flags; docs/operations.md explains them.
 // `meshd agent` runs beside a workload instead, keeping its certificate
-// from meshd's CA (docs/security.md).
+// from meshd's CA (docs/security.md). `meshd status`, `meshd proxies`,
+// `meshd explain` and `meshd translate` are the operator's command line
+// (package ctl, docs/operations.md).
 package main
 
 import (
@@ -17,11 +19,15 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/meshd/meshd/cmd/meshd/app"
+	"github.com/meshd/meshd/cmd/meshd/internal/ctl"
 )
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "agent" {
 		os.Exit(runAgent(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && ctl.IsCommand(os.Args[1]) {
+		os.Exit(ctl.Run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(run())
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -204,9 +205,20 @@ func (d *decoder) decodeObject(p *parsed, path string, doc document, gvk schema.
 	id := objectID{kind: k, key: sources.Key(meta)}
 	if k == nil {
 		id = objectID{kind: d.unstructured, key: unstructuredKey(gvk.GroupKind(), meta)}
-		fail(doc.line, SeverityWarning, label, "kind %s has no collection; kept as unstructured", gvk)
+		fail(doc.line, SeverityWarning, label, "%s", unknownKindMessage(gvk, d.kindNames()))
+		p.problems[len(p.problems)-1].UnknownKind = kindName(gvk)
 	}
 	p.entries = append(p.entries, entry{id: id, obj: obj, doc: doc.index, line: doc.line})
+}
+
+// kindNames returns the kinds that have a collection, sorted.
+func (d *decoder) kindNames() []string {
+	var out []string
+	for gvk := range d.kinds {
+		out = append(out, gvk.Kind)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // checkMeta validates the name and namespace and fills in the default

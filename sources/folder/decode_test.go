@@ -62,7 +62,9 @@ type decodeFileCase struct {
 	wantKeys   []string
 	// wantProblem is a substring of the first problem; wantLine and
 	// wantDoc its location.
-	wantProblem       string
+	wantProblem string
+	// wantUnknownKind is the first problem's UnknownKind.
+	wantUnknownKind   string
 	wantLine, wantDoc int
 }
 
@@ -123,7 +125,16 @@ var decodeFileCases = []decodeFileCase{
 		path:        "a.yaml",
 		in:          "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\nspec: {size: 3}\n",
 		wantKeys:    []string{"Widget.example.com/ns/w"},
-		wantProblem: "kind example.com/v1, Kind=Widget has no collection", wantLine: 1, wantDoc: 1,
+		wantProblem: "kind Widget (example.com/v1) has no collection", wantLine: 1, wantDoc: 1,
+		wantUnknownKind: "Widget (example.com/v1)",
+	},
+	{
+		name:        "a kind one letter off a registered one: the hint names it",
+		path:        "a.yaml",
+		in:          "apiVersion: v1\nkind: Servic\nmetadata: {name: web, namespace: ns}\n",
+		wantKeys:    []string{"Servic/ns/web"},
+		wantProblem: "kind Servic (v1) has no collection; kept as unstructured; did you mean Service?", wantLine: 1, wantDoc: 1,
+		wantUnknownKind: "Servic (v1)",
 	},
 	{
 		name:     "list and json",
@@ -186,7 +197,8 @@ func checkDecodeFile(t *testing.T, tc decodeFileCase) {
 		t.Fatalf("no problem, want %q", tc.wantProblem)
 	}
 	pr := p.problems[0]
-	if !strings.Contains(pr.Message, tc.wantProblem) || pr.Line != tc.wantLine || pr.Doc != tc.wantDoc || pr.Path != tc.path {
+	if !strings.Contains(pr.Message, tc.wantProblem) || pr.Line != tc.wantLine || pr.Doc != tc.wantDoc || pr.Path != tc.path ||
+		pr.UnknownKind != tc.wantUnknownKind {
 		t.Errorf("problem %s (line %d doc %d), want %q at line %d doc %d", pr, pr.Line, pr.Doc, tc.wantProblem, tc.wantLine, tc.wantDoc)
 	}
 }

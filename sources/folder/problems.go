@@ -33,6 +33,11 @@ type Problem struct {
 	// Object names the object concerned ("Service default/web"), if known.
 	Object  string `json:"object,omitempty"`
 	Message string `json:"message"`
+	// UnknownKind is set on the warning about a kind without a collection:
+	// the kind, "ServiceAccount (v1)", so that readers can report many
+	// objects of one kind as one problem. The message is the same for
+	// every object of the kind.
+	UnknownKind string `json:"unknownKind,omitempty"`
 }
 
 // String formats p as "path:line: document N: object: message".

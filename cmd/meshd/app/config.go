@@ -202,6 +202,10 @@ the folder's wins.
 Usage:
   meshd [flags]
   meshd agent [flags]   the workload certificate agent (meshd agent --help)
+  meshd status | proxies | explain COLLECTION KEY
+                        read a running meshd's debug API (--addr; -o json)
+  meshd translate --config-dir DIR --node ID
+                        print the xDS a folder yields for a node
 
 Flags:
 `

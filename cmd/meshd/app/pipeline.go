@@ -39,6 +39,7 @@ func (a *App) build() error {
 	a.model.Inputs = in
 	a.model.Mesh = collections.Build(g, in, collections.WithNamespaceViews(a.cfg.NamespaceIsolation))
 	a.reportPolicies()
+	a.reportRoutes()
 	if a.cfg.Extend != nil {
 		if err := a.cfg.Extend(a.model); err != nil {
 			return fmt.Errorf("extending the mesh model: %w", err)
@@ -204,26 +205,48 @@ func resourceVisibility[M proto.Message](r collections.Resource[M]) xds.Visibili
 
 // folderProblems reports a folder source's problems to the debug UI.
 func folderProblems(src *folder.Source) func() []problem.Problem {
-	return func() []problem.Problem {
-		var out []problem.Problem
-		for _, p := range src.Problems() {
-			where := p.Path
-			if p.Line > 0 {
-				where = fmt.Sprintf("%s:%d", where, p.Line)
+	return func() []problem.Problem { return fromFolderProblems(src.Problems()) }
+}
+
+// fromFolderProblems adapts a folder source's problems, one row each, but
+// one row per kind without a collection: real manifests carry dozens of
+// Deployments and ServiceAccounts, whose rows would bury real errors. The
+// row names the first object and counts the others.
+func fromFolderProblems(ps []folder.Problem) []problem.Problem {
+	var out []problem.Problem
+	rowOfKind, more := map[string]int{}, map[string]int{}
+	for _, p := range ps {
+		if p.UnknownKind != "" {
+			if _, seen := rowOfKind[p.UnknownKind]; seen {
+				more[p.UnknownKind]++
+				continue
 			}
-			msg := p.Message
-			if p.Doc > 0 {
-				msg = fmt.Sprintf("document %d: %s", p.Doc, msg)
-			}
-			severity := problem.SeverityError
-			if p.Severity == folder.SeverityWarning {
-				msg = "warning: " + msg
-				severity = problem.SeverityWarning
-			}
-			out = append(out, problem.Problem{Source: where, Object: p.Object, Error: strings.TrimSpace(msg), Severity: severity})
+			rowOfKind[p.UnknownKind] = len(out)
 		}
-		return out
+		out = append(out, fromFolderProblem(p))
 	}
+	for kind, n := range more {
+		row := &out[rowOfKind[kind]]
+		row.Object = fmt.Sprintf("%s and %d more", row.Object, n)
+	}
+	return out
+}
+
+func fromFolderProblem(p folder.Problem) problem.Problem {
+	where := p.Path
+	if p.Line > 0 {
+		where = fmt.Sprintf("%s:%d", where, p.Line)
+	}
+	msg := p.Message
+	if p.Doc > 0 {
+		msg = fmt.Sprintf("document %d: %s", p.Doc, msg)
+	}
+	severity := problem.SeverityError
+	if p.Severity == folder.SeverityWarning {
+		msg = "warning: " + msg
+		severity = problem.SeverityWarning
+	}
+	return problem.Problem{Source: where, Object: p.Object, Error: strings.TrimSpace(msg), Severity: severity}
 }
 
 // problemView gathers the problems every source reports for the debug UI.

@@ -1,11 +1,13 @@
 package debugui
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -41,6 +43,9 @@ type CollectionSummary struct {
 	EventRate float64 `json:"eventRate"`
 	// LastError is the message of the most recent recorded error.
 	LastError string `json:"lastError,omitempty"`
+	// Problems counts the current problems that name this collection
+	// (problem.Problem.Collection), such as rejected routes.
+	Problems int `json:"problems,omitempty"`
 }
 
 // CollectionDetail is the answer of api/collections/{name}.
@@ -122,6 +127,7 @@ const (
 func (h *Handler) summary(now time.Time) GraphSummary {
 	info := h.g.Describe()
 	rates := h.rates.observe(now, info.Collections)
+	problems := h.problemsByCollection()
 	s := GraphSummary{Version: info.Version, Collections: make([]CollectionSummary, len(info.Collections)), Edges: info.Edges}
 	if s.Edges == nil {
 		s.Edges = []krt.Edge{}
@@ -132,6 +138,7 @@ func (h *Handler) summary(now time.Time) GraphSummary {
 			Recomputes: c.Recomputes, EventsEmitted: c.EventsEmitted,
 			Errors: c.Errors, FailingInputs: c.FailingInputs, Conflicts: c.Conflicts,
 			EventRate: round2(rates[c.ID]),
+			Problems:  problems[c.Name],
 		}
 		if n := len(c.RecentErrors); n > 0 {
 			cs.LastError = RedactString(latestError(c.RecentErrors).Error)
@@ -336,6 +343,8 @@ func (h *Handler) serveConfigDump(w http.ResponseWriter, r *http.Request) {
 	h.writeJSON(w, encodeItem(dump))
 }
 
+// problems returns the current problems, errors before warnings, each
+// group in the order the sources report them.
 func (h *Handler) problems() ProblemsResult {
 	if h.opts.problems == nil {
 		return ProblemsResult{Problems: []problem.Problem{}}
@@ -346,7 +355,34 @@ func (h *Handler) problems() ProblemsResult {
 		p.Object, p.Error = RedactString(p.Object), RedactString(p.Error)
 		out[i] = p
 	}
+	slices.SortStableFunc(out, func(a, b problem.Problem) int {
+		return cmp.Compare(severityRank(a.Severity), severityRank(b.Severity))
+	})
 	return ProblemsResult{Available: true, Problems: out}
+}
+
+// severityRank orders severities, the most severe first; empty is an
+// error.
+func severityRank(s problem.Severity) int {
+	if s == problem.SeverityWarning {
+		return 1
+	}
+	return 0
+}
+
+// problemsByCollection counts the current problems per graph node they
+// name.
+func (h *Handler) problemsByCollection() map[string]int {
+	if h.opts.problems == nil {
+		return nil
+	}
+	out := map[string]int{}
+	for _, p := range h.opts.problems.Problems() {
+		if p.Collection != "" {
+			out[p.Collection]++
+		}
+	}
+	return out
 }
 
 func (h *Handler) serveProblems(w http.ResponseWriter, r *http.Request) {

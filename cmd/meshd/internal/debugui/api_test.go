@@ -13,6 +13,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/meshd/meshd/cmd/meshd/internal/problem"
 	"github.com/meshd/meshd/krt"
 )
 
@@ -513,5 +514,36 @@ func TestNewRejectsBadPrefix(t *testing.T) {
 			}()
 			New(krt.NewGraph(), WithPrefix(p))
 		}()
+	}
+}
+
+// TestProblemsOrderAndNodes checks that errors come before warnings, each
+// group in the order reported, and that a problem naming a collection
+// counts on that collection's graph node.
+func TestProblemsOrderAndNodes(t *testing.T) {
+	f := newFixture()
+	h := New(f.g, WithProblems(fakeProblems{
+		{Source: "a.yaml", Error: "w1", Severity: problem.SeverityWarning},
+		{Source: "route", Error: "e1", Collection: "httproutes"},
+		{Source: "b.yaml", Error: "w2", Severity: problem.SeverityWarning, Collection: "httproutes"},
+		{Source: "c.yaml", Error: "e2", Severity: problem.SeverityError},
+	}))
+	p := getJSON[ProblemsResult](t, h, "/debug/api/problems", http.StatusOK)
+	var order []string
+	for _, x := range p.Problems {
+		order = append(order, x.Error)
+	}
+	if want := []string{"e1", "e2", "w1", "w2"}; !slices.Equal(order, want) {
+		t.Errorf("problems in order %q, want %q", order, want)
+	}
+	g := getJSON[GraphSummary](t, h, "/debug/api/graph", http.StatusOK)
+	for _, c := range g.Collections {
+		want := 0
+		if c.Name == "httproutes" {
+			want = 2
+		}
+		if c.Problems != want {
+			t.Errorf("collection %s: %d problems, want %d", c.Name, c.Problems, want)
+		}
 	}
 }

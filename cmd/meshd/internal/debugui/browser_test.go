@@ -41,9 +41,11 @@ func TestBrowser(t *testing.T) {
 	now := time.Now()
 	f := newFixture()
 	proxies := newFakeProxies(now)
-	// An error and a warning.
-	problems := append(newFakeProblems(now), fakeProblems{{Source: "config/mesh.yaml", Object: "Service shop/cart",
-		Error: "port 8080 has no name; treated as TCP", Since: now.Add(-time.Minute), Severity: "warning"}}...)
+	// A warning, then an error about the httproutes node: the UI lists
+	// the error first.
+	problems := append(fakeProblems{{Source: "config/mesh.yaml", Object: "Service shop/cart",
+		Error: "port 8080 has no name; treated as TCP", Since: now.Add(-time.Minute), Severity: "warning"}}, newFakeProblems(now)...)
+	problems[1].Collection = "httproutes"
 	ui := New(f.g, WithProxies(proxies), WithProblems(problems), WithPollInterval(50*time.Millisecond))
 	mux := http.NewServeMux()
 	mux.Handle(ui.Prefix(), ui)
@@ -196,8 +198,14 @@ func testFailingNodes(t *testing.T, b *headless.Browser) {
 			t.Errorf("%s: class %q, badge %q; want failing with 1", name, cls, badge)
 		}
 	}
-	if cls := nodeClass("pods"); strings.Contains(cls, "failing") {
+	if cls := nodeClass("pods"); strings.Contains(cls, "failing") || strings.Contains(cls, "has-problems") {
 		t.Errorf("pods marked failing: %q", cls)
+	}
+	// A problem naming a collection marks its node and counts on its badge.
+	cls := nodeClass("httproutes")
+	badge := headless.Eval[string](b, fmt.Sprintf(`document.querySelector(%q).textContent`, nodeSel("httproutes")+" .badge-text"))
+	if !strings.Contains(cls, "has-problems") || badge != "1" {
+		t.Errorf("httproutes: class %q, badge %q; want has-problems with 1", cls, badge)
 	}
 }
 
@@ -370,8 +378,8 @@ func testProxiesTab(t *testing.T, b *headless.Browser, proxies *fakeProxies) {
 	b.WaitJS("the reconnect", `!document.querySelector('#proxies .proxy.v-disconnected')`)
 }
 
-// testProblemsTab checks the problems tab: an error row, a warning row with
-// its age, and the count.
+// testProblemsTab checks the problems tab: an error row before a warning
+// row with its age, and the count, of errors only.
 func testProblemsTab(t *testing.T, b *headless.Browser) {
 	b.Run(chromedp.Click(chromedp.CSS(`.tab-button[data-tab="problems"]`)))
 	b.WaitJS("the problems", `document.querySelectorAll('#problems tbody tr').length === 2`)
@@ -384,8 +392,11 @@ func testProblemsTab(t *testing.T, b *headless.Browser) {
 			t.Errorf("warning row %q lacks %q", warn, want)
 		}
 	}
-	if n, bad := headless.Eval[string](b, `document.getElementById('problems-count').textContent`), headless.Eval[bool](b, `document.getElementById('problems-count').classList.contains('bad')`); n != "2" || !bad {
-		t.Errorf("problems count %q (bad %v), want a red 2", n, bad)
+	if first := headless.Eval[string](b, `document.querySelector('#problems tbody tr').className`); first != "sev-error" {
+		t.Errorf("first row is %q, want the error", first)
+	}
+	if n, bad := headless.Eval[string](b, `document.getElementById('problems-count').textContent`), headless.Eval[bool](b, `document.getElementById('problems-count').classList.contains('bad')`); n != "1" || !bad {
+		t.Errorf("problems count %q (bad %v), want a red 1: errors only", n, bad)
 	}
 }
 

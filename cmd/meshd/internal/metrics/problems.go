@@ -22,7 +22,7 @@ func NewProblemsCollector(p problem.Lister) *ProblemsCollector {
 	return &ProblemsCollector{
 		p: p,
 		problems: prometheus.NewDesc("meshd_source_problems",
-			"Problems the sources report now; severity error: the last good configuration keeps being served.",
+			"Problems the sources and routes report now; severity error: configuration is not served as written (a source keeps its last good objects, a route is rejected or fails part of its traffic).",
 			[]string{"severity"}, nil),
 	}
 }

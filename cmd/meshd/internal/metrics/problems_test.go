@@ -34,7 +34,7 @@ meshd_source_problems{severity="warning"} 1
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			want := "# HELP meshd_source_problems Problems the sources report now; severity error: the last good configuration keeps being served.\n" +
+			want := "# HELP meshd_source_problems Problems the sources and routes report now; severity error: configuration is not served as written (a source keeps its last good objects, a route is rejected or fails part of its traffic).\n" +
 				"# TYPE meshd_source_problems gauge" + tc.want
 			if err := testutil.CollectAndCompare(NewProblemsCollector(tc.problems), strings.NewReader(want)); err != nil {
 				t.Error(err)

@@ -10,10 +10,14 @@ type Problem struct {
 	Object string    `json:"object,omitempty"`
 	Error  string    `json:"error"`
 	Since  time.Time `json:"since,omitzero"`
-	// Severity is SeverityError (also when empty): the source keeps its
-	// last good objects; or SeverityWarning: the objects loaded, maybe not
-	// as meant.
+	// Severity is SeverityError (also when empty): configuration is not
+	// served as written (the source keeps its last good objects, a route
+	// is rejected or fails part of its traffic); or SeverityWarning: the
+	// objects loaded, maybe not as meant.
 	Severity Severity `json:"severity,omitempty"`
+	// Collection names the graph node the problem concerns, if any: the
+	// debug UI counts its problems on that node.
+	Collection string `json:"collection,omitempty"`
 }
 
 // Severity says whether a Problem kept configuration from being served.

@@ -38,6 +38,7 @@ export const types = {
     conflicts: 'number',
     eventRate: 'number',
     lastError: 'string,omitempty',
+    problems: 'number,omitempty',
   },
   Edge: { // all
     from: 'number',
@@ -150,6 +151,7 @@ export const types = {
     error: 'string',
     since: 'time,omitempty',
     severity: 'string,omitempty',
+    collection: 'string,omitempty',
   },
   ReplicaResult: { // all
     available: 'bool',

@@ -189,10 +189,13 @@ function updateNode(g, c) {
   g.classList.toggle('failing', isFailing(c));
   g.classList.toggle('had-errors', c.errors > 0 && !isFailing(c));
   g.classList.toggle('unsynced', !c.synced);
+  // Problems the collection's items have, such as rejected routes, mark
+  // the node when no transformation error does.
+  g.classList.toggle('has-problems', c.problems > 0 && c.errors === 0 && !isFailing(c));
   g.classList.toggle('active', c.eventRate > 0);
   const badge = g.querySelector('.badge');
-  badge.style.display = c.errors > 0 || isFailing(c) ? '' : 'none';
-  badge.querySelector('text').textContent = fmtNum(Math.max(c.errors, c.failingInputs + c.conflicts));
+  badge.style.display = c.errors > 0 || isFailing(c) || c.problems > 0 ? '' : 'none';
+  badge.querySelector('text').textContent = fmtNum(Math.max(c.errors, c.failingInputs + c.conflicts, c.problems));
   g.querySelector('title').textContent = nodeTitle(c);
   const sig = c.eventsEmitted + '/' + c.size + '/' + c.errors;
   if (g._last !== null && g._last !== sig) {
@@ -208,6 +211,7 @@ function nodeTitle(c) {
     `${c.eventsEmitted} events, ${c.recomputes} recomputes, ${c.errors} errors` +
     (c.failingInputs ? `\n${c.failingInputs} failing inputs` : '') +
     (c.conflicts ? `\n${c.conflicts} key conflicts` : '') +
+    (c.problems ? `\n${c.problems} problems (see the Problems tab)` : '') +
     (c.lastError ? `\nlast error: ${c.lastError}` : '');
 }
 

@@ -16,9 +16,12 @@ export function showProblems(res) {
     return;
   }
   const ps = res.problems;
-  count.textContent = ps.length || '';
-  // Warnings alone do not turn the count red.
-  count.classList.toggle('bad', ps.some((p) => severity(p) === 'error'));
+  // The tab's count is of errors, in red; warnings alone show their own
+  // count, not red.
+  const errors = ps.filter((p) => severity(p) === 'error').length;
+  count.textContent = errors || (ps.length ? ps.length + ' warn' : '');
+  count.classList.toggle('bad', errors > 0);
+  count.title = `${errors} errors, ${ps.length - errors} warnings`;
   if (!ps.length) {
     box.replaceChildren(el('div', { class: 'empty-box ok' }, 'No problems: every source is readable and valid.'));
     return;
@@ -38,7 +41,7 @@ function renderProblem(p) {
   const sev = severity(p);
   return el('tr', { class: 'sev-' + sev },
     el('td', {}, el('code', {}, p.source)),
-    el('td', {}, p.object),
+    el('td', {}, p.object, p.collection ? el('span', { class: 'muted' }, ' · in ' + p.collection) : ''),
     el('td', { class: sev === 'error' ? 'error-text' : 'warn-text' }, el('span', { class: 'sev' }, sev), p.error),
     el('td', { class: 'time', title: p.since }, fmtAgo(p.since)));
 }

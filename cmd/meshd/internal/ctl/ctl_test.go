@@ -1,0 +1,217 @@
+package ctl
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/meshd/meshd/cmd/meshd/app"
+	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/xds"
+)
+
+// startMeshd runs meshd on the demo mesh, on free loopback ports, until
+// the test ends, and returns its debug and xDS addresses.
+func startMeshd(t *testing.T) (debugAddr, xdsAddr string) {
+	t.Helper()
+	cfg := app.DefaultConfig()
+	cfg.XDSAddr, cfg.DebugAddr = "127.0.0.1:0", "127.0.0.1:0"
+	a, err := app.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	return a.DebugAddr(), a.XDSAddr()
+}
+
+// ctl runs a command line and returns its exit code, output and errors.
+func ctl(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := Run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// wantRun runs a command line that must succeed and returns its output.
+func wantRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := ctl(args...)
+	if code != 0 {
+		t.Fatalf("meshd %v: exit %d, %s", args, code, errOut)
+	}
+	return out
+}
+
+func TestStatus(t *testing.T) {
+	addr, _ := startMeshd(t)
+	out := wantRun(t, "status", "--addr", addr)
+	for _, want := range []string{"graph version", "all synced", "SOURCE", "folder/Service", "0 problems, 0 errors"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	var s Status
+	if err := json.Unmarshal([]byte(wantRun(t, "status", "--addr", addr, "-o", "json")), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Collections == 0 || len(s.Unsynced) != 0 || len(s.Sources) == 0 || s.Errors != 0 {
+		t.Errorf("status -o json: %+v", s)
+	}
+	for _, src := range s.Sources {
+		if src.Name == "folder/Service" && (src.Items == 0 || !src.Synced) {
+			t.Errorf("source %+v, want synced with items", src)
+		}
+	}
+}
+
+func TestProxies(t *testing.T) {
+	addr, xdsAddr := startMeshd(t)
+	if out := wantRun(t, "proxies", "--addr", addr); !strings.Contains(out, "no proxies") {
+		t.Errorf("proxies before any connects: %s", out)
+	}
+	// A real ADS stream, which subscribes to every cluster.
+	conn, err := grpc.NewClient(xdsAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(conn).StreamAggregatedResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&discoveryv3.DiscoveryRequest{Node: &corev3.Node{Id: "ctl-test"}, TypeUrl: xds.ClusterType}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := stream.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: resp.VersionInfo, ResponseNonce: resp.Nonce}); err != nil {
+		t.Fatal(err)
+	}
+	var r debugui.ProxiesResult
+	for {
+		if err := json.Unmarshal([]byte(wantRun(t, "proxies", "--addr", addr, "-o", "json")), &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Proxies) == 1 && r.Proxies[0].Verdict == "up-to-date" || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !r.Available || len(r.Proxies) != 1 || r.Proxies[0].NodeID != "ctl-test" || r.Proxies[0].Verdict != "up-to-date" {
+		t.Fatalf("proxies -o json: %+v", r)
+	}
+	out := wantRun(t, "proxies", "--addr", addr)
+	for _, want := range []string{"NODE", "ctl-test", "up-to-date", "connected", "Cluster", "sent " + resp.VersionInfo + ", acked " + resp.VersionInfo + ", wildcard"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("proxies lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestExplain(t *testing.T) {
+	addr, _ := startMeshd(t)
+	out := wantRun(t, "explain", "ServiceInfo", "shop/reviews", "--addr", addr)
+	for _, want := range []string{"ServiceInfo shop/reviews", "from input shop/reviews of folder/Service", "value:", `"Hostname": "reviews.shop.svc.cluster.local"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	var r debugui.ExplainResult
+	if err := json.Unmarshal([]byte(wantRun(t, "explain", "ServiceInfo", "shop/reviews", "--addr", addr, "-o", "json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 1 || !r.Results[0].Exists || r.Results[0].Input != "shop/reviews" {
+		t.Errorf("explain -o json: %+v", r)
+	}
+	if code, _, errOut := ctl("explain", "NoSuchCollection", "x", "--addr", addr); code != 1 || !strings.Contains(errOut, "NoSuchCollection") {
+		t.Errorf("explain of an unknown collection: exit %d, %q", code, errOut)
+	}
+}
+
+func TestTranslate(t *testing.T) {
+	dir := t.TempDir()
+	const manifest = `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop, annotations: {networking.istio.io/exportTo: "."}}
+spec:
+  selector: {app: web}
+  ports: [{name: grpc, port: 9090}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: data}
+spec:
+  selector: {app: db}
+  ports: [{name: tcp-db, port: 5432}]
+`
+	if err := os.WriteFile(filepath.Join(dir, "mesh.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const node = "sidecar~10.0.0.9~client-0.data~data.svc.cluster.local"
+	out := wantRun(t, "translate", "--config-dir", dir, "--node", node)
+	for _, want := range []string{"every node sees the same resources", "Cluster", "outbound|9090||web.shop.svc.cluster.local", "outbound|5432||db.data.svc.cluster.local", "Listener"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("translate lacks %q:\n%s", want, out)
+		}
+	}
+	// Isolated, a proxy of namespace data does not see web, exported to
+	// its own namespace only.
+	var j Translated
+	if err := json.Unmarshal([]byte(wantRun(t, "translate", "--config-dir", dir, "--node", node, "--namespace-isolation", "-o", "json")), &j); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, r := range j.Resources {
+		names[r.Name] = true
+		if len(r.Resource) == 0 || !strings.Contains(string(r.Resource), r.Name) {
+			t.Errorf("resource %s: %s", r.Name, r.Resource)
+		}
+	}
+	if j.Namespace != "data" || !j.Isolated || !names["outbound|5432||db.data.svc.cluster.local"] || names["outbound|9090||web.shop.svc.cluster.local"] {
+		t.Errorf("translate --namespace-isolation: namespace %q, resources %v", j.Namespace, names)
+	}
+}
+
+func TestBadCommandLines(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"status", "-o", "yaml"}, 2, `-o "yaml": want text or json`},
+		{[]string{"explain", "Services"}, 2, "want COLLECTION and KEY"},
+		{[]string{"translate", "--node", "x"}, 2, "--config-dir and --node are required"},
+		{[]string{"translate", "--config-dir", "/nonexistent", "--node", "x"}, 1, "--config-dir: stat /nonexistent"},
+		{[]string{"status", "--addr", "127.0.0.1:1"}, 1, "not reachable"},
+		{[]string{"status", "--help"}, 0, ""},
+	} {
+		code, _, errOut := ctl(tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "goroutine") {
+			t.Errorf("meshd %v: exit %d, %q; want %d with %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+	if _, out, _ := ctl("proxies", "--help"); !strings.Contains(out, "--addr HOST:PORT") || !strings.Contains(out, "Usage:") {
+		t.Errorf("proxies --help: %s", out)
+	}
+}
