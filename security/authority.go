@@ -138,23 +138,27 @@ func (a *Authority) Sign(req Request) (Issued, error) {
 	if req.TTL < 0 {
 		return Issued{}, fmt.Errorf("%w: %s", ErrBadValidity, req.TTL)
 	}
-	ttl := a.opts.leafTTL
-	if req.TTL > 0 && req.TTL < ttl {
-		ttl = req.TTL
-	}
 	csr, err := checkCSR(req.CSR, req.ID, a.opts.maxCSRBytes)
 	if err != nil {
 		return Issued{}, err
 	}
+	return a.issue(csr.PublicKey, workloadTemplate(req.ID), req.TTL)
+}
+
+// issue signs tmpl for pub with the signing root, for ttl capped at the
+// leaf TTL (0: the leaf TTL), with the chain and the bundle.
+func (a *Authority) issue(pub any, tmpl *x509.Certificate, ttl time.Duration) (Issued, error) {
+	if ttl <= 0 || ttl > a.opts.leafTTL {
+		ttl = a.opts.leafTTL
+	}
 	if len(a.Roots()) == 0 {
 		return Issued{}, ErrNotInitialized
 	}
-	now := a.opts.now()
 	v := a.View()
 	if v.Signer.Cert == nil {
 		return Issued{}, ErrNoSigner
 	}
-	leaf, err := issue(v.Signer.KeyPair, csr, req.ID, now, ttl)
+	leaf, err := issueLeaf(v.Signer.KeyPair, pub, tmpl, a.opts.now(), ttl)
 	if err != nil {
 		return Issued{}, err
 	}

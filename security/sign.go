@@ -85,9 +85,21 @@ func checkKey(pub any) error {
 	return fmt.Errorf("%w: %T (want ECDSA P-256/P-384 or RSA)", ErrUnsupportedKey, pub)
 }
 
-// issue signs a leaf for csr's key naming id, valid from now for ttl but
-// never past the issuer's own end.
-func issue(issuer KeyPair, csr *x509.CertificateRequest, id spiffeid.ID, now time.Time, ttl time.Duration) (*x509.Certificate, error) {
+// workloadTemplate is the certificate of a workload: its SPIFFE ID as
+// the one URI SAN, for client and server auth.
+func workloadTemplate(id spiffeid.ID) *x509.Certificate {
+	return &x509.Certificate{
+		// An empty subject makes the SAN extension critical, as the
+		// X.509-SVID specification asks.
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		URIs:        []*url.URL{id.URL()},
+	}
+}
+
+// issueLeaf completes tmpl (its names and extended key usage set) with a
+// serial, the validity from now for ttl but never past the issuer's own
+// end, and the key usage of pub, and signs it.
+func issueLeaf(issuer KeyPair, pub any, tmpl *x509.Certificate, now time.Time, ttl time.Duration) (*x509.Certificate, error) {
 	serial, err := randomSerial()
 	if err != nil {
 		return nil, err
@@ -97,27 +109,20 @@ func issue(issuer KeyPair, csr *x509.CertificateRequest, id spiffeid.ID, now tim
 		notAfter = issuer.Cert.NotAfter
 	}
 	usage := x509.KeyUsageDigitalSignature
-	if _, ok := csr.PublicKey.(*rsa.PublicKey); ok {
+	if _, ok := pub.(*rsa.PublicKey); ok {
 		usage |= x509.KeyUsageKeyEncipherment
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		// An empty subject makes the SAN extension critical, as the
-		// X.509-SVID specification asks.
-		NotBefore:             now.Add(-clockSkew),
-		NotAfter:              notAfter,
-		KeyUsage:              usage,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		BasicConstraintsValid: true,
-		URIs:                  []*url.URL{id.URL()},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, issuer.Cert, csr.PublicKey, issuer.Key)
+	tmpl.SerialNumber = serial
+	tmpl.NotBefore, tmpl.NotAfter = now.Add(-clockSkew), notAfter
+	tmpl.KeyUsage = usage
+	tmpl.BasicConstraintsValid = true
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, issuer.Cert, pub, issuer.Key)
 	if err != nil {
-		return nil, fmt.Errorf("signing leaf for %s: %w", id, err)
+		return nil, fmt.Errorf("signing: %w", err)
 	}
 	leaf, err := x509.ParseCertificate(der)
 	if err != nil {
-		return nil, fmt.Errorf("parsing leaf for %s: %w", id, err)
+		return nil, fmt.Errorf("parsing: %w", err)
 	}
 	return leaf, nil
 }

@@ -124,7 +124,16 @@
 // The node's namespace is the client's claim. WithPeerNamespace binds it
 // to the client's verified certificate instead (SPIFFENamespace reads an
 // Istio-style SPIFFE ID): the stream's namespace is the certificate's, and
-// a node naming another is refused with PermissionDenied.
+// a node naming another is refused with PermissionDenied. A stream
+// without a verified certificate is anonymous: WithAnonymous says whether
+// it is refused (Unauthenticated, the default), sees what is visible to
+// all, or is trusted with its node's claim. The stream code reads the
+// certificate once, when the stream opens, and hands the session its
+// namespace as data; the registry (ProxyStatus.Identity,
+// CertificateExpiry) shows every stream's authenticated identity.
+//
+// Serve may serve plaintext listeners beside the TLS one (a local port);
+// their streams are anonymous.
 //
 // # Limits
 //
@@ -136,8 +145,9 @@
 // does not serve creates no state. Stats counts what each limit ended
 // (LimitExceeded), the unknown types asked for (UnknownTypes), the names
 // denied under isolation (Denied), the identity mismatches
-// (IdentityMismatch), and the proxies that left a response unanswered
-// longer than WithUnansweredAfter (Unanswered; each is also logged).
+// (IdentityMismatch), the anonymous streams refused (Unauthenticated),
+// and the proxies that left a response unanswered longer than
+// WithUnansweredAfter (Unanswered; each is also logged).
 //
 // # Requests
 //

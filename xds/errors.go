@@ -29,6 +29,10 @@ const (
 	// refuseIdentity: the node claims another identity than its
 	// certificate's (PermissionDenied).
 	refuseIdentity
+	// refuseUnauthenticated: the stream has no verified client
+	// certificate and anonymous clients are served nothing
+	// (Unauthenticated).
+	refuseUnauthenticated
 )
 
 // protocolError is an error a session returns for a request it refuses.

@@ -24,6 +24,9 @@ const (
 	// evResumed: the client's first request of the type showed that it
 	// holds the current resources (n of them) at version.
 	evResumed
+	// evUnauthenticated: a stream without a verified certificate was
+	// refused (WithAnonymous).
+	evUnauthenticated
 )
 
 // event is one thing a session reports for the stream code to count, log
@@ -60,6 +63,8 @@ func (e event) String() string {
 		return fmt.Sprintf("denied %s %s visible-to=%s", t, e.name, e.detail)
 	case evResumed:
 		return fmt.Sprintf("resumed %s version=%s resources=%d", t, shortVersion(e.version), e.n)
+	case evUnauthenticated:
+		return "unauthenticated"
 	}
 	return fmt.Sprintf("event(%d)", e.kind)
 }

@@ -142,7 +142,7 @@ func (h *harness) flush(st *scripted, in step, out *strings.Builder) {
 		var pe *protocolError
 		why := "?"
 		if errors.As(err, &pe) {
-			why = [...]string{refuseInvalid: "invalid", refuseLimit: "limit", refuseIdentity: "identity"}[pe.why]
+			why = [...]string{refuseInvalid: "invalid", refuseLimit: "limit", refuseIdentity: "identity", refuseUnauthenticated: "unauthenticated"}[pe.why]
 		}
 		fmt.Fprintf(out, "%s: refused (%s): %v\n", st.name, why, err)
 		st.ended = true // as the stream code ends the stream

@@ -77,9 +77,9 @@ func newFixture(t testing.TB, opts ...xds.Option) *fixture {
 	return f
 }
 
-// serve runs g and srv on a loopback port until the test ends, and checks
-// that both return.
-func serve(t testing.TB, g *krt.Graph, srv *xds.Server) string {
+// serve runs g and srv on a loopback port (and the plaintext listeners)
+// until the test ends, and checks that both return.
+func serve(t testing.TB, g *krt.Graph, srv *xds.Server, plaintext ...net.Listener) string {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -89,7 +89,7 @@ func serve(t testing.TB, g *krt.Graph, srv *xds.Server) string {
 	graphDone := make(chan error, 1)
 	serveDone := make(chan error, 1)
 	go func() { graphDone <- g.Run(ctx) }()
-	go func() { serveDone <- srv.Serve(ctx, lis) }()
+	go func() { serveDone <- srv.Serve(ctx, lis, plaintext...) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-serveDone; err != nil {

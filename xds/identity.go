@@ -25,12 +25,38 @@ import (
 // either namespace's view. A node naming no namespace is served the
 // certificate's.
 //
-// It takes effect only with WithNamespaceIsolation, and is a boundary
-// only with client certificates required (WithTLS with a client CA, or a
-// WithTLSConfig that requires and verifies them).
+// A stream without a verified certificate (plaintext, or TLS where the
+// client presented none) is anonymous: WithAnonymous says what it gets;
+// by default (AnonymousNone) every request it makes is refused with
+// Unauthenticated, logged and counted in Stats.Unauthenticated.
+//
+// It takes effect only with WithNamespaceIsolation. Certificates are
+// verified by the server's TLS configuration (WithTLS with a client CA,
+// or a WithTLSConfig that verifies them, when given or always).
 func WithPeerNamespace(namespaceOf func(cert *x509.Certificate) (namespace string, ok bool)) Option {
 	return func(o *options) { o.peerNamespace = namespaceOf }
 }
+
+// Anonymous is what a stream without a verified client certificate gets
+// when namespace isolation is bound to certificates (WithPeerNamespace).
+type Anonymous int
+
+const (
+	// AnonymousNone refuses its requests with Unauthenticated. The default.
+	AnonymousNone Anonymous = iota
+	// AnonymousPublic serves it the resources visible to every namespace;
+	// a node naming a namespace it cannot prove is refused, as one whose
+	// certificate names no namespace.
+	AnonymousPublic
+	// AnonymousNodeClaim serves it the view of the namespace its node
+	// names (NodeNamespace, or the isolation's rule), as without
+	// WithPeerNamespace: for a plaintext port on a trusted network.
+	AnonymousNodeClaim
+)
+
+// WithAnonymous sets what a stream without a verified client certificate
+// gets under WithPeerNamespace. Default: AnonymousNone.
+func WithAnonymous(a Anonymous) Option { return func(o *options) { o.anonymous = a } }
 
 // SPIFFENamespace is a rule for WithPeerNamespace: the namespace of the
 // certificate's SPIFFE ID, a URI SAN of the form
@@ -72,6 +98,28 @@ func spiffeNamespace(u *url.URL) (string, bool) {
 		return "", false
 	}
 	return parts[2], true
+}
+
+// peerIdentity names the verified leaf of a stream's connection for the
+// registry: its SPIFFE ID when it holds exactly one, else its subject;
+// "" without a certificate.
+func peerIdentity(cert *x509.Certificate) string {
+	if cert == nil {
+		return ""
+	}
+	id := ""
+	for _, u := range cert.URIs {
+		if strings.EqualFold(u.Scheme, "spiffe") {
+			if id != "" {
+				return cert.Subject.String()
+			}
+			id = u.String()
+		}
+	}
+	if id == "" {
+		return cert.Subject.String()
+	}
+	return id
 }
 
 // verifiedLeaf returns the client certificate the TLS handshake of the

@@ -93,10 +93,24 @@ func TestNodeNamespaceOverMTLS(t *testing.T) {
 }
 
 // TestPeerNamespacePlaintext: with WithPeerNamespace and no TLS, no
-// stream has a certificate, hence a namespace: a node claiming one is
-// refused, a silent one sees what is visible to all.
+// stream has a certificate. By default every such stream is refused with
+// Unauthenticated and counted; with AnonymousPublic a node claiming a
+// namespace is refused, a silent one sees what is visible to all.
 func TestPeerNamespacePlaintext(t *testing.T) {
-	f := newScopedFixture(t, scopedItems, xds.WithNamespaceIsolation(nil), xds.WithPeerNamespace(xds.SPIFFENamespace))
+	strict := newScopedFixture(t, scopedItems, xds.WithNamespaceIsolation(nil), xds.WithPeerNamespace(xds.SPIFFENamespace))
+	for _, node := range []*corev3.Node{nodeIn(t, "p", "a"), {Id: "silent"}} {
+		s := xdstest.NewSotW(t, dial(t, strict.addr), node)
+		s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
+		if err := s.Ended(); status.Code(err) != codes.Unauthenticated {
+			t.Errorf("node %s by default: %v, want Unauthenticated", node.Id, err)
+		}
+	}
+	if got := strict.srv.Stats().Unauthenticated; got != 2 {
+		t.Errorf("Stats.Unauthenticated = %d, want 2", got)
+	}
+
+	f := newScopedFixture(t, scopedItems, xds.WithNamespaceIsolation(nil), xds.WithPeerNamespace(xds.SPIFFENamespace),
+		xds.WithAnonymous(xds.AnonymousPublic))
 	cc := dial(t, f.addr)
 	claims := xdstest.NewSotW(t, cc, nodeIn(t, "p", "a"))
 	claims.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})

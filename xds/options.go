@@ -44,6 +44,8 @@ type options struct {
 	// peerNamespace, when set, tells an isolated proxy's namespace from
 	// its verified client certificate (WithPeerNamespace).
 	peerNamespace func(*x509.Certificate) (string, bool)
+	// anonymous: see WithAnonymous.
+	anonymous Anonymous
 	// maxNames caps the names one stream holds subscribed; 0: no cap.
 	maxNames int
 }
@@ -130,7 +132,8 @@ func WithMaxMessageSize(n int) Option { return func(o *options) { o.maxRecvMsg =
 // 100000.
 func WithMaxConcurrentStreams(n uint32) Option { return func(o *options) { o.maxStreams = n } }
 
-// WithMaxConnections limits the connections served at once; a connection
+// WithMaxConnections limits the connections served at once on each
+// listener Serve serves; a connection
 // beyond the limit is closed as soon as it is accepted, and its client
 // retries with backoff. 0 means no limit. Default: 0.
 func WithMaxConnections(n int) Option { return func(o *options) { o.maxConns = n } }

@@ -18,8 +18,8 @@ import (
 //
 // Commands (see the harness_*_test.go files):
 //
-//	server [isolate] [max-names=N]          configure, before any open
-//	open NAME sotw|delta [ns=NS] [cert-ns=NS]
+//	server [isolate] [max-names=N] [anonymous=none|public|node]   configure, before any open
+//	open NAME sotw|delta [ns=NS] [cert-ns=NS|anonymous]
 //	cache                                   then lines: set TYPE NAME [rev=R] [vis=NS,..|vis=*,-NS,..]
 //	                                                    delete TYPE NAME
 //	sotw NAME TYPE [names=A,B|*] [version=V|version=@OTHER] [nonce=N] [ack] [nack=MSG]
@@ -116,6 +116,13 @@ func (h *harness) server(c command) error {
 	if c.has("isolate") {
 		h.proto.namespaceOf = NodeNamespace
 	}
+	if v, ok := c.kv["anonymous"]; ok {
+		a, known := map[string]Anonymous{"none": AnonymousNone, "public": AnonymousPublic, "node": AnonymousNodeClaim}[v]
+		if !known {
+			return fmt.Errorf("anonymous=%s: want none, public or node", v)
+		}
+		h.proto.anonymous = a
+	}
 	if v, ok := c.kv["max-names"]; ok {
 		if _, err := fmt.Sscan(v, &h.proto.maxNames); err != nil {
 			return fmt.Errorf("max-names: %w", err)
@@ -126,10 +133,11 @@ func (h *harness) server(c command) error {
 
 // open starts a stream whose node id is its name and, with ns, whose
 // node names that namespace; cert-ns gives it a verified certificate
-// naming a namespace (empty: naming none).
+// naming a namespace (empty: naming none), anonymous none at all.
 func (h *harness) open(c command) error {
-	if len(c.args) != 2 || (c.args[1] != "sotw" && c.args[1] != "delta") {
-		return fmt.Errorf("usage: open NAME sotw|delta")
+	anonymous := len(c.args) == 3 && c.args[2] == "anonymous"
+	if (len(c.args) != 2 && !anonymous) || (c.args[1] != "sotw" && c.args[1] != "delta") {
+		return fmt.Errorf("usage: open NAME sotw|delta [anonymous]")
 	}
 	name := c.args[0]
 	if h.streams[name] != nil {
@@ -143,6 +151,10 @@ func (h *harness) open(c command) error {
 	if ns, ok := c.kv["cert-ns"]; ok {
 		st.s.certIdentity = true
 		st.s.ns, st.s.nsOK = ns, ns != ""
+	}
+	if anonymous {
+		// Under WithPeerNamespace, with no verified certificate.
+		st.s.certIdentity, st.s.anonymous = true, true
 	}
 	h.streams[name] = st
 	h.order = append(h.order, name)

@@ -21,6 +21,13 @@ type ProxyStatus struct {
 	UserAgent string     `json:"userAgent,omitempty"`
 	Peer      string     `json:"peer,omitempty"`
 	Kind      StreamKind `json:"kind"`
+	// Identity is the authenticated identity of the stream: the SPIFFE ID
+	// of the client certificate its connection's TLS handshake verified
+	// (its subject when it holds no single SPIFFE ID); empty for a
+	// plaintext or unverified client. CertificateExpiry is that
+	// certificate's NotAfter.
+	Identity          string    `json:"identity,omitempty"`
+	CertificateExpiry time.Time `json:"certificateExpiry,omitzero"`
 
 	ConnectedAt time.Time `json:"connectedAt"`
 	// Connected is false once the stream ended, at DisconnectedAt, with
@@ -122,14 +129,16 @@ func (c *conn) status() ProxyStatus {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := ProxyStatus{
-		ID:             c.id,
-		Kind:           c.kind,
-		Peer:           c.peer,
-		ConnectedAt:    c.connected,
-		Connected:      c.disconnected.IsZero(),
-		DisconnectedAt: c.disconnected,
-		CloseError:     c.closeErr,
-		Types:          make(map[string]TypeStatus, len(c.s.types)),
+		ID:                c.id,
+		Kind:              c.kind,
+		Peer:              c.peer,
+		Identity:          c.identity,
+		CertificateExpiry: c.certExpiry,
+		ConnectedAt:       c.connected,
+		Connected:         c.disconnected.IsZero(),
+		DisconnectedAt:    c.disconnected,
+		CloseError:        c.closeErr,
+		Types:             make(map[string]TypeStatus, len(c.s.types)),
 	}
 	if n := c.s.node; n != nil {
 		p.NodeID, p.Cluster = n.GetId(), n.GetCluster()

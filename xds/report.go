@@ -16,6 +16,10 @@ func (c *conn) reportLocked(events []event, now time.Time) {
 			srv.stats.identityMismatch()
 			log.Warn("xds: node's namespace differs from its certificate's; stream refused",
 				"proxy", c.s.nodeID(), "peer", c.peer, "nodeNamespace", e.detail, "certNamespace", c.s.ns, "certHasNamespace", c.s.nsOK)
+		case evUnauthenticated:
+			srv.stats.unauthenticated()
+			log.Warn("xds: stream without a verified client certificate refused",
+				"proxy", c.s.nodeID(), "peer", c.peer)
 		case evAnswer:
 			c.answeredLocked(e, now)
 		case evLimit:

@@ -80,7 +80,7 @@ func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
 		krt.WithKey(func(e entry) string { return entryKey(e.res.typeURL, e.res.name) }),
 		krt.WithEquals(func(a, b entry) bool { return a.res == b.res }))
 	s.cache = newCache(s.typeURLs)
-	s.proto = protocol{typeURLs: s.typeURLs, namespaceOf: o.namespaceOf, maxNames: o.maxNames}
+	s.proto = protocol{typeURLs: s.typeURLs, namespaceOf: o.namespaceOf, maxNames: o.maxNames, anonymous: o.anonymous}
 	return s
 }
 
@@ -97,26 +97,29 @@ func (s *Server) Run(ctx context.Context) error {
 
 // Serve serves ADS on lis until ctx ends. Streams wait until the server
 // holds the collections' initial, synced state before they are answered.
-// When ctx ends, Serve ends every stream with Unavailable, waits up to the
-// shutdown grace (WithShutdownGrace) for connections to close, closes the
-// rest, and returns nil once every goroutine it started has ended. It
-// returns an error if TLS cannot be set up, if lis fails, or if the server
-// has served before (ErrServing). Serve closes lis.
-func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
+// Each of plaintext is served too, without the server's TLS (WithTLS,
+// WithTLSConfig): a plaintext port beside a TLS one, for local tools;
+// streams there have no client certificate. When ctx ends, Serve ends
+// every stream with Unavailable, waits up to the shutdown grace
+// (WithShutdownGrace) for connections to close, closes the rest, and
+// returns nil once every goroutine it started has ended. It returns an
+// error if TLS cannot be set up, if a listener fails, or if the server
+// has served before (ErrServing). Serve closes every listener.
+func (s *Server) Serve(ctx context.Context, lis net.Listener, plaintext ...net.Listener) error {
+	all := append([]net.Listener{lis}, plaintext...)
+	closeAll := func() {
+		for _, l := range all {
+			l.Close()
+		}
+	}
 	if err := s.claimStart(); err != nil {
-		lis.Close()
+		closeAll()
 		return err
 	}
-	gopts, err := s.grpcOptions()
+	servers, err := s.newGRPCServers(len(all))
 	if err != nil {
-		lis.Close()
+		closeAll()
 		return err
-	}
-	lis = s.limitConnections(lis)
-	gs := grpc.NewServer(gopts...)
-	discovery.RegisterAggregatedDiscoveryServiceServer(gs, &adsService{s: s})
-	for _, register := range s.opts.services {
-		register(gs)
 	}
 
 	first, unregister := s.followCollections()
@@ -135,12 +138,14 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		s.markReadyWhenSynced(loopCtx, first)
 	}()
 
-	serveErr := make(chan error, 1)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		serveErr <- gs.Serve(lis)
-	}()
+	serveErr := make(chan error, len(all))
+	for i, gs := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			serveErr <- gs.Serve(s.limitConnections(all[i]))
+		}()
+	}
 
 	var result error
 	select {
@@ -149,11 +154,34 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		result = fmt.Errorf("xds: serve: %w", err)
 	}
 	close(s.stopping)
-	s.stopGRPC(gs)
+	s.stopGRPC(servers)
 	cancel()
 	wg.Wait()
 	s.recvWG.Wait()
 	return result
+}
+
+// newGRPCServers returns n gRPC servers with ADS and the extra services:
+// the first with the server's TLS, if any, the others plaintext.
+func (s *Server) newGRPCServers(n int) ([]*grpc.Server, error) {
+	gopts, creds, err := s.grpcOptions()
+	if err != nil {
+		return nil, err
+	}
+	servers := make([]*grpc.Server, n)
+	for i := range servers {
+		opts := gopts
+		if i == 0 && creds != nil {
+			opts = append(append([]grpc.ServerOption(nil), gopts...), creds)
+		}
+		gs := grpc.NewServer(opts...)
+		discovery.RegisterAggregatedDiscoveryServiceServer(gs, &adsService{s: s})
+		for _, register := range s.opts.services {
+			register(gs)
+		}
+		servers[i] = gs
+	}
+	return servers, nil
 }
 
 // claimStart marks the server started, failing with ErrServing if Serve
@@ -210,23 +238,31 @@ func (s *Server) markReadyWhenSynced(ctx context.Context, first <-chan struct{})
 	}
 }
 
-// stopGRPC stops gs gracefully, letting streams drain for the shutdown
-// grace period before closing them hard.
-func (s *Server) stopGRPC(gs *grpc.Server) {
+// stopGRPC stops the servers gracefully, letting streams drain for the
+// shutdown grace period before closing them hard.
+func (s *Server) stopGRPC(servers []*grpc.Server) {
 	stopped := make(chan struct{})
 	go func() {
-		gs.GracefulStop()
+		var wg sync.WaitGroup
+		for _, gs := range servers {
+			wg.Go(gs.GracefulStop)
+		}
+		wg.Wait()
 		close(stopped)
 	}()
 	select {
 	case <-stopped:
 	case <-time.After(s.opts.shutdownGrace):
-		gs.Stop()
+		for _, gs := range servers {
+			gs.Stop()
+		}
 		<-stopped
 	}
 }
 
-func (s *Server) grpcOptions() ([]grpc.ServerOption, error) {
+// grpcOptions returns the gRPC server options every listener shares and,
+// apart, the TLS credentials of the main one (nil: plaintext).
+func (s *Server) grpcOptions() ([]grpc.ServerOption, grpc.ServerOption, error) {
 	opts := []grpc.ServerOption{
 		grpc.KeepaliveParams(s.opts.keepalive),
 		grpc.KeepaliveEnforcementPolicy(s.opts.enforcement),
@@ -234,17 +270,18 @@ func (s *Server) grpcOptions() ([]grpc.ServerOption, error) {
 		grpc.MaxConcurrentStreams(s.opts.maxStreams),
 		grpc.ForceServerCodecV2(newRequestCodec(s.cache)),
 	}
+	opts = append(opts, s.opts.grpcOptions...)
 	tc := s.opts.tlsConfig
 	if tc == nil && s.opts.tlsFiles != nil {
 		var err error
 		if tc, err = loadTLS(*s.opts.tlsFiles); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	if tc != nil {
-		opts = append(opts, grpc.Creds(credentials.NewTLS(tc)))
+	if tc == nil {
+		return opts, nil, nil
 	}
-	return append(opts, s.opts.grpcOptions...), nil
+	return opts, grpc.Creds(credentials.NewTLS(tc)), nil
 }
 
 func loadTLS(f tlsFiles) (*tls.Config, error) {
@@ -402,9 +439,16 @@ func (s *Server) newConn(ctx context.Context, kind StreamKind) *conn {
 	id := s.nextID
 	s.mu.Unlock()
 	c := newConn(s, id, kind, addr)
+	cert := verifiedLeaf(p)
+	if cert != nil {
+		c.identity, c.certExpiry = peerIdentity(cert), cert.NotAfter
+	}
+	// The session gets the identity as data: the protocol core reads no
+	// certificate.
 	if f := s.opts.peerNamespace; f != nil && s.opts.namespaceOf != nil {
 		c.s.certIdentity = true
-		if cert := verifiedLeaf(p); cert != nil {
+		c.s.anonymous = cert == nil
+		if cert != nil {
 			c.s.ns, c.s.nsOK = f(cert)
 		}
 	}

@@ -17,6 +17,9 @@ type protocol struct {
 	namespaceOf func(*core.Node) (string, bool)
 	// maxNames caps the names one stream holds subscribed; 0: no cap.
 	maxNames int
+	// anonymous is what a stream without a verified certificate gets
+	// when namespaces are bound to certificates (WithAnonymous).
+	anonymous Anonymous
 }
 
 // session is the ADS protocol state of one stream, SotW or Delta, as a
@@ -37,8 +40,10 @@ type session struct {
 	ns   string
 	nsOK bool
 	// certIdentity is set when ns comes from the client certificate
-	// (WithPeerNamespace) rather than the node.
-	certIdentity bool
+	// (WithPeerNamespace) rather than the node; anonymous is set with it
+	// when the stream has no verified certificate, and then
+	// protocol.anonymous decides.
+	certIdentity, anonymous bool
 	// nonce numbers the responses.
 	nonce uint64
 	// events are those reported since the last takeEvents.

@@ -70,6 +70,9 @@ type Stats struct {
 	// IdentityMismatch counts streams ended because the node named a
 	// namespace other than its client certificate's (WithPeerNamespace).
 	IdentityMismatch uint64 `json:"identityMismatch"`
+	// Unauthenticated counts streams refused for want of a verified
+	// client certificate (WithAnonymous).
+	Unauthenticated uint64 `json:"unauthenticated"`
 	// PushBuckets counts pushes per PushBounds bucket (the last is +Inf);
 	// PushSeconds is their total duration.
 	PushBuckets []uint64 `json:"pushBuckets"`
@@ -207,6 +210,13 @@ func (c *counters) limit(name string) {
 func (c *counters) identityMismatch() {
 	c.mu.Lock()
 	c.s.IdentityMismatch++
+	c.mu.Unlock()
+}
+
+// unauthenticated counts a stream refused for having no certificate.
+func (c *counters) unauthenticated() {
+	c.mu.Lock()
+	c.s.Unauthenticated++
 	c.mu.Unlock()
 }
 

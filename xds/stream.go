@@ -24,11 +24,15 @@ const (
 // session requests and wake-ups and sends what it returns; mu guards the
 // session against the server's notifications and the registry's readers.
 type conn struct {
-	id        uint64
-	kind      StreamKind
-	peer      string
-	connected time.Time
-	srv       *Server
+	id   uint64
+	kind StreamKind
+	peer string
+	// identity and certExpiry are those of the client certificate the
+	// connection's TLS handshake verified (see ProxyStatus.Identity).
+	identity   string
+	certExpiry time.Time
+	connected  time.Time
+	srv        *Server
 	// wake has room for one signal: notifications coalesce in the
 	// session's pending set.
 	wake chan struct{}
@@ -185,6 +189,8 @@ func statusOf(err error) error {
 		code = codes.ResourceExhausted
 	case refuseIdentity:
 		code = codes.PermissionDenied
+	case refuseUnauthenticated:
+		code = codes.Unauthenticated
 	}
 	return status.Error(code, pe.msg)
 }

@@ -170,18 +170,27 @@ func WithNamespaceIsolation(namespaceOf func(node *core.Node) (namespace string,
 // setNode records the node of the stream's first request that names one
 // and, under isolation, its namespace. When the namespace comes from the
 // client certificate, it refuses (refuseIdentity, which ends the stream)
-// a node naming another.
+// a node naming another, and (refuseUnauthenticated) any request of a
+// stream without a certificate unless WithAnonymous allows it.
 func (s *session) setNode(node *core.Node) error {
-	if s.node != nil || node == nil {
+	first := s.node == nil && node != nil
+	if first {
+		// Recorded even when refused below, for the registry to show.
+		s.node = node
+	}
+	if s.anonymous && s.proto.anonymous == AnonymousNone {
+		s.report(event{kind: evUnauthenticated})
+		return refuse(refuseUnauthenticated, "xds: no verified client certificate, and this server serves anonymous clients nothing")
+	}
+	if !first {
 		return nil
 	}
-	s.node = node
 	f := s.proto.namespaceOf
 	if f == nil {
 		return nil
 	}
 	ns, ok := f(node)
-	if !s.certIdentity {
+	if !s.certIdentity || (s.anonymous && s.proto.anonymous == AnonymousNodeClaim) {
 		s.ns, s.nsOK = ns, ok
 		return nil
 	}

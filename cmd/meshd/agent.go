@@ -30,10 +30,10 @@ Flags:
 
 // agentFlags are meshd agent's command line.
 type agentFlags struct {
-	cfg                 agent.Config
-	rootCert            string
-	once                bool
-	logLevel, logFormat string
+	cfg                   agent.Config
+	rootCert, xdsRootCert string
+	once                  bool
+	logLevel, logFormat   string
 }
 
 // parseAgentFlags parses args (after "agent"); on --help it writes the
@@ -45,7 +45,8 @@ func parseAgentFlags(args []string, out io.Writer) (agentFlags, error) {
 	fs.SortFlags = false
 	fs.StringVar(&f.cfg.XDSAddr, "xds-addr", "127.0.0.1:15010", "`host:port` of meshd's xDS server, written into the bootstrap")
 	fs.StringVar(&f.cfg.CAAddr, "ca-addr", "", "`host:port` of meshd's CA; default: --xds-addr")
-	fs.StringVar(&f.rootCert, "root-cert", "", "PEM `FILE` verifying meshd's serving certificate: the CA is reached over TLS and the bootstrap uses TLS channel credentials with the workload certificate; default: plaintext (meshd on loopback)")
+	fs.StringVar(&f.rootCert, "root-cert", "", "PEM `FILE` verifying meshd's serving certificate at first contact (meshd's CA bundle, e.g. --ca-dir's root-cert.pem): the CA is reached over TLS, and the bootstrap uses TLS channel credentials with the workload certificate, verifying meshd by the bundle the agent writes; default: plaintext (meshd on loopback)")
+	fs.StringVar(&f.xdsRootCert, "xds-root-cert", "", "PEM `FILE` verifying meshd's xDS certificate in the bootstrap instead of the mesh's bundle, for a meshd serving an operator's certificate (--xds-tls-cert); needs --root-cert")
 	fs.StringVar(&f.cfg.TokenFile, "token-file", "/var/run/secrets/tokens/meshd-ca-token", "`FILE` holding the workload's token, reread at each renewal")
 	fs.StringVar(&f.cfg.Namespace, "namespace", os.Getenv("POD_NAMESPACE"), "the workload's `NAMESPACE` (node id and metadata); default: $POD_NAMESPACE")
 	fs.StringVar(&f.cfg.ServiceAccount, "service-account", os.Getenv("SERVICE_ACCOUNT"), "the workload's service `ACCOUNT` (node metadata); default: $SERVICE_ACCOUNT")
@@ -73,6 +74,8 @@ func parseAgentFlags(args []string, out io.Writer) (agentFlags, error) {
 	switch {
 	case f.cfg.OutDir == "":
 		return agentFlags{}, errors.New("--out is required")
+	case f.xdsRootCert != "" && f.rootCert == "":
+		return agentFlags{}, errors.New("--xds-root-cert needs --root-cert: the CA is then reached over TLS too")
 	case f.cfg.Namespace == "" || f.cfg.ServiceAccount == "":
 		return agentFlags{}, errors.New("--namespace and --service-account are required (or $POD_NAMESPACE and $SERVICE_ACCOUNT)")
 	}
@@ -90,7 +93,7 @@ func runAgent(args []string) int {
 	}
 	if err == nil && f.rootCert != "" {
 		f.cfg.CATLS, err = rootTLS(f.rootCert)
-		f.cfg.XDSCAFile = f.rootCert
+		f.cfg.XDSTLS, f.cfg.XDSCAFile = true, f.xdsRootCert
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "meshd agent: %v\n", err)

@@ -43,8 +43,8 @@ func TestExampleSidecarArgs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", c.Name, err)
 			}
-			if f.cfg.Namespace != "pod_namespace" || f.cfg.CAAddr != f.cfg.XDSAddr {
-				t.Errorf("%s: namespace %q, CA %q", c.Name, f.cfg.Namespace, f.cfg.CAAddr)
+			if f.cfg.Namespace != "pod_namespace" || f.cfg.CAAddr != f.cfg.XDSAddr || f.rootCert == "" {
+				t.Errorf("%s: namespace %q, CA %q, root %q: want the CA reached over TLS", c.Name, f.cfg.Namespace, f.cfg.CAAddr, f.rootCert)
 			}
 			agents++
 		}

@@ -13,15 +13,16 @@ import (
 )
 
 // startMeshdCA runs the meshd binary with its CA in folder mode until the
-// test ends, and returns its xDS and debug addresses once it is ready.
-func startMeshdCA(t *testing.T) (string, string) {
+// test ends, and returns its xDS and debug addresses once it is ready,
+// and the CA's bundle file, which verifies meshd's serving certificate.
+func startMeshdCA(t *testing.T) (xdsAddr, debugAddr, bundle string) {
 	t.Helper()
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens")
 	if err := os.WriteFile(tokens, []byte("web-token shop/web\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	xdsAddr, debugAddr := freeAddr(t), freeAddr(t)
+	xdsAddr, debugAddr = freeAddr(t), freeAddr(t)
 	var logs lockedBuffer
 	meshd := exec.Command(bin, "--xds-addr", xdsAddr, "--debug-addr", debugAddr,
 		"--ca", "--ca-dir", filepath.Join(dir, "ca"), "--ca-tokens", tokens)
@@ -43,19 +44,19 @@ func startMeshdCA(t *testing.T) (string, string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return xdsAddr, debugAddr
+	return xdsAddr, debugAddr, filepath.Join(dir, "ca", "root-cert.pem")
 }
 
 // TestAgentAgainstMeshd runs meshd with its CA in folder mode and meshd
 // agent --once against it, as two processes.
 func TestAgentAgainstMeshd(t *testing.T) {
-	xdsAddr, debugAddr := startMeshdCA(t)
+	xdsAddr, debugAddr, bundle := startMeshdCA(t)
 
 	agent := func(token string) (string, string, error) {
 		tokenFile := filepath.Join(t.TempDir(), "token")
 		os.WriteFile(tokenFile, []byte(token), 0o600)
 		out := filepath.Join(t.TempDir(), "out")
-		cmd := exec.Command(bin, "agent", "--once", "--xds-addr", xdsAddr, "--token-file", tokenFile,
+		cmd := exec.Command(bin, "agent", "--once", "--xds-addr", xdsAddr, "--root-cert", bundle, "--token-file", tokenFile,
 			"--namespace", "shop", "--service-account", "web", "--out", out)
 		stderr, err := cmd.CombinedOutput()
 		return out, string(stderr), err

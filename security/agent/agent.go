@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
@@ -51,7 +52,7 @@ func New(cfg Config) (*Agent, error) {
 	}
 	creds := insecure.NewCredentials()
 	if cfg.CATLS != nil {
-		creds = credentials.NewTLS(cfg.CATLS)
+		creds = credentials.NewTLS(trustingBundle(cfg.CATLS, filepath.Join(cfg.OutDir, RootCertFile)))
 	}
 	conn, err := grpc.NewClient(cfg.CAAddr, grpc.WithTransportCredentials(creds))
 	if err != nil {
@@ -210,4 +211,37 @@ func NextRenewal(notBefore, notAfter time.Time, bundleChanged bool) time.Time {
 		return notBefore.Add(life / 4)
 	}
 	return notBefore.Add(life / 2)
+}
+
+// trustingBundle returns base made to verify the CA's certificate against
+// base's roots and the PEM bundle in bundleFile, read at each handshake:
+// after a root rotation meshd's serving certificate is signed by a root
+// that only the bundle written since holds.
+func trustingBundle(base *tls.Config, bundleFile string) *tls.Config {
+	roots := base.RootCAs
+	c := base.Clone()
+	// Verified by VerifyConnection below, against the roots of the moment.
+	c.InsecureSkipVerify = true
+	c.VerifyConnection = func(cs tls.ConnectionState) error {
+		if len(cs.PeerCertificates) == 0 {
+			return errors.New("agent: the CA presented no certificate")
+		}
+		pool := x509.NewCertPool()
+		if roots != nil {
+			pool = roots.Clone()
+		}
+		if b, err := os.ReadFile(bundleFile); err == nil {
+			pool.AppendCertsFromPEM(b)
+		}
+		inter := x509.NewCertPool()
+		for _, ic := range cs.PeerCertificates[1:] {
+			inter.AddCert(ic)
+		}
+		_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: pool, Intermediates: inter, DNSName: cs.ServerName})
+		if err != nil {
+			return fmt.Errorf("agent: the CA's certificate: %w", err)
+		}
+		return nil
+	}
+	return c
 }

@@ -62,12 +62,14 @@ func bootstrapJSON(c *Config) ([]byte, error) {
 		"refresh_interval":    protoDuration(c.RefreshInterval),
 	}
 	creds := channelCreds{Type: "insecure"}
-	if c.XDSCAFile != "" {
+	if c.XDSTLS || c.XDSCAFile != "" {
 		tlsFiles := map[string]any{}
 		for k, v := range files {
 			tlsFiles[k] = v
 		}
-		tlsFiles["ca_certificate_file"] = c.XDSCAFile
+		if c.XDSCAFile != "" {
+			tlsFiles["ca_certificate_file"] = c.XDSCAFile
+		}
 		creds = channelCreds{Type: "tls", Config: tlsFiles}
 	}
 	b := bootstrap{

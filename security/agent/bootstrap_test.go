@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,5 +60,48 @@ func TestRefreshIntervalIsAProtoDuration(t *testing.T) {
 		if got.AsDuration() != d {
 			t.Errorf("protoDuration(%s) = %q, which reads back as %s", d, s, got.AsDuration())
 		}
+	}
+}
+
+// TestBootstrapChannelCreds checks the xDS server's channel credentials
+// for each way of reaching it: insecure, TLS verified by the bundle the
+// agent writes (meshd's certificate is from its CA), or by another file.
+func TestBootstrapChannelCreds(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		tls      bool
+		caFile   string
+		wantType string
+		wantCA   string
+	}{
+		{"plaintext", false, "", "insecure", ""},
+		{"TLS from the mesh's bundle", true, "", "tls", filepath.Join(dir, RootCertFile)},
+		{"TLS from another CA", true, "/etc/meshd/server-ca.pem", "tls", "/etc/meshd/server-ca.pem"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Config{XDSAddr: "127.0.0.1:15010", OutDir: dir, XDSTLS: tt.tls, XDSCAFile: tt.caFile, RefreshInterval: time.Second}
+			b, err := bootstrapJSON(&c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bootstrap
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			creds := got.XDSServers[0].ChannelCreds
+			if len(creds) != 1 || creds[0].Type != tt.wantType {
+				t.Fatalf("channel_creds %+v, want one of type %s", creds, tt.wantType)
+			}
+			if tt.wantType != "tls" {
+				return
+			}
+			cfg := creds[0].Config
+			if cfg["ca_certificate_file"] != tt.wantCA || cfg["certificate_file"] != filepath.Join(dir, CertChainFile) ||
+				cfg["private_key_file"] != filepath.Join(dir, KeyFile) {
+				t.Errorf("tls config %v: want the workload's files and CA %s", cfg, tt.wantCA)
+			}
+		})
 	}
 }

@@ -15,11 +15,19 @@ type Config struct {
 	// written into the bootstrap.
 	CAAddr, XDSAddr string
 	// CATLS secures the connection to the CA; nil: plaintext, for a meshd
-	// on loopback only.
+	// on loopback only. Its RootCAs verify meshd at first contact; the
+	// agent trusts the bundle it last wrote too, so that meshd's serving
+	// certificate may move to a new root.
 	CATLS *tls.Config
-	// XDSCAFile, when set, makes the bootstrap reach the xDS server over
-	// TLS verified by this PEM bundle, presenting the workload
-	// certificate (gRFC A65). Empty: insecure channel credentials.
+	// XDSTLS makes the bootstrap reach the xDS server over TLS (gRFC
+	// A65 "tls" channel credentials), presenting the workload certificate
+	// and verifying meshd's by the bundle the agent writes
+	// (root-cert.pem), which follows the mesh's root rotations: for a
+	// meshd serving a certificate from its own CA. XDSCAFile, when set,
+	// verifies it by that PEM bundle instead (a meshd serving an
+	// operator's certificate), and implies TLS. Neither: insecure channel
+	// credentials.
+	XDSTLS    bool
 	XDSCAFile string
 	// TokenFile holds the workload's token; it is reread at every renewal,
 	// since projected tokens are rotated by the kubelet.

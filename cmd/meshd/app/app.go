@@ -17,6 +17,7 @@ import (
 	"github.com/meshd/meshd/cmd/meshd/internal/metrics"
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/security"
 	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/xds"
 )
@@ -55,8 +56,14 @@ type App struct {
 	cluster *cluster
 	leader  *leadership
 
-	xdsLis, debugLis net.Listener
-	debug            *http.Server
+	// ca is meshd's certificate authority, with --ca; serving is the xDS
+	// listener's certificate from it, unless --xds-tls-cert.
+	ca      *security.Authority
+	serving *servingCert
+
+	// plainLis is the plaintext xDS port, with --xds-plaintext-addr.
+	xdsLis, plainLis, debugLis net.Listener
+	debug                      *http.Server
 }
 
 // component is something Run runs until its context ends.
@@ -99,6 +106,11 @@ func New(cfg Config) (_ *App, err error) {
 	if a.xdsLis, err = net.Listen("tcp", cfg.XDSAddr); err != nil {
 		return nil, fmt.Errorf("--xds-addr: %w", err)
 	}
+	if cfg.XDSPlaintextAddr != "" {
+		if a.plainLis, err = net.Listen("tcp", cfg.XDSPlaintextAddr); err != nil {
+			return nil, fmt.Errorf("--xds-plaintext-addr: %w", err)
+		}
+	}
 	if a.debugLis, err = net.Listen("tcp", cfg.DebugAddr); err != nil {
 		return nil, fmt.Errorf("--debug-addr: %w", err)
 	}
@@ -126,13 +138,22 @@ func (a *App) Model() *Model { return a.model }
 // with the port chosen by the system if it was 0.
 func (a *App) XDSAddr() string { return a.xdsLis.Addr().String() }
 
+// XDSPlaintextAddr returns the address of the plaintext xDS port, as
+// XDSAddr; "" without --xds-plaintext-addr.
+func (a *App) XDSPlaintextAddr() string {
+	if a.plainLis == nil {
+		return ""
+	}
+	return a.plainLis.Addr().String()
+}
+
 // DebugAddr returns the address of the debug HTTP server, as XDSAddr.
 func (a *App) DebugAddr() string { return a.debugLis.Addr().String() }
 
 // Close releases the listeners of an App that will not Run. Run closes
 // them itself.
 func (a *App) Close() {
-	for _, l := range []net.Listener{a.xdsLis, a.debugLis} {
+	for _, l := range []net.Listener{a.xdsLis, a.plainLis, a.debugLis} {
 		if l != nil {
 			l.Close()
 		}
@@ -193,12 +214,22 @@ func (a *App) announce() {
 	debug := "http://" + a.DebugAddr()
 	a.log.Info("meshd serving",
 		"xds", a.XDSAddr(),
+		"xdsTLS", a.cfg.xdsTLS(),
+		"xdsPlaintext", a.XDSPlaintextAddr(),
 		"ui", debug+"/debug/ui",
 		"metrics", debug+"/metrics",
 		"demo", a.cfg.Demo())
 	if !isLoopback(a.cfg.DebugAddr) {
 		a.log.Warn("the debug server listens beyond loopback: anyone who can reach it sees the whole mesh and can take profiles",
 			"debug-addr", a.DebugAddr())
+	}
+	if a.plainLis != nil && !isLoopback(a.cfg.XDSPlaintextAddr) {
+		a.log.Warn("the plaintext xDS port listens beyond loopback: its clients and their tokens are not protected by TLS",
+			"xds-plaintext-addr", a.XDSPlaintextAddr())
+	}
+	if !a.cfg.xdsTLS() && !isLoopback(a.cfg.XDSAddr) {
+		a.log.Warn("xDS is served in plaintext beyond loopback: give --ca (TLS from meshd's CA) or --xds-tls-cert",
+			"xds-addr", a.XDSAddr())
 	}
 	if exposesNodeClaim(a.cfg) {
 		a.log.Warn("namespace isolation trusts the namespace each proxy's node claims: a client that reaches the xDS port can claim any; bind it to client certificates with --namespace-isolation-identity certificate",
@@ -209,7 +240,7 @@ func (a *App) announce() {
 // exposesNodeClaim reports whether namespace isolation trusts the
 // namespace a node claims while clients beyond this machine can connect.
 func exposesNodeClaim(c Config) bool {
-	return c.NamespaceIsolation && c.NamespaceIsolationIdentity != IdentityCertificate && !isLoopback(c.XDSAddr)
+	return c.NamespaceIsolation && c.isolationIdentity() != IdentityCertificate && !isLoopback(c.XDSAddr)
 }
 
 // quiet drops the error a component returns because its context ended.

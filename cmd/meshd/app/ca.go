@@ -46,6 +46,7 @@ func (a *App) buildCA() (xds.Option, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.ca = ca
 	svc := caserver.New(ca, auth, td, caserver.WithLogger(a.log.With("component", "ca")))
 	a.metrics = append(a.metrics, metrics.NewCACollector(caMetrics{svc, ca}))
 	return xds.WithServices(svc.Register), nil

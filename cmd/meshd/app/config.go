@@ -51,8 +51,28 @@ type Config struct {
 
 	// XDSTLSCert and XDSTLSKey are PEM files of the xDS listener's
 	// certificate; both or neither. XDSClientCA, when set, requires
-	// clients to present a certificate signed by it (mutual TLS).
+	// clients to present a certificate signed by it (mutual TLS). Without
+	// them, with CA, the listener serves TLS with a certificate from
+	// meshd's own CA (XDSTLSSANs), verifying the client certificates the
+	// CA issued when given; with neither it is plaintext.
 	XDSTLSCert, XDSTLSKey, XDSClientCA string
+	// XDSTLSSANs are DNS names and IPs the serving certificate from
+	// meshd's CA names beyond those it always names: localhost,
+	// 127.0.0.1, ::1, the host of XDSAddr, and on a cluster the DNS
+	// names of the Service XDSServiceName in meshd's namespace.
+	XDSTLSSANs []string
+	// XDSServiceName is the name of meshd's Service on a cluster.
+	XDSServiceName string
+	// XDSPlaintextAddr, when set, serves xDS and the CA in plaintext on
+	// this host:port too, beside XDSAddr's TLS, for local tools and the
+	// demo. Its clients have no certificate (see XDSAnonymous). Empty: no
+	// plaintext port.
+	XDSPlaintextAddr string
+	// XDSAnonymous is what a stream without a client certificate gets
+	// when namespace isolation is bound to certificates: AnonymousNone
+	// ("" too: refused), AnonymousPublic (the services exported to every
+	// namespace) or AnonymousNode (its node's claimed namespace).
+	XDSAnonymous string
 
 	// NamespaceIsolation makes the xDS server send a proxy only the
 	// resources of the services exported to its namespace (the Service
@@ -62,11 +82,12 @@ type Config struct {
 	// with NamespaceIsolationIdentity. Off: every proxy sees every service.
 	NamespaceIsolation bool
 	// NamespaceIsolationIdentity is where a proxy's namespace comes from
-	// under NamespaceIsolation: IdentityNode ("" too), the node's own
-	// claim, or IdentityCertificate, the SPIFFE ID
-	// (spiffe://<td>/ns/<ns>/sa/<sa>) of its verified client certificate,
-	// which needs XDSClientCA; a node naming another namespace than its
-	// certificate is refused (see xds.WithPeerNamespace).
+	// under NamespaceIsolation: IdentityNode, the node's own claim, or
+	// IdentityCertificate, the SPIFFE ID (spiffe://<td>/ns/<ns>/sa/<sa>)
+	// of its verified client certificate, which needs XDSClientCA or CA;
+	// a node naming another namespace than its certificate is refused
+	// (see xds.WithPeerNamespace). "": IdentityCertificate when client
+	// certificates are verified (CA or XDSClientCA), else IdentityNode.
 	NamespaceIsolationIdentity string
 
 	// XDSMaxSubscribedNames caps the resource names one ADS stream may
@@ -158,28 +179,35 @@ const (
 	IdentityCertificate = "certificate"
 )
 
+// Values of Config.XDSAnonymous.
+const (
+	AnonymousNone   = "none"
+	AnonymousPublic = "public"
+	AnonymousNode   = "node"
+)
+
 // DefaultConfig returns the configuration of `meshd` run with no flags: the
 // embedded demo mesh, xDS and debug servers on loopback.
 func DefaultConfig() Config {
 	return Config{
-		XDSAddr:                    "127.0.0.1:15010",
-		DebugAddr:                  "127.0.0.1:15014",
-		NamespaceIsolationIdentity: IdentityNode,
-		XDSMaxSubscribedNames:      xds.DefaultMaxSubscribedNames,
-		XDSMaxConnectionAge:        30 * time.Minute,
-		LeaseName:                  "meshd",
-		LeaseDuration:              15 * time.Second,
-		RenewDeadline:              10 * time.Second,
-		RetryPeriod:                2 * time.Second,
-		WriteStatus:                true,
-		ControllerName:             DefaultControllerName,
-		StatusQPS:                  10,
-		StatusBurst:                20,
-		LogLevel:                   "info",
-		LogFormat:                  "console",
-		CACertTTL:                  security.DefaultLeafTTL,
-		CASecret:                   "meshd-ca",
-		CAAudience:                 kubeca.DefaultAudience,
+		XDSAddr:               "127.0.0.1:15010",
+		DebugAddr:             "127.0.0.1:15014",
+		XDSServiceName:        "meshd",
+		XDSMaxSubscribedNames: xds.DefaultMaxSubscribedNames,
+		XDSMaxConnectionAge:   30 * time.Minute,
+		LeaseName:             "meshd",
+		LeaseDuration:         15 * time.Second,
+		RenewDeadline:         10 * time.Second,
+		RetryPeriod:           2 * time.Second,
+		WriteStatus:           true,
+		ControllerName:        DefaultControllerName,
+		StatusQPS:             10,
+		StatusBurst:           20,
+		LogLevel:              "info",
+		LogFormat:             "console",
+		CACertTTL:             security.DefaultLeafTTL,
+		CASecret:              "meshd-ca",
+		CAAudience:            kubeca.DefaultAudience,
 	}
 }
 
@@ -230,11 +258,10 @@ func ParseFlags(args []string, out io.Writer) (Config, error) {
 	fs.StringVar(&c.XDSAddr, "xds-addr", c.XDSAddr, "`host:port` the ADS (xDS) gRPC server listens on")
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "`host:port` of the HTTP server with /healthz, /readyz, /metrics, /debug/pprof/ and the debug UI at /debug/ui; keep it on loopback: it shows the whole mesh")
 	fs.DurationVar(&c.PushDebounce, "push-debounce", 0, "how long xDS waits for more changes before pushing, e.g. 100ms; default: the mesh config's pushDebounce (100ms)")
-	fs.StringVar(&c.XDSTLSCert, "xds-tls-cert", "", "PEM certificate `FILE` of the xDS listener; with --xds-tls-key, serves xDS over TLS")
-	fs.StringVar(&c.XDSTLSKey, "xds-tls-key", "", "PEM private key `FILE` of the xDS listener")
-	fs.StringVar(&c.XDSClientCA, "xds-client-ca", "", "PEM CA bundle `FILE`; when set, xDS clients must present a certificate it signed (mTLS)")
+	addXDSTLSFlags(fs, &c)
 	fs.BoolVar(&c.NamespaceIsolation, "namespace-isolation", false, "send each proxy only the services exported to its namespace (annotation networking.istio.io/exportTo: *, . or namespaces); see --namespace-isolation-identity")
-	fs.StringVar(&c.NamespaceIsolationIdentity, "namespace-isolation-identity", c.NamespaceIsolationIdentity, "where a proxy's namespace comes from under --namespace-isolation: `node` (node metadata NAMESPACE or the Istio node id: the client's claim, trust it only on a trusted network) or certificate (the spiffe://<td>/ns/<ns>/sa/<sa> URI of its client certificate, needs --xds-client-ca; a node claiming another namespace is refused)")
+	fs.StringVar(&c.NamespaceIsolationIdentity, "namespace-isolation-identity", c.NamespaceIsolationIdentity, "where a proxy's namespace comes from under --namespace-isolation: `node` (node metadata NAMESPACE or the Istio node id: the client's claim, trust it only on a trusted network) or certificate (the spiffe://<td>/ns/<ns>/sa/<sa> URI of its client certificate, needs --ca or --xds-client-ca; a node claiming another namespace is refused); default: certificate with --ca or --xds-client-ca, else node")
+	fs.StringVar(&c.XDSAnonymous, "xds-anonymous", "", "what a proxy without a client certificate gets under namespace isolation by certificate: `none` (refused with Unauthenticated), public (the services exported to every namespace) or node (the namespace its node claims; for a plaintext port on a trusted network); default: none")
 	fs.IntVar(&c.XDSMaxSubscribedNames, "xds-max-subscribed-names", c.XDSMaxSubscribedNames, "most resource names one ADS stream may hold subscribed, over all types; a request beyond it ends the stream with ResourceExhausted; 0: no limit")
 	fs.DurationVar(&c.XDSMaxConnectionAge, "xds-max-connection-age", c.XDSMaxConnectionAge, "end each xDS client connection after about this long (±10%), with 10s of grace, so proxies reconnect and spread over the replicas again after one was down; a proxy naming what it holds is sent nothing on reconnecting; 0: never")
 	fs.BoolVar(&c.WriteStatus, "write-status", c.WriteStatus, "write status in the watched cluster: Accepted and ResolvedRefs of HTTPRoutes and GRPCRoutes attached to Services, meshd.io/Supported of Istio security policies; with --leader-elect only the leader writes")
@@ -261,6 +288,9 @@ func ParseFlags(args []string, out io.Writer) (Config, error) {
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q: meshd takes flags only (see --help)", fs.Arg(0))
+	}
+	if len(c.XDSTLSSANs) == 0 {
+		c.XDSTLSSANs = nil // as in DefaultConfig: pflag makes an empty list
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, err
@@ -292,17 +322,8 @@ func (c Config) Validate() error {
 	if c.XDSMaxSubscribedNames < 0 {
 		return fmt.Errorf("--xds-max-subscribed-names %d: must not be negative (0: no limit)", c.XDSMaxSubscribedNames)
 	}
-	switch c.NamespaceIsolationIdentity {
-	case "", IdentityNode:
-	case IdentityCertificate:
-		if !c.NamespaceIsolation {
-			return errors.New("--namespace-isolation-identity certificate needs --namespace-isolation")
-		}
-		if c.XDSClientCA == "" {
-			return errors.New("--namespace-isolation-identity certificate needs --xds-client-ca: the namespace comes from a verified client certificate")
-		}
-	default:
-		return fmt.Errorf("--namespace-isolation-identity %q: want node or certificate", c.NamespaceIsolationIdentity)
+	if err := c.validateIdentity(); err != nil {
+		return err
 	}
 	if c.Kubeconfig != "" && c.InCluster {
 		return errors.New("--kubeconfig and --in-cluster both name a cluster: give one")
@@ -313,7 +334,7 @@ func (c Config) Validate() error {
 	if c.XDSMaxConnectionAge < 0 {
 		return fmt.Errorf("--xds-max-connection-age %s: must not be negative (0: never)", c.XDSMaxConnectionAge)
 	}
-	for _, check := range []func() error{c.validateLeadership, c.validateCA} {
+	for _, check := range []func() error{c.validateLeadership, c.validateCA, c.validateXDSTLS} {
 		if err := check(); err != nil {
 			return err
 		}

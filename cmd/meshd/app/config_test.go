@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "defaults", args: nil, check: func(c Config) bool {
 			return c.Demo() && c.XDSAddr == "127.0.0.1:15010" && c.DebugAddr == "127.0.0.1:15014" &&
 				c.LogLevel == "info" && c.LogFormat == "console" &&
-				c.XDSMaxSubscribedNames == xds.DefaultMaxSubscribedNames && c.NamespaceIsolationIdentity == IdentityNode
+				c.XDSMaxSubscribedNames == xds.DefaultMaxSubscribedNames && c.isolationIdentity() == IdentityNode && !c.xdsTLS()
 		}},
 		{name: "the contract", args: []string{"--config-dir", "/x", "--xds-addr", "127.0.0.1:1234", "--debug-addr", "127.0.0.1:1235"},
 			check: func(c Config) bool {
@@ -51,10 +52,31 @@ func TestParseFlags(t *testing.T) {
 			}},
 		{name: "certificate identity without client CA",
 			args:    []string{"--namespace-isolation", "--namespace-isolation-identity", "certificate", "--xds-tls-cert", "c", "--xds-tls-key", "k"},
-			wantErr: "--namespace-isolation-identity certificate needs --xds-client-ca"},
+			wantErr: "--namespace-isolation-identity certificate needs --ca or --xds-client-ca"},
 		{name: "certificate identity without isolation",
 			args:    []string{"--namespace-isolation-identity", "certificate", "--xds-tls-cert", "c", "--xds-tls-key", "k", "--xds-client-ca", "ca"},
 			wantErr: "needs --namespace-isolation"},
+		{name: "identity defaults to the certificate with the CA",
+			args: []string{"--namespace-isolation", "--ca", "--ca-dir", "d", "--ca-tokens", "t", "--xds-anonymous", "public"},
+			check: func(c Config) bool {
+				return c.isolationIdentity() == IdentityCertificate && c.xdsTLS() && c.XDSAnonymous == AnonymousPublic
+			}},
+		{name: "identity defaults to the node without client certificates", args: []string{"--namespace-isolation"},
+			check: func(c Config) bool { return c.isolationIdentity() == IdentityNode && !c.xdsTLS() }},
+		{name: "plaintext port beside the CA's TLS",
+			args: []string{"--ca", "--ca-dir", "d", "--ca-tokens", "t", "--xds-plaintext-addr", "127.0.0.1:15011", "--xds-tls-san", "meshd.example,10.0.0.1", "--xds-tls-san", "x.example"},
+			check: func(c Config) bool {
+				return c.XDSPlaintextAddr == "127.0.0.1:15011" && slices.Equal(c.XDSTLSSANs, []string{"meshd.example", "10.0.0.1", "x.example"})
+			}},
+		{name: "plaintext port without TLS", args: []string{"--xds-plaintext-addr", "127.0.0.1:15011"}, wantErr: "--xds-addr is plaintext already"},
+		{name: "plaintext port on the xDS port", args: []string{"--ca", "--ca-dir", "d", "--ca-tokens", "t", "--xds-plaintext-addr", "127.0.0.1:15010"},
+			wantErr: "--xds-plaintext-addr 127.0.0.1:15010"},
+		{name: "SANs without the CA", args: []string{"--xds-tls-san", "meshd.example"}, wantErr: "--xds-tls-san names"},
+		{name: "bad SAN", args: []string{"--ca", "--ca-dir", "d", "--ca-tokens", "t", "--xds-tls-san", "a b"}, wantErr: `--xds-tls-san "a b"`},
+		{name: "anonymous without isolation", args: []string{"--ca", "--ca-dir", "d", "--ca-tokens", "t", "--xds-anonymous", "none"},
+			wantErr: "--xds-anonymous none: applies only"},
+		{name: "unknown anonymous", args: []string{"--namespace-isolation", "--ca", "--ca-dir", "d", "--ca-tokens", "t", "--xds-anonymous", "all"},
+			wantErr: `--xds-anonymous "all"`},
 		{name: "unknown identity", args: []string{"--namespace-isolation", "--namespace-isolation-identity", "header"},
 			wantErr: `--namespace-isolation-identity "header": want node or certificate`},
 		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "unknown flag: --bogus"},

@@ -140,12 +140,9 @@ func (a *App) buildXDS() error {
 	if mc.PushDebounceMax > 0 {
 		opts = append(opts, xds.WithMaxDelay(max(time.Duration(mc.PushDebounceMax), debounce)))
 	}
-	if a.cfg.XDSTLSCert != "" {
-		tc, err := loadTLS(a.cfg.XDSTLSCert, a.cfg.XDSTLSKey, a.cfg.XDSClientCA)
-		if err != nil {
-			return err
-		}
-		opts = append(opts, xds.WithTLSConfig(tc))
+	opts, err := a.withTransport(opts)
+	if err != nil {
+		return err
 	}
 	if a.cfg.XDSMaxConnectionAge > 0 {
 		grace := a.cfg.XDSConnectionAgeGrace
@@ -156,16 +153,7 @@ func (a *App) buildXDS() error {
 	}
 	opts = append(opts, xds.WithMaxSubscribedNames(a.cfg.XDSMaxSubscribedNames),
 		xds.WithUnansweredAfter(staleAfter))
-	if a.cfg.NamespaceIsolation {
-		opts = append(opts, xds.WithNamespaceIsolation(xds.NodeNamespace))
-		if a.cfg.NamespaceIsolationIdentity == IdentityCertificate {
-			opts = append(opts, xds.WithPeerNamespace(xds.SPIFFENamespace))
-		}
-	}
-	opts, err := a.withCA(opts)
-	if err != nil {
-		return err
-	}
+	opts = append(opts, a.isolationOptions()...)
 	iso := a.cfg.NamespaceIsolation
 	s := xds.New(a.model.Graph, []xds.Source{
 		resourceSource(xds.ClusterType, m.Clusters, iso),
@@ -177,11 +165,45 @@ func (a *App) buildXDS() error {
 	a.ready.add("xDS server (first version)", s.Ready())
 	// Every source has added its problem report by now.
 	a.metrics = append(a.metrics, metrics.NewXDSCollector(s), metrics.NewProblemsCollector(a.problems))
-	a.proxies = proxyView{s: s, staleAfter: staleAfter, now: time.Now}
+	a.proxies = proxyView{s: s, staleAfter: staleAfter, now: time.Now, mtls: m.WorkloadMTLS.Get}
 	a.components = append(a.components, component{"xds", func(ctx context.Context) error {
+		if a.plainLis != nil {
+			return s.Serve(ctx, a.xdsLis, a.plainLis)
+		}
 		return s.Serve(ctx, a.xdsLis)
 	}})
 	return nil
+}
+
+// withTransport adds the CA's signing service, when --ca is set, and the
+// listener's TLS to opts.
+func (a *App) withTransport(opts []xds.Option) ([]xds.Option, error) {
+	opts, err := a.withCA(opts)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := a.xdsTLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	if tc != nil {
+		opts = append(opts, xds.WithTLSConfig(tc))
+	}
+	return opts, nil
+}
+
+// isolationOptions are the xDS server's options of namespace isolation:
+// by the node's claim, or bound to the client certificate, anonymous
+// clients getting what --xds-anonymous allows.
+func (a *App) isolationOptions() []xds.Option {
+	if !a.cfg.NamespaceIsolation {
+		return nil
+	}
+	opts := []xds.Option{xds.WithNamespaceIsolation(xds.NodeNamespace)}
+	if a.cfg.isolationIdentity() == IdentityCertificate {
+		opts = append(opts, xds.WithPeerNamespace(xds.SPIFFENamespace), xds.WithAnonymous(anonymousPolicy(a.cfg.XDSAnonymous)))
+	}
+	return opts
 }
 
 // resourceSource serves a collection of the model's resources; with

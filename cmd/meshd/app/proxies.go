@@ -3,12 +3,15 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/xds"
 )
 
@@ -26,6 +29,9 @@ type proxyView struct {
 	// proxy counts as stale rather than merely busy.
 	staleAfter time.Duration
 	now        func() time.Time
+	// mtls returns the mTLS mode of the workload "namespace/name"; nil:
+	// none known.
+	mtls func(key string) (collections.WorkloadMTLS, bool)
 }
 
 // Proxies implements debugui.Proxies. A node id held by several streams
@@ -58,16 +64,19 @@ func (v proxyView) Proxies() []debugui.ProxyStatus {
 
 func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.ProxyStatus {
 	s := debugui.ProxyStatus{
-		NodeID:         id,
-		Cluster:        p.Cluster,
-		Address:        p.Peer,
-		Protocol:       string(p.Kind),
-		State:          debugui.ProxyConnected,
-		ConnectedSince: p.ConnectedAt,
-		DisconnectedAt: p.DisconnectedAt,
-		LastPush:       p.LastPush,
-		PendingPushes:  p.Pending,
-		Types:          []debugui.TypeStatus{},
+		NodeID:            id,
+		Cluster:           p.Cluster,
+		Address:           p.Peer,
+		Protocol:          string(p.Kind),
+		Identity:          p.Identity,
+		CertificateExpiry: p.CertificateExpiry,
+		MTLSMode:          v.mtlsMode(p.NodeID),
+		State:             debugui.ProxyConnected,
+		ConnectedSince:    p.ConnectedAt,
+		DisconnectedAt:    p.DisconnectedAt,
+		CloseError:        p.CloseError,
+		LastPush:          p.LastPush,
+		PendingPushes:     p.Pending,
 	}
 	if len(p.Metadata) > 0 {
 		s.Metadata = make(map[string]string, len(p.Metadata))
@@ -81,8 +90,24 @@ func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.
 		}
 		s.Metadata["userAgent"] = p.UserAgent
 	}
+	var stale bool
+	s.Types, stale = v.convertTypes(p.Types, now)
+	sort.Slice(s.Types, func(i, j int) bool { return s.Types[i].TypeURL < s.Types[j].TypeURL })
+	switch {
+	case !p.Connected:
+		s.State = debugui.ProxyDisconnected
+	case stale:
+		s.State = debugui.ProxyStale
+	}
+	return s
+}
+
+// convertTypes converts a proxy's per-type states, and reports whether a
+// response has gone unanswered for staleAfter.
+func (v proxyView) convertTypes(types map[string]xds.TypeStatus, now time.Time) ([]debugui.TypeStatus, bool) {
+	out := make([]debugui.TypeStatus, 0, len(types))
 	stale := false
-	for _, t := range p.Types {
+	for _, t := range types {
 		ts := debugui.TypeStatus{
 			TypeURL:      t.TypeURL,
 			Wildcard:     t.Wildcard,
@@ -105,16 +130,35 @@ func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.
 		if !answered && now.Sub(t.LastPush) > v.staleAfter {
 			stale = true
 		}
-		s.Types = append(s.Types, ts)
+		out = append(out, ts)
 	}
-	sort.Slice(s.Types, func(i, j int) bool { return s.Types[i].TypeURL < s.Types[j].TypeURL })
-	switch {
-	case !p.Connected:
-		s.State = debugui.ProxyDisconnected
-	case stale:
-		s.State = debugui.ProxyStale
+	return out, stale
+}
+
+// mtlsMode shows the mTLS mode of the workload a node id names: an
+// Istio-style id's "<pod>.<namespace>" field, or the id itself in that
+// form; port-level modes that differ follow.
+func (v proxyView) mtlsMode(nodeID string) string {
+	if v.mtls == nil {
+		return ""
 	}
-	return s
+	if parts := strings.Split(nodeID, "~"); len(parts) == 4 {
+		nodeID = parts[2]
+	}
+	name, ns, ok := strings.Cut(nodeID, ".")
+	if !ok {
+		return ""
+	}
+	w, ok := v.mtls(ns + "/" + name)
+	if !ok {
+		return ""
+	}
+	mode := string(w.Mode)
+	ports := slices.Sorted(maps.Keys(w.Ports))
+	for _, port := range ports {
+		mode += fmt.Sprintf(", port %d: %s", port, w.Ports[port])
+	}
+	return mode
 }
 
 // metadataValue shows one field of a proxy's node metadata: proxies put

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/xds"
 )
 
@@ -105,5 +106,34 @@ func TestProxyViewIDs(t *testing.T) {
 	}
 	if _, err := v.ConfigDump("nobody"); !errors.Is(err, debugui.ErrNotFound) {
 		t.Errorf("ConfigDump(unknown) err = %v, want debugui.ErrNotFound", err)
+	}
+}
+
+// TestProxyViewIdentity: the registry's authenticated identity, its
+// certificate's expiry and why the stream ended reach the UI, with the
+// mTLS mode of the workload an Istio-style node id names.
+func TestProxyViewIdentity(t *testing.T) {
+	expires := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	const id = "spiffe://cluster.local/ns/shop/sa/echo"
+	v := proxyView{s: fakeRegistry{
+		{ID: 1, NodeID: "sidecar~10.0.0.1~echo-0.shop~shop.svc.cluster.local", Identity: id, CertificateExpiry: expires, CloseError: "refused"},
+		{ID: 2, NodeID: "stranger", Connected: true},
+	}, now: time.Now, mtls: func(key string) (collections.WorkloadMTLS, bool) {
+		if key != "shop/echo-0" {
+			return collections.WorkloadMTLS{}, false
+		}
+		return collections.WorkloadMTLS{Mode: collections.MTLSStrict, Ports: map[uint32]collections.MTLSMode{8080: collections.MTLSPermissive}}, true
+	}}
+	got := v.Proxies()
+	if len(got) != 2 {
+		t.Fatalf("Proxies() = %+v", got)
+	}
+	echo, stranger := got[0], got[1]
+	if echo.Identity != id || !echo.CertificateExpiry.Equal(expires) || echo.CloseError != "refused" ||
+		echo.MTLSMode != "STRICT, port 8080: PERMISSIVE" {
+		t.Errorf("echo shown as %+v", echo)
+	}
+	if stranger.Identity != "" || stranger.MTLSMode != "" || !stranger.CertificateExpiry.IsZero() {
+		t.Errorf("anonymous proxy of no known workload shown as %+v", stranger)
 	}
 }

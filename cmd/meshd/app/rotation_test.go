@@ -32,9 +32,9 @@ func TestIdentitiesThroughRenewalAndRotation(t *testing.T) {
 	if err != nil {
 		t.Skipf("loopback alias unavailable: %v", err)
 	}
-	xdsAddr := startRotatingCA(t, lis.Addr().(*net.TCPAddr).Port)
-	echoDir := runAgent(t, xdsAddr, "echo", "127.0.0.21")
-	frontDir := runAgent(t, xdsAddr, "front", "127.0.0.22")
+	xdsAddr, bundle := startRotatingCA(t, lis.Addr().(*net.TCPAddr).Port)
+	echoDir := runAgent(t, xdsAddr, bundle, "echo", "127.0.0.21")
+	frontDir := runAgent(t, xdsAddr, bundle, "front", "127.0.0.22")
 
 	serveXDS(t, agentWorkload(t, echoDir), lis, grpc.KeepaliveParams(keepalive.ServerParameters{
 		MaxConnectionAge: time.Second, MaxConnectionAgeGrace: time.Second}))
@@ -64,8 +64,9 @@ func TestIdentitiesThroughRenewalAndRotation(t *testing.T) {
 
 // startRotatingCA runs meshd with its CA on a folder holding mtlsMesh
 // (its echo pod serving on port) under STRICT mTLS. Its roots live an hour
-// and are rotated whenever none is under way.
-func startRotatingCA(t *testing.T, port int) string {
+// and are rotated whenever none is under way. It returns the xDS address
+// and the CA's bundle file, which verifies meshd's serving certificate.
+func startRotatingCA(t *testing.T, port int) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	meshDir, tokens := filepath.Join(dir, "mesh"), filepath.Join(dir, "tokens")
@@ -88,13 +89,13 @@ func startRotatingCA(t *testing.T, port int) string {
 		security.WithReload(200 * time.Millisecond), security.WithRotation(security.RotationPolicy{Before: 2 * time.Hour})}
 	r := start(t, cfg)
 	r.waitReady(t)
-	return r.app.XDSAddr()
+	return r.app.XDSAddr(), filepath.Join(dir, "ca", security.BundleFile)
 }
 
-// runAgent runs meshd's agent for service account sa of namespace shop
-// until the test ends, and returns its output directory once it holds a
+// runAgent runs meshd's agent for service account sa of namespace shop,
+// reaching meshd over TLS verified by bundle, until the test ends, and returns its output directory once it holds a
 // certificate and a bootstrap.
-func runAgent(t *testing.T, xdsAddr, sa, podIP string) string {
+func runAgent(t *testing.T, xdsAddr, bundle, sa, podIP string) string {
 	t.Helper()
 	dir := t.TempDir()
 	token := filepath.Join(dir, "token")
@@ -102,7 +103,7 @@ func runAgent(t *testing.T, xdsAddr, sa, podIP string) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	a, err := agent.New(agent.Config{CAAddr: xdsAddr, XDSAddr: xdsAddr, TokenFile: token, Namespace: "shop", ServiceAccount: sa,
+	a, err := agent.New(agent.Config{CAAddr: xdsAddr, XDSAddr: xdsAddr, CATLS: trusting(t, bundle), XDSTLS: true, TokenFile: token, Namespace: "shop", ServiceAccount: sa,
 		PodName: sa + "-0", PodIP: podIP, OutDir: out, RefreshInterval: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

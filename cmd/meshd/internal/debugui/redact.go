@@ -419,6 +419,7 @@ func redactProxy(p ProxyStatus) ProxyStatus {
 		}
 		p.Metadata = md
 	}
+	p.CloseError = RedactString(p.CloseError)
 	types := make([]TypeStatus, len(p.Types))
 	for i, t := range p.Types {
 		if n := t.LastNACK; n != nil {

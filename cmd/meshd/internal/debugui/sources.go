@@ -38,11 +38,26 @@ type ProxyStatus struct {
 	Protocol string            `json:"protocol,omitempty"` // "sotw" or "delta"
 	Metadata map[string]string `json:"metadata,omitempty"`
 
+	// Identity is the proxy's authenticated identity: the SPIFFE ID of
+	// the client certificate the xDS server verified on its connection;
+	// empty for an anonymous proxy (plaintext, or TLS without a
+	// certificate). CertificateExpiry is when that certificate expires.
+	Identity          string    `json:"identity,omitempty"`
+	CertificateExpiry time.Time `json:"certificateExpiry,omitzero"`
+	// MTLSMode is the mutual TLS mode PeerAuthentication gives the
+	// proxy's workload (STRICT, PERMISSIVE or DISABLE, with any port that
+	// differs); empty when the node names no workload meshd knows.
+	MTLSMode string `json:"mtlsMode,omitempty"`
+
 	State          ProxyState `json:"state"`
 	ConnectedSince time.Time  `json:"connectedSince,omitzero"`
 	DisconnectedAt time.Time  `json:"disconnectedAt,omitzero"`
-	LastPush       time.Time  `json:"lastPush,omitzero"`
-	PendingPushes  int        `json:"pendingPushes,omitempty"`
+	// CloseError is why the server ended the stream, e.g. a node naming
+	// another namespace than its certificate; empty when the proxy closed
+	// it, or while connected.
+	CloseError    string    `json:"closeError,omitempty"`
+	LastPush      time.Time `json:"lastPush,omitzero"`
+	PendingPushes int       `json:"pendingPushes,omitempty"`
 
 	// Types holds one entry per resource type the proxy subscribed to.
 	Types []TypeStatus `json:"types"`

@@ -19,11 +19,11 @@ type XDSServer interface {
 type XDSCollector struct {
 	s XDSServer
 
-	connected, stale, rejecting, streams, version *prometheus.Desc
-	resources, pushes, sent, bytes, acks, nacks   *prometheus.Desc
-	duration, rounds, names                       *prometheus.Desc
-	denied, unknown, limits, mismatch, unanswered *prometheus.Desc
-	resumed                                       *prometheus.Desc
+	connected, stale, rejecting, streams, version                  *prometheus.Desc
+	resources, pushes, sent, bytes, acks, nacks                    *prometheus.Desc
+	duration, rounds, names                                        *prometheus.Desc
+	denied, unknown, limits, mismatch, unauthenticated, unanswered *prometheus.Desc
+	resumed                                                        *prometheus.Desc
 }
 
 // unknownHelp describes meshd_xds_unknown_type_requests_total, whose type
@@ -38,27 +38,28 @@ func NewXDSCollector(s XDSServer) *XDSCollector {
 		return prometheus.NewDesc("meshd_xds_"+name, help, labels, nil)
 	}
 	return &XDSCollector{
-		s:          s,
-		connected:  d("connected_proxies", "Open ADS streams."),
-		stale:      d("stale_proxies", "Open streams with an unacknowledged response or pending changes."),
-		rejecting:  d("rejecting_proxies", "Open streams whose last answer for some type is a NACK."),
-		streams:    d("streams_total", "ADS streams ever opened."),
-		version:    d("cache_version", "Graph version of the resources being served."),
-		resources:  d("resources", "Resources served.", "type"),
-		pushes:     d("pushes_total", "Discovery responses sent.", "type"),
-		sent:       d("resources_sent_total", "Resources sent in discovery responses.", "type"),
-		bytes:      d("sent_bytes_total", "Serialized bytes of the resources sent.", "type"),
-		acks:       d("acks_total", "Responses acknowledged (ACK) by proxies.", "type"),
-		nacks:      d("nacks_total", "Responses rejected (NACK) by proxies.", "type"),
-		duration:   d("push_duration_seconds", "Time from building a discovery response to the end of its send."),
-		rounds:     d("change_rounds_total", "Debounced rounds of changes handed to streams."),
-		names:      d("changed_names_total", "Resource names changed across all rounds."),
-		denied:     d("denied_total", "Names asked for that exist but are hidden from the proxy's namespace.", "type"),
-		unknown:    d("unknown_type_requests_total", unknownHelp, "type"),
-		limits:     d("limit_exceeded_total", "Streams ended by a server limit; connections closed, for limit connections.", "limit"),
-		mismatch:   d("identity_mismatch_total", "Streams refused: the node named another namespace than its client certificate."),
-		unanswered: d("unanswered_total", "Times a proxy left a response unanswered longer than the server's limit (a stuck or vanished proxy)."),
-		resumed:    d("resumed_total", "Streams whose first request of the type named the version of the current config (a proxy reconnecting, from this replica or another), answered with nothing.", "type"),
+		s:               s,
+		connected:       d("connected_proxies", "Open ADS streams."),
+		stale:           d("stale_proxies", "Open streams with an unacknowledged response or pending changes."),
+		rejecting:       d("rejecting_proxies", "Open streams whose last answer for some type is a NACK."),
+		streams:         d("streams_total", "ADS streams ever opened."),
+		version:         d("cache_version", "Graph version of the resources being served."),
+		resources:       d("resources", "Resources served.", "type"),
+		pushes:          d("pushes_total", "Discovery responses sent.", "type"),
+		sent:            d("resources_sent_total", "Resources sent in discovery responses.", "type"),
+		bytes:           d("sent_bytes_total", "Serialized bytes of the resources sent.", "type"),
+		acks:            d("acks_total", "Responses acknowledged (ACK) by proxies.", "type"),
+		nacks:           d("nacks_total", "Responses rejected (NACK) by proxies.", "type"),
+		duration:        d("push_duration_seconds", "Time from building a discovery response to the end of its send."),
+		rounds:          d("change_rounds_total", "Debounced rounds of changes handed to streams."),
+		names:           d("changed_names_total", "Resource names changed across all rounds."),
+		denied:          d("denied_total", "Names asked for that exist but are hidden from the proxy's namespace.", "type"),
+		unknown:         d("unknown_type_requests_total", unknownHelp, "type"),
+		limits:          d("limit_exceeded_total", "Streams ended by a server limit; connections closed, for limit connections.", "limit"),
+		mismatch:        d("identity_mismatch_total", "Streams refused: the node named another namespace than its client certificate."),
+		unauthenticated: d("unauthenticated_streams_total", "Streams refused: no verified client certificate, and anonymous proxies are served nothing (--xds-anonymous)."),
+		unanswered:      d("unanswered_total", "Times a proxy left a response unanswered longer than the server's limit (a stuck or vanished proxy)."),
+		resumed:         d("resumed_total", "Streams whose first request of the type named the version of the current config (a proxy reconnecting, from this replica or another), answered with nothing.", "type"),
 	}
 }
 
@@ -68,7 +69,7 @@ func (c *XDSCollector) Describe(ch chan<- *prometheus.Desc) {
 		c.connected, c.stale, c.rejecting, c.streams, c.version,
 		c.resources, c.pushes, c.sent, c.bytes, c.acks, c.nacks,
 		c.duration, c.rounds, c.names,
-		c.denied, c.unknown, c.limits, c.mismatch, c.unanswered, c.resumed,
+		c.denied, c.unknown, c.limits, c.mismatch, c.unauthenticated, c.unanswered, c.resumed,
 	} {
 		ch <- d
 	}
@@ -123,6 +124,7 @@ func (c *XDSCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.unknown, n, t)
 	}
 	counter(c.mismatch, st.IdentityMismatch)
+	counter(c.unauthenticated, st.Unauthenticated)
 	counter(c.unanswered, st.Unanswered)
 	count, buckets := cumulative(st.PushBuckets, xds.PushBounds)
 	ch <- prometheus.MustNewConstHistogram(c.duration, count, st.PushSeconds, buckets)

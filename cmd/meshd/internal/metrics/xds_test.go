@@ -39,6 +39,7 @@ func busyXDS() fakeXDS {
 			UnknownTypes:     map[string]uint64{"type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret": 3, xds.OtherType: 2},
 			LimitExceeded:    map[string]uint64{xds.LimitSubscribedNames: 4, xds.LimitConnections: 1},
 			IdentityMismatch: 6,
+			Unauthenticated:  8,
 			Unanswered:       5,
 			Resumed:          map[string]uint64{"lds": 2},
 		},
@@ -93,6 +94,9 @@ meshd_xds_limit_exceeded_total{limit="subscribed_names"} 4
 # HELP meshd_xds_identity_mismatch_total Streams refused: the node named another namespace than its client certificate.
 # TYPE meshd_xds_identity_mismatch_total counter
 meshd_xds_identity_mismatch_total 6
+# HELP meshd_xds_unauthenticated_streams_total Streams refused: no verified client certificate, and anonymous proxies are served nothing (--xds-anonymous).
+# TYPE meshd_xds_unauthenticated_streams_total counter
+meshd_xds_unauthenticated_streams_total 8
 # HELP meshd_xds_unanswered_total Times a proxy left a response unanswered longer than the server's limit (a stuck or vanished proxy).
 # TYPE meshd_xds_unanswered_total counter
 meshd_xds_unanswered_total 5
@@ -108,7 +112,7 @@ meshd_xds_resumed_total{type="rds"} 0
 var wantXDSNames = []string{"meshd_xds_connected_proxies", "meshd_xds_stale_proxies", "meshd_xds_rejecting_proxies",
 	"meshd_xds_nacks_total", "meshd_xds_sent_bytes_total", "meshd_xds_denied_total",
 	"meshd_xds_unknown_type_requests_total", "meshd_xds_limit_exceeded_total", "meshd_xds_identity_mismatch_total",
-	"meshd_xds_unanswered_total", "meshd_xds_resumed_total"}
+	"meshd_xds_unauthenticated_streams_total", "meshd_xds_unanswered_total", "meshd_xds_resumed_total"}
 
 func TestXDSCollector(t *testing.T) {
 	if err := testutil.CollectAndCompare(NewXDSCollector(busyXDS()), strings.NewReader(wantXDSMetrics), wantXDSNames...); err != nil {

@@ -27,6 +27,17 @@ export function fmtAgo(t) {
   return Math.floor(s / 86400) + 'd ago';
 }
 
+// fmtUntil is fmtAgo for a time to come: "in 3h", or "expired 2m ago".
+export function fmtUntil(t) {
+  if (!t) return '—';
+  const s = (new Date(t).getTime() - Date.now()) / 1000;
+  if (s <= 0) return 'expired ' + fmtAgo(t);
+  if (s < 60) return 'in ' + Math.floor(s) + 's';
+  if (s < 3600) return 'in ' + Math.floor(s / 60) + 'm';
+  if (s < 86400) return 'in ' + Math.floor(s / 3600) + 'h';
+  return 'in ' + Math.floor(s / 86400) + 'd';
+}
+
 // shortType drops import paths from a Go type name, type arguments
 // included: "collections.Resource[*github.com/x/cluster/v3.Cluster]"
 // becomes "collections.Resource[*v3.Cluster]".

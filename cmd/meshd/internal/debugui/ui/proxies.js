@@ -2,7 +2,7 @@
 // config; per resource type what was sent and acknowledged; config dumps.
 
 import { $, el } from './dom.js';
-import { fmtAgo, shortTypeURL, shortVersion, pretty } from './format.js';
+import { fmtAgo, fmtUntil, shortTypeURL, shortVersion, pretty } from './format.js';
 import { api } from './api.js';
 
 const VERDICT_TEXT = {
@@ -59,6 +59,8 @@ function renderProxy(p) {
       el('code', { class: 'node-id' }, p.nodeId),
       el('span', { class: 'muted' }, [p.cluster, p.address, p.protocol].filter(Boolean).join(' · ')),
       el('button', { type: 'button', class: 'dump-btn', onclick: () => showDump(p.nodeId) }, 'Config dump')),
+    renderIdentity(p),
+    p.closeError ? el('div', { class: 'close-error' }, 'ended by meshd: ' + p.closeError) : null,
     el('div', { class: 'proxy-times' },
       p.state === 'disconnected' ? ago('disconnected', p.disconnectedAt) : ago('connected', p.connectedSince),
       ago('last push', p.lastPush),
@@ -70,6 +72,18 @@ function renderProxy(p) {
     el('table', { class: 'types' },
       el('thead', {}, el('tr', {}, ['type', 'subscribed', 'sent', 'ACKed', 'last NACK'].map((h) => el('th', {}, h)))),
       el('tbody', {}, p.types.map(renderType))));
+}
+
+// renderIdentity shows who the proxy proved to be: the SPIFFE ID of its
+// client certificate and when that expires, or that it is anonymous;
+// and its workload's mTLS mode.
+function renderIdentity(p) {
+  return el('div', { class: 'proxy-identity' },
+    p.identity
+      ? [el('span', {}, 'identity ', el('code', { class: 'identity' }, p.identity)),
+        el('span', {}, 'certificate expires ', el('b', { title: p.certificateExpiry }, fmtUntil(p.certificateExpiry)))]
+      : el('span', { class: 'muted identity' }, 'anonymous: no client certificate'),
+    p.mtlsMode ? el('span', {}, 'mTLS ', el('b', { class: 'mtls-mode' }, p.mtlsMode)) : null);
 }
 
 function renderType(t) {
