@@ -218,6 +218,18 @@ func (s *session) oldestUnanswered() (time.Time, bool) {
 	return oldest, !oldest.IsZero()
 }
 
+// newestUnanswered returns when the newest response still unanswered
+// went out.
+func (s *session) newestUnanswered() (time.Time, bool) {
+	var newest time.Time
+	for _, ts := range s.types {
+		if n := len(ts.pending); n > 0 && ts.pending[n-1].at.After(newest) {
+			newest = ts.pending[n-1].at
+		}
+	}
+	return newest, !newest.IsZero()
+}
+
 // nodeID returns the id of the stream's node, "" before one is named.
 func (s *session) nodeID() string {
 	if s.node == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +50,9 @@ type fleet struct {
 	// for; responses counts every response received.
 	ready     atomic.Int64
 	responses atomic.Int64
+	// rates, once set, counts each client's responses per second of the
+	// load.
+	rates atomic.Pointer[rates]
 
 	mu        sync.Mutex // guards following
 	latencies []time.Duration
@@ -57,8 +61,17 @@ type fleet struct {
 
 // connect starts n clients against addr; client i wants the clusters of
 // services i*per ... i*per+per-1 (modulo the services).
-func connect(addr string, n, per int, m *mesh, ch *changes) (*fleet, error) {
-	ctx, cancel := context.WithCancel(context.Background())
+func connect(addr string, n, per int, m *mesh, ch *changes) (f *fleet, err error) {
+	// The clients' goroutines, gRPC's included, carry the label
+	// side=clients in CPU profiles: the server's CPU is the rest.
+	pprof.Do(context.Background(), pprof.Labels("side", "clients"), func(ctx context.Context) {
+		f, err = connectLabeled(ctx, addr, n, per, m, ch)
+	})
+	return f, err
+}
+
+func connectLabeled(ctx context.Context, addr string, n, per int, m *mesh, ch *changes) (*fleet, error) {
+	ctx, cancel := context.WithCancel(ctx)
 	f := &fleet{cancel: cancel, changes: ch}
 	for i := 0; i < n; i += streamsPerConn {
 		// Fixed flow control windows turn off grpc-go's BDP estimation,
@@ -81,7 +94,7 @@ func connect(addr string, n, per int, m *mesh, ch *changes) (*fleet, error) {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
-			if err := f.run(ctx, f.conns[i/streamsPerConn], fmt.Sprintf("load-%d", i), want); err != nil {
+			if err := f.run(ctx, f.conns[i/streamsPerConn], i, want); err != nil {
 				f.mu.Lock()
 				f.errs = append(f.errs, err)
 				f.mu.Unlock()
@@ -93,7 +106,8 @@ func connect(addr string, n, per int, m *mesh, ch *changes) (*fleet, error) {
 
 // run is one client: it subscribes, ACKs every response, and records the
 // latency of every IP new to a load assignment it holds.
-func (f *fleet) run(ctx context.Context, cc *grpc.ClientConn, node string, want []string) error {
+func (f *fleet) run(ctx context.Context, cc *grpc.ClientConn, client int, want []string) error {
+	node := fmt.Sprintf("load-%d", client)
 	s, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx, grpc.WaitForReady(true))
 	if err != nil {
 		return fmt.Errorf("%s: open: %w", node, err)
@@ -116,6 +130,9 @@ func (f *fleet) run(ctx context.Context, cc *grpc.ClientConn, node string, want 
 		}
 		f.responses.Add(1)
 		now := time.Now()
+		if r := f.rates.Load(); r != nil {
+			r.count(client, now)
+		}
 		var names []string
 		if r.TypeUrl == xds.EndpointType {
 			names = want
@@ -188,4 +205,31 @@ func (f *fleet) leave() {
 	for _, cc := range f.conns {
 		cc.Close()
 	}
+}
+
+// rates counts each client's responses in each second since start.
+type rates struct {
+	start   time.Time
+	seconds int
+	counts  []atomic.Int32 // client*seconds + second
+}
+
+func newRates(clients int, start time.Time, d time.Duration) *rates {
+	secs := int(d/time.Second) + 1
+	return &rates{start: start, seconds: secs, counts: make([]atomic.Int32, clients*secs)}
+}
+
+func (r *rates) count(client int, now time.Time) {
+	if sec := int(now.Sub(r.start) / time.Second); sec >= 0 && sec < r.seconds {
+		r.counts[client*r.seconds+sec].Add(1)
+	}
+}
+
+// max returns the most responses one client received in one second.
+func (r *rates) max() int32 {
+	var m int32
+	for i := range r.counts {
+		m = max(m, r.counts[i].Load())
+	}
+	return m
 }
