@@ -85,16 +85,12 @@ func (s *Server) pushDirty() (woken, behind int) {
 	if len(dirty) == 0 {
 		return 0, 0
 	}
-	changed := make(map[string][]string, len(dirty))
 	n := 0
-	for t, names := range dirty {
-		for name := range names {
-			changed[t] = append(changed[t], name)
-		}
+	for _, names := range dirty {
 		n += len(names)
 	}
 	for _, c := range conns {
-		w, b := c.notify(changed)
+		w, b := c.notify(dirty)
 		if w {
 			woken++
 		}

@@ -200,7 +200,7 @@ func statusOf(err error) error {
 // set and wakes its loop. It reports whether it woke the stream, and
 // whether the stream had yet to take its previous wake-up: whether its
 // loop is behind. It never blocks.
-func (c *conn) notify(changed map[string][]string) (woken, behind bool) {
+func (c *conn) notify(changed map[string]map[string]struct{}) (woken, behind bool) {
 	c.mu.Lock()
 	woken = c.s.changed(changed)
 	c.mu.Unlock()
