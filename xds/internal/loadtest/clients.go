@@ -26,17 +26,24 @@ import (
 // would measure the kernel more than the server.
 const streamsPerConn = 50
 
-// changes maps each IP a pod moved to to the time it was set.
-type changes struct{ m sync.Map }
+// changes maps each IP a pod moved to to the time it was set, and to the
+// time the write returned, the model having taken it in.
+type changes struct{ set, applied sync.Map }
 
-func (c *changes) set(ip string, t time.Time) { c.m.Store(ip, t) }
+func (c *changes) written(ip string, t time.Time)  { c.set.Store(ip, t) }
+func (c *changes) returned(ip string, t time.Time) { c.applied.Store(ip, t) }
 
-func (c *changes) when(ip string) (time.Time, bool) {
-	v, ok := c.m.Load(ip)
+// when returns when ip was set and when its write returned (zero while
+// it has not).
+func (c *changes) when(ip string) (set, applied time.Time, ok bool) {
+	v, ok := c.set.Load(ip)
 	if !ok {
-		return time.Time{}, false
+		return time.Time{}, time.Time{}, false
 	}
-	return v.(time.Time), true
+	if a, ok := c.applied.Load(ip); ok {
+		applied = a.(time.Time)
+	}
+	return v.(time.Time), applied, true
 }
 
 // fleet is the clients and what they measured.
@@ -56,7 +63,10 @@ type fleet struct {
 
 	mu        sync.Mutex // guards following
 	latencies []time.Duration
-	errs      []error
+	// pushLatencies are from the write's return: the server's push path
+	// alone, without the model's computation.
+	pushLatencies []time.Duration
+	errs          []error
 }
 
 // connect starts n clients against addr; client i wants the clusters of
@@ -162,14 +172,18 @@ func (f *fleet) run(ctx context.Context, cc *grpc.ClientConn, client int, want [
 func (f *fleet) observe(now time.Time, held map[string]map[string]bool, c *endpointv3.ClusterLoadAssignment) {
 	prev, had := held[c.ClusterName]
 	cur := map[string]bool{}
-	var lat []time.Duration
+	var lat, push []time.Duration
 	for _, l := range c.Endpoints {
 		for _, e := range l.LbEndpoints {
 			ip := e.GetEndpoint().GetAddress().GetSocketAddress().GetAddress()
 			cur[ip] = true
 			if had && !prev[ip] {
-				if t, ok := f.changes.when(ip); ok {
-					lat = append(lat, now.Sub(t))
+				if set, applied, ok := f.changes.when(ip); ok {
+					// Before the write returned: no wait at all.
+					lat, push = append(lat, now.Sub(set)), append(push, max(0, now.Sub(applied)))
+					if applied.IsZero() {
+						push[len(push)-1] = 0
+					}
 				}
 			}
 		}
@@ -178,17 +192,18 @@ func (f *fleet) observe(now time.Time, held map[string]map[string]bool, c *endpo
 	if len(lat) > 0 {
 		f.mu.Lock()
 		f.latencies = append(f.latencies, lat...)
+		f.pushLatencies = append(f.pushLatencies, push...)
 		f.mu.Unlock()
 	}
 }
 
 // measured returns and clears the latencies recorded so far.
-func (f *fleet) measured() []time.Duration {
+func (f *fleet) measured() (fromWrite, fromReturn []time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := f.latencies
-	f.latencies = nil
-	return out
+	fromWrite, fromReturn = f.latencies, f.pushLatencies
+	f.latencies, f.pushLatencies = nil, nil
+	return fromWrite, fromReturn
 }
 
 func (f *fleet) err() error {

@@ -195,7 +195,7 @@ func run(ctx context.Context, c config) (*report, error) {
 	// The load: pods move to fresh IPs at the set rate.
 	rng := rand.New(rand.NewSource(c.seed))
 	before := srv.Stats()
-	f.measured()
+	f.measured() // drop what the connect recorded
 	start := time.Now()
 	cpu0 := cpuTime()
 	if c.profile != nil {
@@ -204,6 +204,7 @@ func run(ctx context.Context, c config) (*report, error) {
 		}
 	}
 	f.rates.Store(newRates(c.streams, start, c.duration))
+	windows := watchWindow(srv, c.window)
 	tick := time.NewTicker(time.Duration(float64(time.Second) / c.rate))
 	for time.Since(start) < c.duration {
 		<-tick.C
@@ -212,17 +213,23 @@ func run(ctx context.Context, c config) (*report, error) {
 		// transaction, as an informer's queue would deliver them.
 		owed := max(1, int(c.rate*time.Since(start).Seconds())-r.changes)
 		pods := make([]any, 0, owed)
+		ips := make([]string, 0, owed)
 		now := time.Now()
 		for range owed {
 			ip := m.ip()
-			ch.set(ip, now)
-			pods = append(pods, m.pod(rng.Intn(c.pods), ip))
+			ch.written(ip, now)
+			pods, ips = append(pods, m.pod(rng.Intn(c.pods), ip)), append(ips, ip)
 		}
 		in.Set(pods...)
+		now = time.Now()
+		for _, ip := range ips {
+			ch.returned(ip, now)
+		}
 		r.changes += owed
 		r.batches++
 	}
 	tick.Stop()
+	widest, widened := windows()
 	elapsed := time.Since(start)
 	// Let the last round reach the clients.
 	time.Sleep(max(c.debounce, c.window) + 500*time.Millisecond)
@@ -231,8 +238,9 @@ func run(ctx context.Context, c config) (*report, error) {
 	if c.profile != nil {
 		pprof.StopCPUProfile()
 	}
-	lat := f.measured()
+	lat, pushLat := f.measured()
 	slices.Sort(lat)
+	slices.Sort(pushLat)
 	r.deliveries = len(lat)
 	for t, v := range after.Pushes {
 		r.pushes += v - before.Pushes[t]
@@ -255,10 +263,19 @@ func run(ctx context.Context, c config) (*report, error) {
 		r.add("latency_p99", ms(percentile(lat, 0.99)), "ms")
 		r.add("latency_max", ms(lat[len(lat)-1]), "ms")
 	}
+	if len(pushLat) > 0 {
+		// From the write's return: what the push path adds to the
+		// model's computation.
+		r.add("push_latency_p50", ms(percentile(pushLat, 0.50)), "ms")
+		r.add("push_latency_p99", ms(percentile(pushLat, 0.99)), "ms")
+		r.add("push_latency_max", ms(pushLat[len(pushLat)-1]), "ms")
+	}
 	r.add("nacks", float64(sum(after.Nacks)), "count")
 	r.add("change_rounds", float64(after.ChangeRounds-before.ChangeRounds), "count")
 	r.add("push_window_end", after.PushWindowSeconds*1000, "ms")
 	r.add("held_pushes", float64(after.HeldPushes-before.HeldPushes), "count")
+	r.add("push_window_max", ms(widest), "ms")
+	r.add("push_window_widened_share", widened, "ratio")
 	sample().report(r, "end")
 	ferr := f.err()
 
@@ -301,6 +318,37 @@ func (s snapshot) report(r *report, phase string) {
 	r.add("goroutines_"+phase, float64(s.goroutines), "count")
 	r.add("heap_"+phase, mib(s.heap), "MiB")
 	r.add("rss_"+phase, mib(s.rss), "MiB")
+}
+
+// watchWindow samples the server's push window every 50ms until the
+// returned func is called, which returns the widest seen and the share of
+// samples wider than base, the configured window.
+func watchWindow(srv *xds.Server, base time.Duration) func() (widest time.Duration, widened float64) {
+	done, result := make(chan struct{}), make(chan [2]float64)
+	go func() {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		var widest float64
+		samples, wider := 0, 0
+		for {
+			select {
+			case <-tick.C:
+				w := srv.Stats().PushWindowSeconds
+				widest, samples = max(widest, w), samples+1
+				if w > base.Seconds() {
+					wider++
+				}
+			case <-done:
+				result <- [2]float64{widest, float64(wider) / float64(max(1, samples))}
+				return
+			}
+		}
+	}()
+	return func() (time.Duration, float64) {
+		close(done)
+		r := <-result
+		return time.Duration(r[0] * float64(time.Second)), r[1]
+	}
 }
 
 // cpuTime returns the CPU time the process has used, server and clients:
