@@ -8,15 +8,62 @@ import (
 	"github.com/meshd/meshd/internal/pace"
 )
 
+// roundTimer says when the next round of pushes is due: the push mode's
+// rule, for pushLoop's select.
+type roundTimer interface {
+	// change records a change.
+	change()
+	// due receives when a round is due; nil while none is.
+	due() <-chan time.Time
+	// ran records the round that ran, which woke woken streams, behind
+	// of them still busy with the previous one.
+	ran(woken, behind int)
+	stop()
+}
+
 // pushLoop hands the changed names to the streams in rounds, as the push
 // mode spaces them, until ctx ends.
 func (s *Server) pushLoop(ctx context.Context) {
-	if s.opts.pushMode == PushDebounce {
-		s.debounceLoop(ctx)
-		return
+	var rounds roundTimer = &debounced{debounce.NewTimer(debounce.Policy{Quiet: s.opts.debounce, MaxDelay: s.opts.maxDelay})}
+	if s.opts.pushMode == PushPaced {
+		rounds = &paced{pace.NewTimer(s.pacePolicy()), s.stats}
 	}
-	s.pacedLoop(ctx)
+	defer rounds.stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.changed:
+			rounds.change()
+		case <-rounds.due():
+			rounds.ran(s.pushDirty())
+		}
+	}
 }
+
+// paced is PushPaced's roundTimer: a round at once when none ran for a
+// window, otherwise once the window since the last has passed.
+type paced struct {
+	t     *pace.Timer
+	stats *counters
+}
+
+func (p *paced) change()               { p.t.Change() }
+func (p *paced) due() <-chan time.Time { return p.t.C() }
+func (p *paced) stop()                 { p.t.Stop() }
+func (p *paced) ran(woken, behind int) {
+	p.t.Ran(woken, behind)
+	p.stats.window(p.t.Window())
+}
+
+// debounced is PushDebounce's roundTimer: a round once no change came for
+// the debounce period, or the max delay after the first.
+type debounced struct{ t *debounce.Timer }
+
+func (d *debounced) change()               { d.t.Add() }
+func (d *debounced) due() <-chan time.Time { return d.t.C() }
+func (d *debounced) ran(int, int)          { d.t.Done() }
+func (d *debounced) stop()                 { d.t.Done() }
 
 // holdWindows is how many push windows a stream holds a push for an
 // unanswered response at most: long enough for a busy proxy to catch up,
@@ -29,44 +76,6 @@ const holdWindows = 10
 func (s *Server) pacePolicy() pace.Policy {
 	w := s.opts.pushWindow
 	return pace.Policy{Window: w, MaxWindow: s.opts.maxDelay, MaxHold: holdWindows * w}
-}
-
-// pacedLoop hands the dirty names to the streams at once when no round
-// ran for a window, and otherwise once the window since the last round
-// has passed; see PushPaced.
-func (s *Server) pacedLoop(ctx context.Context) {
-	rounds := pace.NewTimer(s.pacePolicy())
-	defer rounds.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.changed:
-			rounds.Change()
-		case <-rounds.C():
-			woken, behind := s.pushDirty()
-			rounds.Ran(woken, behind)
-			s.stats.window(rounds.Window())
-		}
-	}
-}
-
-// debounceLoop hands the dirty names to the streams once no change has
-// come for the debounce period, or the max delay after the first.
-func (s *Server) debounceLoop(ctx context.Context) {
-	batch := debounce.NewTimer(debounce.Policy{Quiet: s.opts.debounce, MaxDelay: s.opts.maxDelay})
-	defer batch.Done()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.changed:
-			batch.Add()
-		case <-batch.C():
-			batch.Done()
-			s.pushDirty()
-		}
-	}
 }
 
 // pushDirty notifies every stream of the changed names it subscribes to,
