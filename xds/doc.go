@@ -7,7 +7,7 @@
 //  1. Wrap each output collection in a Source, naming its type URL and how an
 //     item becomes a named proto:
 //     xds.NewSource(xds.ClusterType, clusters, func(c *clusterv3.Cluster) (string, proto.Message) { return c.Name, c })
-//  2. s := xds.New(g, []xds.Source{...}, xds.WithDebounce(100*time.Millisecond))
+//  2. s := xds.New(g, []xds.Source{...}, xds.WithPushWindow(100*time.Millisecond))
 //  3. go g.Run(ctx): the graph delivers the changes the server subscribes to.
 //  4. s.Serve(ctx, lis) (or s.Run(ctx) with WithAddress) until ctx ends;
 //     it closes every stream and returns once all its goroutines have ended.
@@ -30,12 +30,24 @@
 // cache state, so a proxy never combines a Cluster, its Endpoints and a Route
 // from two different input versions.
 //
-// Changed names are collected for a debounce period (WithDebounce, default
-// 100ms, at most WithMaxDelay after the first change, default 10s). Then
-// each stream subscribed to a changed name (or to its whole type) has the
-// name added to its pending set and is woken. The pending set coalesces: a
-// slow or stuck client holds at most one pending entry per subscribed name,
-// never a queue of responses, and never delays other streams.
+// Changed names are collected and handed to the streams in rounds
+// (WithPushMode). By default (PushPaced) a change goes out at once when no
+// round ran for a push window (WithPushWindow, default 100ms), and
+// otherwise once the window since the last round has passed, however long
+// the changes go on: a burst is one round, a stream is woken at most once
+// per window, and a change waits about a window at most. The window widens
+// only while the streams fall behind (a quarter of those a round wakes had
+// not yet taken the previous one), up to WithMaxDelay; a stream whose
+// proxy has not answered its last response holds its next push until it
+// does, at most ten windows. PushDebounce instead waits for the changes to
+// pause (WithDebounce, at most WithMaxDelay after the first), as istiod
+// does. The rule is internal/pace's, a pure state machine.
+//
+// In a round each stream subscribed to a changed name (or to its whole
+// type) has the name added to its pending set and is woken. The pending
+// set coalesces: a slow or stuck client holds at most one pending entry
+// per subscribed name, never a queue of responses, and never delays other
+// streams.
 //
 // # Protocol
 //
@@ -48,7 +60,8 @@
 //  1. A receive goroutine turns the stream's Recv into a channel.
 //  2. The loop selects on that channel, the stream's wake-up channel (a
 //     change notification: the session's pending set gained names), the
-//     unanswered-response timer, and the stream's and server's ends.
+//     unanswered-response timer, the push hold's timer (hold.go), and the
+//     stream's and server's ends.
 //  3. For a request or a wake-up it takes conn.mu and one read of the
 //     cache, and asks the session to apply the request (session.sotw or
 //     session.delta) and then to flush (session.flush), which returns the

@@ -74,7 +74,7 @@ func forEach(t *testing.T, clients []*xdstest.SotW, fn func(i int, c *xdstest.So
 // debounce: the stream receives the last value, in fewer pushes than
 // writes.
 func TestDebounceCoalesces(t *testing.T) {
-	f := newFixture(t, xds.WithDebounce(time.Hour), xds.WithMaxDelay(300*time.Millisecond))
+	f := newFixture(t, xds.WithPushMode(xds.PushDebounce), xds.WithDebounce(time.Hour), xds.WithMaxDelay(300*time.Millisecond))
 	f.eds.Set(cla("a", "10.0.0.1:80"))
 	c := xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "node-1"})
 	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}})

@@ -16,7 +16,7 @@ import (
 
 // change applies the set and delete lines of a cache command as one batch,
 // as the join handler would, tells every stream of the changed names, and
-// flushes each, as the server does once the debounce ends.
+// flushes each, as the server does in a round.
 func (h *harness) change(c command) (string, error) {
 	b := krt.Batch[entry]{}
 	h.cache.read(func(v view) { b.Version = v.version + 1 })
@@ -27,7 +27,13 @@ func (h *harness) change(c command) (string, error) {
 		}
 		b.Events = append(b.Events, ev)
 	}
-	changed := h.cache.apply(b)
+	changed := map[string]map[string]struct{}{}
+	for t, names := range h.cache.apply(b) {
+		changed[t] = map[string]struct{}{}
+		for _, n := range names {
+			changed[t][n] = struct{}{}
+		}
+	}
 	var out strings.Builder
 	for _, name := range h.order {
 		st := h.streams[name]

@@ -18,6 +18,8 @@ type Option func(*options)
 
 type options struct {
 	logger      *slog.Logger
+	pushMode    PushMode
+	pushWindow  time.Duration
 	debounce    time.Duration
 	maxDelay    time.Duration
 	address     string
@@ -54,10 +56,12 @@ type tlsFiles struct{ cert, key, clientCA string }
 
 func defaultOptions() options {
 	return options{
-		logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
-		debounce: 100 * time.Millisecond,
-		maxDelay: 10 * time.Second,
-		address:  ":15010",
+		logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		pushMode:   PushPaced,
+		pushWindow: 100 * time.Millisecond,
+		debounce:   100 * time.Millisecond,
+		maxDelay:   10 * time.Second,
+		address:    ":15010",
 		keepalive: keepalive.ServerParameters{
 			Time:    30 * time.Second,
 			Timeout: 10 * time.Second,
@@ -80,14 +84,51 @@ func defaultOptions() options {
 // WithLogger sets the logger. Default: discard.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithDebounce sets how long the server waits after a change for further
-// changes before it pushes them together. 0 pushes every change batch at
-// once. Default: 100ms.
+// PushMode is how the server spaces the pushes of changes that keep
+// coming; see WithPushMode.
+type PushMode string
+
+const (
+	// PushPaced pushes a change at once when no round of pushes went out
+	// for a push window (WithPushWindow), and otherwise once the window
+	// since the last round has passed: bursts coalesce, and under
+	// sustained change a stream is pushed to at most once per window and a
+	// change waits about a window at most. The window widens (doubling, up
+	// to WithMaxDelay) only while a quarter or more of the streams a round
+	// wakes are still busy with the previous one, and narrows again as
+	// they catch up. A stream that leaves a response unanswered holds its
+	// next push until it answers, or ten windows after the response went
+	// out (1s by default): a proxy that is behind is not sent more to
+	// queue, and one slow proxy costs the others nothing. Responses to
+	// requests are never held.
+	PushPaced PushMode = "paced"
+	// PushDebounce pushes once no change has come for the debounce period
+	// (WithDebounce), or WithMaxDelay after the first change, whichever
+	// comes sooner. Under sustained change every push waits for the cap.
+	// It is the behaviour of istiod, and of this server before PushPaced.
+	PushDebounce PushMode = "debounce"
+)
+
+// WithPushMode sets how pushes are spaced. New panics on a mode other
+// than PushPaced and PushDebounce. Default: PushPaced.
+func WithPushMode(m PushMode) Option { return func(o *options) { o.pushMode = m } }
+
+// WithPushWindow sets, under PushPaced, the least time between two rounds
+// of pushes: no stream is pushed to more often, and a change waits about
+// that long at most while the streams keep up. 0 pushes every change batch
+// at once. Default: 100ms.
+func WithPushWindow(d time.Duration) Option { return func(o *options) { o.pushWindow = d } }
+
+// WithDebounce sets, under PushDebounce, how long the server waits after a
+// change for further changes before it pushes them together. 0 pushes
+// every change batch at once. Default: 100ms.
 func WithDebounce(d time.Duration) Option { return func(o *options) { o.debounce = d } }
 
-// WithMaxDelay caps how long a stream of changes arriving closer than the
-// debounce period can delay a push, counted from the first change; 0 pushes
-// at once, as WithDebounce(0) does. Default: 10s.
+// WithMaxDelay caps, under PushDebounce, how long a stream of changes
+// arriving closer than the debounce period can delay a push, counted from
+// the first change; 0 pushes at once, as WithDebounce(0) does. Under
+// PushPaced it caps how far the push window widens while streams fall
+// behind. Default: 10s.
 func WithMaxDelay(d time.Duration) Option { return func(o *options) { o.maxDelay = d } }
 
 // WithAddress sets the address Run listens on. Default: ":15010".

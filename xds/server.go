@@ -16,7 +16,6 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/peer"
 
-	"github.com/meshd/meshd/internal/debounce"
 	"github.com/meshd/meshd/krt"
 )
 
@@ -54,11 +53,14 @@ type Server struct {
 // It adds to g one derived collection per source (the serialized
 // resources) and their join; it starts nothing. The graph must run
 // (krt.Graph.Run) for the server to see the resources. New panics if two
-// sources have the same type URL.
+// sources have the same type URL, or on an unknown push mode.
 func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
 	o := defaultOptions()
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.pushMode != PushPaced && o.pushMode != PushDebounce {
+		panic(fmt.Sprintf("xds: unknown push mode %q", o.pushMode))
 	}
 	s := &Server{
 		opts:     o,
@@ -131,7 +133,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener, plaintext ...net.L
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		s.debounceLoop(loopCtx)
+		s.pushLoop(loopCtx)
 	}()
 	go func() {
 		defer wg.Done()
@@ -327,52 +329,6 @@ func (s *Server) apply(b krt.Batch[entry]) {
 	case s.changed <- struct{}{}:
 	default:
 	}
-}
-
-// debounceLoop hands the dirty names to the streams once no change has
-// come for the debounce period, or the max delay after the first.
-func (s *Server) debounceLoop(ctx context.Context) {
-	batch := debounce.NewTimer(debounce.Policy{Quiet: s.opts.debounce, MaxDelay: s.opts.maxDelay})
-	defer batch.Done()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.changed:
-			batch.Add()
-		case <-batch.C():
-			batch.Done()
-			s.pushDirty()
-		}
-	}
-}
-
-// pushDirty notifies every stream of the changed names it subscribes to.
-func (s *Server) pushDirty() {
-	start := time.Now()
-	s.mu.Lock()
-	dirty := s.dirty
-	s.dirty = map[string]map[string]struct{}{}
-	conns := make([]*conn, 0, len(s.conns))
-	for _, c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
-	if len(dirty) == 0 {
-		return
-	}
-	changed := make(map[string][]string, len(dirty))
-	n := 0
-	for t, names := range dirty {
-		for name := range names {
-			changed[t] = append(changed[t], name)
-		}
-		n += len(names)
-	}
-	for _, c := range conns {
-		c.notify(changed)
-	}
-	s.stats.round(n, time.Since(start))
 }
 
 // connect adds c to the registry.

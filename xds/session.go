@@ -149,31 +149,60 @@ func (s *session) checkNames(ts *typeState, upper int, after func() int) error {
 
 // changed adds the changed names the stream subscribes to, or holds, to
 // its pending set, and reports whether it added any: whether the stream
-// has something to flush.
-func (s *session) changed(changed map[string][]string) bool {
+// has something to flush. changed holds the changed names per type.
+func (s *session) changed(changed map[string]map[string]struct{}) bool {
 	woken := false
 	for typeURL, names := range changed {
-		ts := s.types[typeURL]
-		if ts == nil {
-			continue
-		}
-		var p map[string]struct{}
-		for _, n := range names {
-			if _, held := ts.sent[n]; !held && !ts.subscribed(n) {
-				continue
-			}
-			if p == nil {
-				p = s.pending[typeURL]
-				if p == nil {
-					p = map[string]struct{}{}
-					s.pending[typeURL] = p
-				}
-			}
-			p[n] = struct{}{}
+		if ts := s.types[typeURL]; ts != nil && s.markChanged(ts, names) {
 			woken = true
 		}
 	}
 	return woken
+}
+
+// markChanged adds the names of changed that ts subscribes to or holds to
+// the pending set, and reports whether there were any. It walks the
+// smaller side: the changed names, each looked up in the stream's state,
+// or, for a stream naming fewer names than changed, its own names, each
+// looked up in changed. A round's changed set is shared by every stream
+// and warm in the cache; a thousand streams' own maps are not.
+func (s *session) markChanged(ts *typeState, changed map[string]struct{}) bool {
+	var p map[string]struct{}
+	mark := func(n string) {
+		if p == nil {
+			p = s.pendingSet(ts.typeURL)
+		}
+		p[n] = struct{}{}
+	}
+	if !ts.wildcard && len(ts.names)+len(ts.sent) < len(changed) {
+		for n := range ts.names {
+			if _, ok := changed[n]; ok {
+				mark(n)
+			}
+		}
+		for n := range ts.sent {
+			if _, ok := changed[n]; ok {
+				mark(n)
+			}
+		}
+		return p != nil
+	}
+	for n := range changed {
+		if _, held := ts.sent[n]; held || ts.subscribed(n) {
+			mark(n)
+		}
+	}
+	return p != nil
+}
+
+// pendingSet returns the pending set of typeURL, creating it.
+func (s *session) pendingSet(typeURL string) map[string]struct{} {
+	p := s.pending[typeURL]
+	if p == nil {
+		p = map[string]struct{}{}
+		s.pending[typeURL] = p
+	}
+	return p
 }
 
 // answer records an ACK or NACK of ts's type.
@@ -221,6 +250,18 @@ func (s *session) oldestUnanswered() (time.Time, bool) {
 		}
 	}
 	return oldest, !oldest.IsZero()
+}
+
+// newestUnanswered returns when the newest response still unanswered
+// went out.
+func (s *session) newestUnanswered() (time.Time, bool) {
+	var newest time.Time
+	for _, ts := range s.types {
+		if n := len(ts.pending); n > 0 && ts.pending[n-1].at.After(newest) {
+			newest = ts.pending[n-1].at
+		}
+	}
+	return newest, !newest.IsZero()
 }
 
 // nodeID returns the id of the stream's node, "" before one is named.

@@ -77,12 +77,18 @@ type Stats struct {
 	// PushSeconds is their total duration.
 	PushBuckets []uint64 `json:"pushBuckets"`
 	PushSeconds float64  `json:"pushSeconds"`
-	// ChangeRounds is the number of debounced change rounds handed to
-	// streams, ChangedNames the names they held, and NotifySeconds the time
-	// spent finding the streams to wake.
+	// ChangeRounds is the number of change rounds handed to streams (see
+	// PushMode), ChangedNames the names they held, and NotifySeconds the
+	// time spent finding the streams to wake.
 	ChangeRounds  uint64  `json:"changeRounds"`
 	ChangedNames  uint64  `json:"changedNames"`
 	NotifySeconds float64 `json:"notifySeconds"`
+	// PushWindowSeconds is, under PushPaced, the push window after the
+	// last round: WithPushWindow's, or wider while streams fall behind.
+	PushWindowSeconds float64 `json:"pushWindowSeconds"`
+	// HeldPushes counts the wake-ups a stream held, under PushPaced,
+	// because its proxy had not answered its last response.
+	HeldPushes uint64 `json:"heldPushes"`
 	// Unanswered counts the times a stream left a response unanswered
 	// longer than WithUnansweredAfter.
 	Unanswered uint64 `json:"unanswered"`
@@ -240,6 +246,18 @@ func (c *counters) round(names int, d time.Duration) {
 	c.s.ChangeRounds++
 	c.s.ChangedNames += uint64(names)
 	c.s.NotifySeconds += d.Seconds()
+	c.mu.Unlock()
+}
+
+func (c *counters) window(d time.Duration) {
+	c.mu.Lock()
+	c.s.PushWindowSeconds = d.Seconds()
+	c.mu.Unlock()
+}
+
+func (c *counters) held() {
+	c.mu.Lock()
+	c.s.HeldPushes++
 	c.mu.Unlock()
 }
 

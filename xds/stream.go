@@ -87,12 +87,15 @@ func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Re
 	reqs, recvErr := receive(s, c, recv, done)
 	w := newUnansweredWatch(c)
 	defer w.stop()
+	h := &pushHold{c: c}
+	defer h.release()
 	for {
 		var in step
 		select {
 		case <-w.fired():
 			w.check()
 			continue
+		case <-h.fired():
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-s.stopping:
@@ -105,7 +108,11 @@ func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Re
 		case req := <-reqs:
 			in = func(ss *session, v view, now time.Time) error { return apply(ss, req, v, now) }
 		case <-c.wake:
+			if h.hold() {
+				continue
+			}
 		}
+		h.release()
 		if err := c.run(in); err != nil {
 			return err
 		}
@@ -196,15 +203,20 @@ func statusOf(err error) error {
 }
 
 // notify adds the changed names the stream subscribes to to its pending
-// set and wakes its loop. It never blocks.
-func (c *conn) notify(changed map[string][]string) {
+// set and wakes its loop. It reports whether it woke the stream, and
+// whether the stream had yet to take its previous wake-up: whether its
+// loop is behind. It never blocks.
+func (c *conn) notify(changed map[string]map[string]struct{}) (woken, behind bool) {
 	c.mu.Lock()
-	woken := c.s.changed(changed)
+	woken = c.s.changed(changed)
 	c.mu.Unlock()
-	if woken {
-		select {
-		case c.wake <- struct{}{}:
-		default:
-		}
+	if !woken {
+		return false, false
+	}
+	select {
+	case c.wake <- struct{}{}:
+		return true, false
+	default:
+		return true, true
 	}
 }

@@ -45,9 +45,15 @@ type Config struct {
 	// checks, metrics, pprof and the debug UI.
 	DebugAddr string
 
-	// PushDebounce is how long the xDS server waits for more changes before
-	// pushing. Zero: the mesh config's pushDebounce.
+	// PushDebounce is how long the xDS server may hold a change for more:
+	// under PushMode paced the least time between two pushes, under
+	// debounce the quiet period it waits for. Zero: the mesh config's
+	// pushDebounce.
 	PushDebounce time.Duration
+	// PushMode is how the xDS server spaces pushes: "paced" (the
+	// default, also when empty) or "debounce" (xds.PushPaced,
+	// xds.PushDebounce).
+	PushMode string
 
 	// XDSTLSCert and XDSTLSKey are PEM files of the xDS listener's
 	// certificate; both or neither. XDSClientCA, when set, requires
@@ -257,7 +263,8 @@ func ParseFlags(args []string, out io.Writer) (Config, error) {
 	fs.StringVar(&c.MeshConfigMap, "mesh-config-map", "", "read the mesh config from the \"mesh\" key of the ConfigMap `NAMESPACE/NAME`, watched on the cluster (or found in --config-dir); a bad edit keeps the last good config")
 	fs.StringVar(&c.XDSAddr, "xds-addr", c.XDSAddr, "`host:port` the ADS (xDS) gRPC server listens on")
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "`host:port` of the HTTP server with /healthz, /readyz, /metrics, /debug/pprof/ and the debug UI at /debug/ui; keep it on loopback: it shows the whole mesh")
-	fs.DurationVar(&c.PushDebounce, "push-debounce", 0, "how long xDS waits for more changes before pushing, e.g. 100ms; default: the mesh config's pushDebounce (100ms)")
+	fs.StringVar(&c.PushMode, "push-mode", string(xds.PushPaced), "how xDS spaces pushes while changes keep coming: `paced` (a change goes out at once, then at most one push per --push-debounce, wider only while proxies fall behind) or debounce (wait for changes to pause, at most the mesh config's pushDebounceMax: the old behaviour)")
+	fs.DurationVar(&c.PushDebounce, "push-debounce", 0, "how long xDS may hold a change for more, e.g. 100ms: under --push-mode paced the least time between two pushes, under debounce the pause it waits for; default: the mesh config's pushDebounce (100ms)")
 	addXDSTLSFlags(fs, &c)
 	fs.BoolVar(&c.NamespaceIsolation, "namespace-isolation", false, "send each proxy only the services exported to its namespace (annotation networking.istio.io/exportTo: *, . or namespaces); see --namespace-isolation-identity")
 	fs.StringVar(&c.NamespaceIsolationIdentity, "namespace-isolation-identity", c.NamespaceIsolationIdentity, "where a proxy's namespace comes from under --namespace-isolation: `node` (node metadata NAMESPACE or the Istio node id: the client's claim, trust it only on a trusted network) or certificate (the spiffe://<td>/ns/<ns>/sa/<sa> URI of its client certificate, needs --ca or --xds-client-ca; a node claiming another namespace is refused); default: certificate with --ca or --xds-client-ca, else node")
@@ -310,8 +317,8 @@ func (c Config) Validate() error {
 	if c.XDSAddr == c.DebugAddr && !strings.HasSuffix(c.XDSAddr, ":0") {
 		return fmt.Errorf("--xds-addr and --debug-addr are both %s: they need different ports", c.XDSAddr)
 	}
-	if c.PushDebounce < 0 {
-		return fmt.Errorf("--push-debounce %s: must not be negative", c.PushDebounce)
+	if err := c.validatePush(); err != nil {
+		return err
 	}
 	if (c.XDSTLSCert == "") != (c.XDSTLSKey == "") {
 		return errors.New("--xds-tls-cert and --xds-tls-key must be given together")
@@ -348,6 +355,17 @@ func (c Config) Validate() error {
 	case "", "console", "json":
 	default:
 		return fmt.Errorf("--log-format %q: want console or json", c.LogFormat)
+	}
+	return nil
+}
+
+// validatePush checks --push-debounce and --push-mode.
+func (c Config) validatePush() error {
+	if c.PushDebounce < 0 {
+		return fmt.Errorf("--push-debounce %s: must not be negative", c.PushDebounce)
+	}
+	if m := xds.PushMode(c.PushMode); m != "" && m != xds.PushPaced && m != xds.PushDebounce {
+		return fmt.Errorf("--push-mode %q: want %s or %s", c.PushMode, xds.PushPaced, xds.PushDebounce)
 	}
 	return nil
 }

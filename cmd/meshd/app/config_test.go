@@ -33,6 +33,9 @@ func TestParseFlags(t *testing.T) {
 			check: func(c Config) bool {
 				return c.PushDebounce == 250*time.Millisecond && c.LogFormat == "json" && c.LogLevel == "debug"
 			}},
+		{name: "paced pushes by default", args: nil, check: func(c Config) bool { return c.PushMode == "paced" }},
+		{name: "the old debounce", args: []string{"--push-mode", "debounce"}, check: func(c Config) bool { return c.PushMode == "debounce" }},
+		{name: "unknown push mode", args: []string{"--push-mode", "eager"}, wantErr: `--push-mode "eager": want paced or debounce`},
 		{name: "tls", args: []string{"--xds-tls-cert", "c", "--xds-tls-key", "k", "--xds-client-ca", "ca"},
 			check: func(c Config) bool { return c.XDSTLSCert == "c" && c.XDSTLSKey == "k" && c.XDSClientCA == "ca" }},
 		{name: "cluster and folder combine", args: []string{"--kubeconfig", "kc", "--config-dir", "d"},
@@ -139,7 +142,7 @@ func TestHelp(t *testing.T) {
 		t.Fatalf("err = %v, want pflag.ErrHelp", err)
 	}
 	for _, flag := range []string{"--config-dir", "--kubeconfig", "--in-cluster", "--mesh-config", "--mesh-config-map", "--xds-addr", "--debug-addr",
-		"--log-level", "--log-format", "--push-debounce", "--xds-tls-cert", "--xds-tls-key", "--xds-client-ca",
+		"--log-level", "--log-format", "--push-mode", "--push-debounce", "--xds-tls-cert", "--xds-tls-key", "--xds-client-ca",
 		"--namespace-isolation", "--namespace-isolation-identity", "--xds-max-subscribed-names",
 		"--xds-max-connection-age", "--write-status", "--controller-name", "--status-qps", "--status-burst", "--leader-elect", "--leader-elect-resource-name",
 		"--leader-elect-resource-namespace", "--leader-elect-lease-duration", "--leader-elect-renew-deadline", "--leader-elect-retry-period"} {

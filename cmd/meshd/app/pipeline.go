@@ -122,24 +122,35 @@ func firstError(source string, ps []folder.Problem) error {
 	return fmt.Errorf("%s: %s (and %d more problems)", source, errs[0], len(errs)-1)
 }
 
-// buildXDS creates the xDS server over the model's resources.
-func (a *App) buildXDS() error {
-	m := a.model.Mesh
-	mc, _ := m.MeshConfig.Value()
+// pushOptions are the xDS server's push mode and timing, from the flags
+// and the mesh config: --push-debounce (or pushDebounce) is the paced
+// mode's window and the debounce mode's quiet period.
+func (a *App) pushOptions() []xds.Option {
+	mc, _ := a.model.Mesh.MeshConfig.Value()
 	debounce := time.Duration(mc.PushDebounce)
 	if a.cfg.PushDebounce > 0 {
 		debounce = a.cfg.PushDebounce
 	}
-	opts := []xds.Option{
-		xds.WithLogger(a.log.With("component", "xds")),
-		xds.WithDebounce(debounce),
-		// Streams end at once on shutdown; this bounds how long their
-		// connections may take to close, so SIGTERM exits in seconds.
-		xds.WithShutdownGrace(a.cfg.ShutdownTimeout),
+	mode := xds.PushMode(a.cfg.PushMode)
+	if mode == "" {
+		mode = xds.PushPaced
 	}
+	opts := []xds.Option{xds.WithPushMode(mode), xds.WithPushWindow(debounce), xds.WithDebounce(debounce)}
 	if mc.PushDebounceMax > 0 {
 		opts = append(opts, xds.WithMaxDelay(max(time.Duration(mc.PushDebounceMax), debounce)))
 	}
+	return opts
+}
+
+// buildXDS creates the xDS server over the model's resources.
+func (a *App) buildXDS() error {
+	m := a.model.Mesh
+	opts := append(a.pushOptions(),
+		xds.WithLogger(a.log.With("component", "xds")),
+		// Streams end at once on shutdown; this bounds how long their
+		// connections may take to close, so SIGTERM exits in seconds.
+		xds.WithShutdownGrace(a.cfg.ShutdownTimeout),
+	)
 	opts, err := a.withTransport(opts)
 	if err != nil {
 		return err

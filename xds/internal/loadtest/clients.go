@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,17 +26,24 @@ import (
 // would measure the kernel more than the server.
 const streamsPerConn = 50
 
-// changes maps each IP a pod moved to to the time it was set.
-type changes struct{ m sync.Map }
+// changes maps each IP a pod moved to to the time it was set, and to the
+// time the write returned, the model having taken it in.
+type changes struct{ set, applied sync.Map }
 
-func (c *changes) set(ip string, t time.Time) { c.m.Store(ip, t) }
+func (c *changes) written(ip string, t time.Time)  { c.set.Store(ip, t) }
+func (c *changes) returned(ip string, t time.Time) { c.applied.Store(ip, t) }
 
-func (c *changes) when(ip string) (time.Time, bool) {
-	v, ok := c.m.Load(ip)
+// when returns when ip was set and when its write returned (zero while
+// it has not).
+func (c *changes) when(ip string) (set, applied time.Time, ok bool) {
+	v, ok := c.set.Load(ip)
 	if !ok {
-		return time.Time{}, false
+		return time.Time{}, time.Time{}, false
 	}
-	return v.(time.Time), true
+	if a, ok := c.applied.Load(ip); ok {
+		applied = a.(time.Time)
+	}
+	return v.(time.Time), applied, true
 }
 
 // fleet is the clients and what they measured.
@@ -49,16 +57,31 @@ type fleet struct {
 	// for; responses counts every response received.
 	ready     atomic.Int64
 	responses atomic.Int64
+	// rates, once set, counts each client's responses per second of the
+	// load.
+	rates atomic.Pointer[rates]
 
 	mu        sync.Mutex // guards following
 	latencies []time.Duration
-	errs      []error
+	// pushLatencies are from the write's return: the server's push path
+	// alone, without the model's computation.
+	pushLatencies []time.Duration
+	errs          []error
 }
 
 // connect starts n clients against addr; client i wants the clusters of
 // services i*per ... i*per+per-1 (modulo the services).
-func connect(addr string, n, per int, m *mesh, ch *changes) (*fleet, error) {
-	ctx, cancel := context.WithCancel(context.Background())
+func connect(addr string, n, per int, m *mesh, ch *changes) (f *fleet, err error) {
+	// The clients' goroutines, gRPC's included, carry the label
+	// side=clients in CPU profiles: the server's CPU is the rest.
+	pprof.Do(context.Background(), pprof.Labels("side", "clients"), func(ctx context.Context) {
+		f, err = connectLabeled(ctx, addr, n, per, m, ch)
+	})
+	return f, err
+}
+
+func connectLabeled(ctx context.Context, addr string, n, per int, m *mesh, ch *changes) (*fleet, error) {
+	ctx, cancel := context.WithCancel(ctx)
 	f := &fleet{cancel: cancel, changes: ch}
 	for i := 0; i < n; i += streamsPerConn {
 		// Fixed flow control windows turn off grpc-go's BDP estimation,
@@ -81,7 +104,7 @@ func connect(addr string, n, per int, m *mesh, ch *changes) (*fleet, error) {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
-			if err := f.run(ctx, f.conns[i/streamsPerConn], fmt.Sprintf("load-%d", i), want); err != nil {
+			if err := f.run(ctx, f.conns[i/streamsPerConn], i, want); err != nil {
 				f.mu.Lock()
 				f.errs = append(f.errs, err)
 				f.mu.Unlock()
@@ -93,7 +116,8 @@ func connect(addr string, n, per int, m *mesh, ch *changes) (*fleet, error) {
 
 // run is one client: it subscribes, ACKs every response, and records the
 // latency of every IP new to a load assignment it holds.
-func (f *fleet) run(ctx context.Context, cc *grpc.ClientConn, node string, want []string) error {
+func (f *fleet) run(ctx context.Context, cc *grpc.ClientConn, client int, want []string) error {
+	node := fmt.Sprintf("load-%d", client)
 	s, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx, grpc.WaitForReady(true))
 	if err != nil {
 		return fmt.Errorf("%s: open: %w", node, err)
@@ -116,6 +140,9 @@ func (f *fleet) run(ctx context.Context, cc *grpc.ClientConn, node string, want 
 		}
 		f.responses.Add(1)
 		now := time.Now()
+		if r := f.rates.Load(); r != nil {
+			r.count(client, now)
+		}
 		var names []string
 		if r.TypeUrl == xds.EndpointType {
 			names = want
@@ -145,14 +172,18 @@ func (f *fleet) run(ctx context.Context, cc *grpc.ClientConn, node string, want 
 func (f *fleet) observe(now time.Time, held map[string]map[string]bool, c *endpointv3.ClusterLoadAssignment) {
 	prev, had := held[c.ClusterName]
 	cur := map[string]bool{}
-	var lat []time.Duration
+	var lat, push []time.Duration
 	for _, l := range c.Endpoints {
 		for _, e := range l.LbEndpoints {
 			ip := e.GetEndpoint().GetAddress().GetSocketAddress().GetAddress()
 			cur[ip] = true
 			if had && !prev[ip] {
-				if t, ok := f.changes.when(ip); ok {
-					lat = append(lat, now.Sub(t))
+				if set, applied, ok := f.changes.when(ip); ok {
+					// Before the write returned: no wait at all.
+					lat, push = append(lat, now.Sub(set)), append(push, max(0, now.Sub(applied)))
+					if applied.IsZero() {
+						push[len(push)-1] = 0
+					}
 				}
 			}
 		}
@@ -161,17 +192,18 @@ func (f *fleet) observe(now time.Time, held map[string]map[string]bool, c *endpo
 	if len(lat) > 0 {
 		f.mu.Lock()
 		f.latencies = append(f.latencies, lat...)
+		f.pushLatencies = append(f.pushLatencies, push...)
 		f.mu.Unlock()
 	}
 }
 
 // measured returns and clears the latencies recorded so far.
-func (f *fleet) measured() []time.Duration {
+func (f *fleet) measured() (fromWrite, fromReturn []time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := f.latencies
-	f.latencies = nil
-	return out
+	fromWrite, fromReturn = f.latencies, f.pushLatencies
+	f.latencies, f.pushLatencies = nil, nil
+	return fromWrite, fromReturn
 }
 
 func (f *fleet) err() error {
@@ -188,4 +220,31 @@ func (f *fleet) leave() {
 	for _, cc := range f.conns {
 		cc.Close()
 	}
+}
+
+// rates counts each client's responses in each second since start.
+type rates struct {
+	start   time.Time
+	seconds int
+	counts  []atomic.Int32 // client*seconds + second
+}
+
+func newRates(clients int, start time.Time, d time.Duration) *rates {
+	secs := int(d/time.Second) + 1
+	return &rates{start: start, seconds: secs, counts: make([]atomic.Int32, clients*secs)}
+}
+
+func (r *rates) count(client int, now time.Time) {
+	if sec := int(now.Sub(r.start) / time.Second); sec >= 0 && sec < r.seconds {
+		r.counts[client*r.seconds+sec].Add(1)
+	}
+}
+
+// max returns the most responses one client received in one second.
+func (r *rates) max() int32 {
+	var m int32
+	for i := range r.counts {
+		m = max(m, r.counts[i].Load())
+	}
+	return m
 }

@@ -12,9 +12,11 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/meshd/meshd/collections"
@@ -27,6 +29,10 @@ import (
 type config struct {
 	streams, services, pods, perClient int
 	duration, debounce, maxDelay       time.Duration
+	// pushMode and window are the server's xds.WithPushMode and
+	// xds.WithPushWindow.
+	pushMode xds.PushMode
+	window   time.Duration
 	// retention and retained are the registry's retention of
 	// disconnected proxies (xds.WithRetention).
 	retention time.Duration
@@ -36,6 +42,8 @@ type config struct {
 	// timeout bounds every wait: for the clients to be ready, for them to
 	// leave.
 	timeout time.Duration
+	// profile, if set, receives a CPU profile of the load phase.
+	profile io.Writer
 }
 
 // report is what a run measured, in print order.
@@ -47,7 +55,9 @@ type report struct {
 	goroutinesBase, goroutinesLeft int
 	deliveries                     int
 	changes                        int
-	pushes                         uint64
+	// batches counts the transactions the changes went in.
+	batches int
+	pushes  uint64
 }
 
 type line struct {
@@ -74,13 +84,26 @@ func main() {
 	flag.IntVar(&c.perClient, "per-client", 10, "load assignments each client subscribes to")
 	flag.DurationVar(&c.duration, "duration", 2*time.Minute, "how long pods change")
 	flag.Float64Var(&c.rate, "rate", 100, "pod changes per second")
-	flag.DurationVar(&c.debounce, "debounce", 100*time.Millisecond, "the server's push debounce")
-	flag.DurationVar(&c.maxDelay, "max-delay", 10*time.Second, "the server's cap on how long a steady stream of changes delays a push")
+	mode := flag.String("push-mode", string(xds.PushPaced), "how the server spaces pushes: paced or debounce")
+	flag.DurationVar(&c.window, "window", 100*time.Millisecond, "paced: the server's least time between two rounds of pushes")
+	flag.DurationVar(&c.debounce, "debounce", 100*time.Millisecond, "debounce: the server's push debounce")
+	flag.DurationVar(&c.maxDelay, "max-delay", 10*time.Second, "debounce: the server's cap on how long a steady stream of changes delays a push; paced: the cap of its backoff")
 	flag.DurationVar(&c.retention, "retention", 5*time.Minute, "how long the registry keeps a disconnected proxy")
 	flag.IntVar(&c.retained, "retained", 1000, "how many disconnected proxies the registry keeps at most")
 	flag.Int64Var(&c.seed, "seed", 1, "seed for choosing the pods that change")
 	flag.DurationVar(&c.timeout, "timeout", 2*time.Minute, "bound on each wait")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the load phase to `FILE`")
 	flag.Parse()
+	c.pushMode = xds.PushMode(*mode)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		c.profile = f
+	}
 	r, err := run(context.Background(), c)
 	if r != nil {
 		r.print(os.Stdout)
@@ -95,11 +118,16 @@ func run(ctx context.Context, c config) (*report, error) {
 	if c.streams <= 0 || c.services <= 0 || c.pods < c.services || c.perClient <= 0 || c.rate <= 0 {
 		return nil, errors.New("need streams, services, per-client and rate > 0 and pods >= services")
 	}
+	if c.pushMode != xds.PushPaced && c.pushMode != xds.PushDebounce {
+		return nil, fmt.Errorf("-push-mode %q: want %s or %s", c.pushMode, xds.PushPaced, xds.PushDebounce)
+	}
 	r := &report{}
 	r.add("param_streams", float64(c.streams), "count")
 	r.add("param_services", float64(c.services), "count")
 	r.add("param_pods", float64(c.pods), "count")
 	r.add("param_rate", c.rate, "changes/s")
+	r.add("param_paced", bool01(c.pushMode == xds.PushPaced), "bool")
+	r.add("param_window", ms(c.window), "ms")
 	r.add("param_debounce", ms(c.debounce), "ms")
 	r.add("param_max_delay", ms(c.maxDelay), "ms")
 	r.add("param_retained", float64(c.retained), "count")
@@ -108,7 +136,8 @@ func run(ctx context.Context, c config) (*report, error) {
 	g := krt.NewGraph()
 	pipeline := meshmodel.New(g, "load", collections.WithSidecarResources(false))
 	in := pipeline.Inputs
-	srv := xds.New(g, pipeline.Sources, xds.WithDebounce(c.debounce), xds.WithMaxDelay(c.maxDelay),
+	srv := xds.New(g, pipeline.Sources, xds.WithPushMode(c.pushMode), xds.WithPushWindow(c.window),
+		xds.WithDebounce(c.debounce), xds.WithMaxDelay(c.maxDelay),
 		xds.WithRetention(c.retention, c.retained), xds.WithShutdownGrace(time.Second))
 	m := &mesh{services: c.services, pods: c.pods}
 	var objects []any
@@ -166,24 +195,52 @@ func run(ctx context.Context, c config) (*report, error) {
 	// The load: pods move to fresh IPs at the set rate.
 	rng := rand.New(rand.NewSource(c.seed))
 	before := srv.Stats()
-	f.measured()
+	f.measured() // drop what the connect recorded
 	start := time.Now()
+	cpu0 := cpuTime()
+	if c.profile != nil {
+		if err := pprof.StartCPUProfile(c.profile); err != nil {
+			return r, errors.Join(err, stop())
+		}
+	}
+	f.rates.Store(newRates(c.streams, start, c.duration))
+	windows := watchWindow(srv, c.window)
 	tick := time.NewTicker(time.Duration(float64(time.Second) / c.rate))
 	for time.Since(start) < c.duration {
 		<-tick.C
-		j := rng.Intn(c.pods)
-		ip := m.ip()
-		ch.set(ip, time.Now())
-		in.Set(m.pod(j, ip))
-		r.changes++
+		// A write returns once the graph has taken it in; when writes
+		// fall behind the rate, the changes owed by now go in one
+		// transaction, as an informer's queue would deliver them.
+		owed := max(1, int(c.rate*time.Since(start).Seconds())-r.changes)
+		pods := make([]any, 0, owed)
+		ips := make([]string, 0, owed)
+		now := time.Now()
+		for range owed {
+			ip := m.ip()
+			ch.written(ip, now)
+			pods, ips = append(pods, m.pod(rng.Intn(c.pods), ip)), append(ips, ip)
+		}
+		in.Set(pods...)
+		now = time.Now()
+		for _, ip := range ips {
+			ch.returned(ip, now)
+		}
+		r.changes += owed
+		r.batches++
 	}
 	tick.Stop()
+	widest, widened := windows()
 	elapsed := time.Since(start)
-	// Let the last debounce round reach the clients.
-	time.Sleep(c.debounce + 500*time.Millisecond)
+	// Let the last round reach the clients.
+	time.Sleep(max(c.debounce, c.window) + 500*time.Millisecond)
 	after := srv.Stats()
-	lat := f.measured()
+	cpu := cpuTime() - cpu0
+	if c.profile != nil {
+		pprof.StopCPUProfile()
+	}
+	lat, pushLat := f.measured()
 	slices.Sort(lat)
+	slices.Sort(pushLat)
 	r.deliveries = len(lat)
 	for t, v := range after.Pushes {
 		r.pushes += v - before.Pushes[t]
@@ -194,16 +251,31 @@ func run(ctx context.Context, c config) (*report, error) {
 	}
 	r.add("changes", float64(r.changes), "count")
 	r.add("changes_per_s", float64(r.changes)/elapsed.Seconds(), "1/s")
+	r.add("change_transactions", float64(r.batches), "count")
 	r.add("pushes_per_s", float64(r.pushes)/elapsed.Seconds(), "1/s")
 	r.add("resources_sent_per_s", float64(sent)/elapsed.Seconds(), "1/s")
 	r.add("responses_received", float64(f.responses.Load()), "count")
+	r.add("responses_per_stream_max_per_s", float64(f.rates.Load().max()), "1/s")
+	r.add("process_cpu_per_change", ms(cpu)/float64(r.changes), "ms")
 	r.add("deliveries", float64(len(lat)), "count")
 	if len(lat) > 0 {
 		r.add("latency_p50", ms(percentile(lat, 0.50)), "ms")
 		r.add("latency_p99", ms(percentile(lat, 0.99)), "ms")
 		r.add("latency_max", ms(lat[len(lat)-1]), "ms")
 	}
+	if len(pushLat) > 0 {
+		// From the write's return: what the push path adds to the
+		// model's computation.
+		r.add("push_latency_p50", ms(percentile(pushLat, 0.50)), "ms")
+		r.add("push_latency_p99", ms(percentile(pushLat, 0.99)), "ms")
+		r.add("push_latency_max", ms(pushLat[len(pushLat)-1]), "ms")
+	}
 	r.add("nacks", float64(sum(after.Nacks)), "count")
+	r.add("change_rounds", float64(after.ChangeRounds-before.ChangeRounds), "count")
+	r.add("push_window_end", after.PushWindowSeconds*1000, "ms")
+	r.add("held_pushes", float64(after.HeldPushes-before.HeldPushes), "count")
+	r.add("push_window_max", ms(widest), "ms")
+	r.add("push_window_widened_share", widened, "ratio")
 	sample().report(r, "end")
 	ferr := f.err()
 
@@ -248,6 +320,47 @@ func (s snapshot) report(r *report, phase string) {
 	r.add("rss_"+phase, mib(s.rss), "MiB")
 }
 
+// watchWindow samples the server's push window every 50ms until the
+// returned func is called, which returns the widest seen and the share of
+// samples wider than base, the configured window.
+func watchWindow(srv *xds.Server, base time.Duration) func() (widest time.Duration, widened float64) {
+	done, result := make(chan struct{}), make(chan [2]float64)
+	go func() {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		var widest float64
+		samples, wider := 0, 0
+		for {
+			select {
+			case <-tick.C:
+				w := srv.Stats().PushWindowSeconds
+				widest, samples = max(widest, w), samples+1
+				if w > base.Seconds() {
+					wider++
+				}
+			case <-done:
+				result <- [2]float64{widest, float64(wider) / float64(max(1, samples))}
+				return
+			}
+		}
+	}()
+	return func() (time.Duration, float64) {
+		close(done)
+		r := <-result
+		return time.Duration(r[0] * float64(time.Second)), r[1]
+	}
+}
+
+// cpuTime returns the CPU time the process has used, server and clients:
+// user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // rss returns the resident set size from /proc, or 0 where there is none.
 func rss() uint64 {
 	f, err := os.Open("/proc/self/status")
@@ -276,6 +389,13 @@ func sum(m map[string]uint64) uint64 {
 		n += v
 	}
 	return n
+}
+
+func bool01(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

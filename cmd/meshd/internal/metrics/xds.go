@@ -23,7 +23,7 @@ type XDSCollector struct {
 	resources, pushes, sent, bytes, acks, nacks                    *prometheus.Desc
 	duration, rounds, names                                        *prometheus.Desc
 	denied, unknown, limits, mismatch, unauthenticated, unanswered *prometheus.Desc
-	resumed                                                        *prometheus.Desc
+	resumed, window, held                                          *prometheus.Desc
 }
 
 // unknownHelp describes meshd_xds_unknown_type_requests_total, whose type
@@ -51,7 +51,7 @@ func NewXDSCollector(s XDSServer) *XDSCollector {
 		acks:            d("acks_total", "Responses acknowledged (ACK) by proxies.", "type"),
 		nacks:           d("nacks_total", "Responses rejected (NACK) by proxies.", "type"),
 		duration:        d("push_duration_seconds", "Time from building a discovery response to the end of its send."),
-		rounds:          d("change_rounds_total", "Debounced rounds of changes handed to streams."),
+		rounds:          d("change_rounds_total", "Rounds of changes handed to streams (see --push-mode)."),
 		names:           d("changed_names_total", "Resource names changed across all rounds."),
 		denied:          d("denied_total", "Names asked for that exist but are hidden from the proxy's namespace.", "type"),
 		unknown:         d("unknown_type_requests_total", unknownHelp, "type"),
@@ -60,6 +60,8 @@ func NewXDSCollector(s XDSServer) *XDSCollector {
 		unauthenticated: d("unauthenticated_streams_total", "Streams refused: no verified client certificate, and anonymous proxies are served nothing (--xds-anonymous)."),
 		unanswered:      d("unanswered_total", "Times a proxy left a response unanswered longer than the server's limit (a stuck or vanished proxy)."),
 		resumed:         d("resumed_total", "Streams whose first request of the type named the version of the current config (a proxy reconnecting, from this replica or another), answered with nothing.", "type"),
+		window:          d("push_window_seconds", "Under --push-mode paced, the least time between two rounds of pushes after the last round: --push-debounce, or wider while proxies fall behind."),
+		held:            d("held_pushes_total", "Under --push-mode paced, pushes a stream held because its proxy had not answered its last response."),
 	}
 }
 
@@ -70,6 +72,7 @@ func (c *XDSCollector) Describe(ch chan<- *prometheus.Desc) {
 		c.resources, c.pushes, c.sent, c.bytes, c.acks, c.nacks,
 		c.duration, c.rounds, c.names,
 		c.denied, c.unknown, c.limits, c.mismatch, c.unauthenticated, c.unanswered, c.resumed,
+		c.window, c.held,
 	} {
 		ch <- d
 	}
@@ -126,6 +129,8 @@ func (c *XDSCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.mismatch, st.IdentityMismatch)
 	counter(c.unauthenticated, st.Unauthenticated)
 	counter(c.unanswered, st.Unanswered)
+	gauge(c.window, st.PushWindowSeconds)
+	counter(c.held, st.HeldPushes)
 	count, buckets := cumulative(st.PushBuckets, xds.PushBounds)
 	ch <- prometheus.MustNewConstHistogram(c.duration, count, st.PushSeconds, buckets)
 }

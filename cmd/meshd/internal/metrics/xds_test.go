@@ -25,23 +25,25 @@ func busyXDS() fakeXDS {
 	buckets[0], buckets[3], buckets[len(buckets)-1] = 2, 1, 1
 	f := fakeXDS{
 		stats: xds.Stats{
-			ConnectedProxies: 2,
-			Streams:          5,
-			CacheVersion:     42,
-			Resources:        map[string]int{"cds": 4, "eds": 4},
-			Pushes:           map[string]uint64{"cds": 3, "eds": 1},
-			BytesSent:        map[string]uint64{"cds": 1000},
-			Acks:             map[string]uint64{"cds": 2},
-			Nacks:            map[string]uint64{"cds": 1},
-			PushBuckets:      buckets,
-			PushSeconds:      12.5,
-			Denied:           map[string]uint64{"eds": 7},
-			UnknownTypes:     map[string]uint64{"type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret": 3, xds.OtherType: 2},
-			LimitExceeded:    map[string]uint64{xds.LimitSubscribedNames: 4, xds.LimitConnections: 1},
-			IdentityMismatch: 6,
-			Unauthenticated:  8,
-			Unanswered:       5,
-			Resumed:          map[string]uint64{"lds": 2},
+			ConnectedProxies:  2,
+			Streams:           5,
+			CacheVersion:      42,
+			Resources:         map[string]int{"cds": 4, "eds": 4},
+			Pushes:            map[string]uint64{"cds": 3, "eds": 1},
+			BytesSent:         map[string]uint64{"cds": 1000},
+			Acks:              map[string]uint64{"cds": 2},
+			Nacks:             map[string]uint64{"cds": 1},
+			PushBuckets:       buckets,
+			PushSeconds:       12.5,
+			PushWindowSeconds: 0.2,
+			HeldPushes:        9,
+			Denied:            map[string]uint64{"eds": 7},
+			UnknownTypes:      map[string]uint64{"type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret": 3, xds.OtherType: 2},
+			LimitExceeded:     map[string]uint64{xds.LimitSubscribedNames: 4, xds.LimitConnections: 1},
+			IdentityMismatch:  6,
+			Unauthenticated:   8,
+			Unanswered:        5,
+			Resumed:           map[string]uint64{"lds": 2},
 		},
 		proxies: []xds.ProxyStatus{
 			{NodeID: "a", Connected: true, Stale: true},
@@ -106,13 +108,20 @@ meshd_xds_resumed_total{type="cds"} 0
 meshd_xds_resumed_total{type="eds"} 0
 meshd_xds_resumed_total{type="lds"} 2
 meshd_xds_resumed_total{type="rds"} 0
+# HELP meshd_xds_push_window_seconds Under --push-mode paced, the least time between two rounds of pushes after the last round: --push-debounce, or wider while proxies fall behind.
+# TYPE meshd_xds_push_window_seconds gauge
+meshd_xds_push_window_seconds 0.2
+# HELP meshd_xds_held_pushes_total Under --push-mode paced, pushes a stream held because its proxy had not answered its last response.
+# TYPE meshd_xds_held_pushes_total counter
+meshd_xds_held_pushes_total 9
 `
 
 // wantXDSNames are the families wantXDSMetrics holds.
 var wantXDSNames = []string{"meshd_xds_connected_proxies", "meshd_xds_stale_proxies", "meshd_xds_rejecting_proxies",
 	"meshd_xds_nacks_total", "meshd_xds_sent_bytes_total", "meshd_xds_denied_total",
 	"meshd_xds_unknown_type_requests_total", "meshd_xds_limit_exceeded_total", "meshd_xds_identity_mismatch_total",
-	"meshd_xds_unauthenticated_streams_total", "meshd_xds_unanswered_total", "meshd_xds_resumed_total"}
+	"meshd_xds_unauthenticated_streams_total", "meshd_xds_unanswered_total", "meshd_xds_resumed_total",
+	"meshd_xds_push_window_seconds", "meshd_xds_held_pushes_total"}
 
 func TestXDSCollector(t *testing.T) {
 	if err := testutil.CollectAndCompare(NewXDSCollector(busyXDS()), strings.NewReader(wantXDSMetrics), wantXDSNames...); err != nil {

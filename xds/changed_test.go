@@ -1,0 +1,53 @@
+package xds
+
+import (
+	"maps"
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// TestChangedMarksWhatTheStreamWants checks session.changed against its
+// definition on random states: a changed name becomes pending exactly when
+// the stream subscribes to it (by name or wildcard) or holds it, whichever
+// side changed walks.
+func TestChangedMarksWhatTheStreamWants(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	pick := func() map[string]struct{} {
+		out := map[string]struct{}{}
+		for _, n := range names {
+			if rng.Intn(3) == 0 {
+				out[n] = struct{}{}
+			}
+		}
+		return out
+	}
+	for i := range 2000 {
+		s := newSession(&protocol{}, SotW)
+		ts := s.typeState(EndpointType)
+		ts.wildcard = rng.Intn(4) == 0
+		ts.names = pick()
+		for n := range pick() {
+			ts.sent[n] = &resource{name: n}
+		}
+		changed := pick()
+		var want []string
+		for n := range changed {
+			_, held := ts.sent[n]
+			if _, named := ts.names[n]; ts.wildcard || named || held {
+				want = append(want, n)
+			}
+		}
+		slices.Sort(want)
+		woken := s.changed(map[string]map[string]struct{}{EndpointType: changed, ClusterType: {"a": {}}})
+		got := slices.Sorted(maps.Keys(s.pending[EndpointType]))
+		if !slices.Equal(got, want) || woken != (len(want) > 0) {
+			t.Fatalf("case %d: wildcard %v, names %v, held %v, changed %v: pending %v (woken %v), want %v",
+				i, ts.wildcard, ts.names, ts.sent, changed, got, woken, want)
+		}
+		if _, ok := s.pending[ClusterType]; ok {
+			t.Fatalf("case %d: a type the stream does not ask for became pending", i)
+		}
+	}
+}
