@@ -15,7 +15,7 @@ import (
 // stand-ins otherwise; the first flush's diff then sends the stale and
 // removes the gone or hidden exactly as for stand-ins alone.
 func TestHoldInitialVersions(t *testing.T) {
-	c := newCache([]string{EndpointType})
+	c := newCache([]string{EndpointType}, nil)
 	cur := map[string]*resource{}
 	for _, n := range []string{"a", "b", "c"} {
 		r, err := newResource(EndpointType, n, &endpointv3.ClusterLoadAssignment{ClusterName: n})

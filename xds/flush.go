@@ -33,7 +33,7 @@ func (s *session) flush(v view, now time.Time) []update {
 		if len(names) == 0 && !ts.respond {
 			continue
 		}
-		u, ok := s.build(ts, names, v.resources(typeURL), hidden, now)
+		u, ok := s.build(ts, names, s.resources(v, typeURL), hidden, now)
 		if !ok {
 			continue
 		}

@@ -38,18 +38,24 @@ func (h *harness) change(c command) (string, error) {
 	return out.String(), nil
 }
 
-// cacheEvent reads "set TYPE NAME [rev=R] [vis=...]" or "delete TYPE NAME".
+// cacheEvent reads "set TYPE NAME [rev=R] [vis=...] [variant=V]" or
+// "delete TYPE NAME [variant=V]".
 func (h *harness) cacheEvent(f []string) (krt.Event[entry], error) {
 	if len(f) < 3 {
 		return krt.Event[entry]{}, fmt.Errorf("want set|delete TYPE NAME")
 	}
 	t, name := typeURL(f[1]), f[2]
+	c := parseCommand("", []string{strings.Join(f, " ")})
+	variant := c.kv["variant"]
 	var old *entry
 	h.cache.read(func(v view) {
-		if r := v.resources(t)[name]; r != nil {
+		if r := v.resources(t)[name]; r != nil && variant == "" {
 			old = &entry{res: r}
 		}
 	})
+	if r := h.cache.own[variantKey(t, variant)][name]; r != nil {
+		old = &entry{res: r}
+	}
 	switch f[0] {
 	case "delete":
 		if old == nil {
@@ -57,11 +63,11 @@ func (h *harness) cacheEvent(f []string) (krt.Event[entry], error) {
 		}
 		return krt.Event[entry]{Type: krt.EventDelete, Key: entryKey(t, name), Old: old}, nil
 	case "set":
-		c := parseCommand("", []string{strings.Join(f, " ")})
 		r, err := newResource(t, name, scriptMessage(t, name, c.kv["rev"]))
 		if err != nil {
 			return krt.Event[entry]{}, err
 		}
+		r.variant = variant
 		if vis, ok := c.kv["vis"]; ok {
 			v := parseVisibility(vis)
 			r.vis = &v

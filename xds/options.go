@@ -46,6 +46,8 @@ type options struct {
 	peerNamespace func(*x509.Certificate) (string, bool)
 	// maxNames caps the names one stream holds subscribed; 0: no cap.
 	maxNames int
+	// variantOf: see WithClientVariants.
+	variantOf func(*core.Node) string
 }
 
 type tlsFiles struct{ cert, key, clientCA string }

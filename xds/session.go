@@ -17,6 +17,8 @@ type protocol struct {
 	namespaceOf func(*core.Node) (string, bool)
 	// maxNames caps the names one stream holds subscribed; 0: no cap.
 	maxNames int
+	// variantOf tells a stream's client variant from its node; nil: none.
+	variantOf func(*core.Node) string
 }
 
 // session is the ADS protocol state of one stream, SotW or Delta, as a
@@ -39,6 +41,8 @@ type session struct {
 	// certIdentity is set when ns comes from the client certificate
 	// (WithPeerNamespace) rather than the node.
 	certIdentity bool
+	// variant is the client variant of the stream (WithClientVariants).
+	variant string
 	// nonce numbers the responses.
 	nonce uint64
 	// events are those reported since the last takeEvents.
@@ -109,7 +113,7 @@ func (s *session) subscribe(ts *typeState, v view, add, remove []string, wildcar
 	}
 	if all {
 		// Every name of the type, unsorted: pending is a set.
-		names = slices.AppendSeq(names, maps.Keys(v.resources(ts.typeURL)))
+		names = slices.AppendSeq(names, maps.Keys(s.resources(v, ts.typeURL)))
 	}
 	s.addPending(ts.typeURL, names)
 }

@@ -62,24 +62,14 @@ func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.
 		Cluster:        p.Cluster,
 		Address:        p.Peer,
 		Protocol:       string(p.Kind),
+		Variant:        p.Variant,
 		State:          debugui.ProxyConnected,
 		ConnectedSince: p.ConnectedAt,
 		DisconnectedAt: p.DisconnectedAt,
 		LastPush:       p.LastPush,
 		PendingPushes:  p.Pending,
 		Types:          []debugui.TypeStatus{},
-	}
-	if len(p.Metadata) > 0 {
-		s.Metadata = make(map[string]string, len(p.Metadata))
-		for k, val := range p.Metadata {
-			s.Metadata[k] = metadataValue(k, val)
-		}
-	}
-	if p.UserAgent != "" {
-		if s.Metadata == nil {
-			s.Metadata = map[string]string{}
-		}
-		s.Metadata["userAgent"] = p.UserAgent
+		Metadata:       proxyMetadata(p),
 	}
 	stale := false
 	for _, t := range p.Types {
@@ -115,6 +105,25 @@ func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.
 		s.State = debugui.ProxyStale
 	}
 	return s
+}
+
+// proxyMetadata is what the UI shows of p's node metadata, redacted,
+// with its user agent under "userAgent"; nil for none.
+func proxyMetadata(p xds.ProxyStatus) map[string]string {
+	var md map[string]string
+	if len(p.Metadata) > 0 {
+		md = make(map[string]string, len(p.Metadata))
+		for k, val := range p.Metadata {
+			md[k] = metadataValue(k, val)
+		}
+	}
+	if p.UserAgent != "" {
+		if md == nil {
+			md = map[string]string{}
+		}
+		md["userAgent"] = p.UserAgent
+	}
+	return md
 }
 
 // metadataValue shows one field of a proxy's node metadata: proxies put

@@ -115,6 +115,7 @@ export const types = {
     address: 'string,omitempty',
     protocol: 'string,omitempty',
     metadata: 'map,omitempty',
+    variant: 'string,omitempty',
     state: 'string',
     connectedSince: 'time,omitempty',
     disconnectedAt: 'time,omitempty',
