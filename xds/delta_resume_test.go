@@ -103,7 +103,7 @@ func checkFirstFlush(t *testing.T, c *cache, sess *session, ts *typeState, cur m
 	if isolated {
 		hidden, wantRemoved = sess.hidden, []string{"b", "d"}
 	}
-	changed, removed := ts.diff(sess.pending[EndpointType], c.types[EndpointType], hidden)
+	changed, removed := ts.diff(sess.pending[EndpointType], nil, c.types[EndpointType], hidden)
 	if len(changed) != 1 || changed[0] != cur["c"] || !slices.Equal(removed, wantRemoved) {
 		t.Fatalf("isolated=%v: first flush sends %v, removes %v; want [c], %v", isolated, changed, removed, wantRemoved)
 	}

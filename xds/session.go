@@ -43,6 +43,9 @@ type session struct {
 	certIdentity bool
 	// variant is the client variant of the stream (WithClientVariants).
 	variant string
+	// resend holds, per type, the names to send on the next flush even
+	// if unchanged: what an updated Cluster or Listener waits for (warm).
+	resend map[string]map[string]struct{}
 	// nonce numbers the responses.
 	nonce uint64
 	// events are those reported since the last takeEvents.

@@ -151,6 +151,9 @@ type resource struct {
 	delta *discovery.Resource
 	// vis is nil for a resource visible to every namespace.
 	vis *Visibility
+	// warms are the names of the resources of the dependent type that
+	// the client waits for once this one is updated (warmsOn).
+	warms []string
 	// variant names the client variant the resource is for (AsVariant);
 	// "" for every client.
 	variant string
@@ -175,6 +178,7 @@ func newResource(typeURL, name string, msg proto.Message) (*resource, error) {
 		any:     &anypb.Any{TypeUrl: typeURL, Value: raw},
 	}
 	r.pair = pairDigest(name, r.version)
+	r.warms = warmsOn(msg)
 	r.delta = &discovery.Resource{Name: name, Version: r.version, Resource: r.any}
 	return r, nil
 }
