@@ -68,6 +68,10 @@ type Model struct {
 	GRPCListeners krt.Collection[Resource[*listenerv3.Listener]]
 	// GRPCRouteConfigurations: one per service port, "<host>:<port>".
 	GRPCRouteConfigurations krt.Collection[Resource[*routev3.RouteConfiguration]]
+	// LegacyGRPCRouteConfigurations: the VariantGRPCLegacy form of those
+	// GRPCRouteConfigurations that older gRPC C-core clients would reject,
+	// to serve as that variant (xds.AsVariant).
+	LegacyGRPCRouteConfigurations krt.Collection[Resource[*routev3.RouteConfiguration]]
 	// SidecarListeners: one outbound listener per HTTP port number,
 	// "0.0.0.0_<port>", and one per non-HTTP service port with a cluster
 	// IP, "<clusterIP>_<port>", proxying TCP to the port's cluster. A
@@ -151,6 +155,7 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 		r := newResource(p.ListenerName(), buildGRPCListener(p.ListenerName())).exported(p.ExportTo)
 		return &r
 	}, krt.WithName("GRPCListeners"))
+	m.LegacyGRPCRouteConfigurations = newLegacyGRPCRoutes(g, m.GRPCRouteConfigurations)
 	routeConfigs := []krt.Collection[Resource[*routev3.RouteConfiguration]]{m.GRPCRouteConfigurations}
 	listeners := []krt.Collection[Resource[*listenerv3.Listener]]{m.GRPCListeners, m.ServerListeners}
 	if o.sidecar {

@@ -1,6 +1,7 @@
 package xds
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/meshd/meshd/krt"
@@ -30,7 +31,13 @@ type cache struct {
 	mu sync.RWMutex // guards following
 	// version is the graph version of the last batch applied.
 	version uint64
-	types   map[string]map[string]*resource
+	// types holds the resources by name per type URL and, per variant
+	// key (variantKey), the view of the variant: the base overlaid by
+	// the variant's own resources, which own holds.
+	types map[string]map[string]*resource
+	own   map[string]map[string]*resource
+	// variants are the variant names of each type URL.
+	variants map[string][]string
 
 	// ready is closed once the initial state has been applied.
 	ready     chan struct{}
@@ -53,15 +60,26 @@ func (v view) resources(typeURL string) map[string]*resource { return v.types[ty
 func (v view) counts() map[string]int {
 	out := make(map[string]int, len(v.types))
 	for t, m := range v.types {
-		out[shortType(t)] = len(m)
+		if !strings.Contains(t, variantSep) {
+			out[shortType(t)] = len(m)
+		}
 	}
 	return out
 }
 
-func newCache(typeURLs []string) *cache {
-	c := &cache{types: make(map[string]map[string]*resource), ready: make(chan struct{})}
+// newCache returns an empty cache of typeURLs and of variants, the
+// variant names per type URL.
+func newCache(typeURLs []string, variants map[string][]string) *cache {
+	c := &cache{types: make(map[string]map[string]*resource), own: make(map[string]map[string]*resource),
+		variants: variants, ready: make(chan struct{})}
 	for _, t := range typeURLs {
 		c.types[t] = make(map[string]*resource)
+	}
+	for t, names := range variants {
+		for _, v := range names {
+			c.types[variantKey(t, v)] = make(map[string]*resource)
+			c.own[variantKey(t, v)] = make(map[string]*resource)
+		}
 	}
 	return c
 }
@@ -88,11 +106,18 @@ func (c *cache) apply(b krt.Batch[entry]) map[string][]string {
 		if m == nil {
 			continue
 		}
-		if ev.Type == krt.EventDelete {
+		switch {
+		case r.variant != "":
+			c.applyVariant(r, ev.Type == krt.EventDelete)
+		case ev.Type == krt.EventDelete:
 			delete(m, r.name)
-		} else {
+			c.rebase(r.typeURL, r.name)
+		default:
 			m[r.name] = ev.New.res
+			c.rebase(r.typeURL, r.name)
 		}
+		// A variant's change wakes every stream holding the name: those
+		// of other variants find nothing changed for them.
 		changed[r.typeURL] = append(changed[r.typeURL], r.name)
 	}
 	return changed

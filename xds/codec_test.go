@@ -21,7 +21,7 @@ import (
 // codecCache holds clusters c0…c99 at versions v0…v99, so that names and
 // versions decode both ways: shared with the cache and allocated.
 func codecCache() *cache {
-	c := newCache([]string{ClusterType, EndpointType})
+	c := newCache([]string{ClusterType, EndpointType}, nil)
 	for i := range 100 {
 		n := "c" + strconv.Itoa(i)
 		c.types[ClusterType][n] = &resource{typeURL: ClusterType, name: n, version: "v" + strconv.Itoa(i)}

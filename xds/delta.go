@@ -76,7 +76,7 @@ func (s *session) holdInitial(ts *typeState, versions map[string]string, v view)
 		// Sized once, not grown name by name.
 		ts.sent = make(map[string]*resource, len(versions))
 	}
-	cur := v.resources(ts.typeURL)
+	cur := s.resources(v, ts.typeURL)
 	isolated := s.proto.namespaceOf != nil
 	for name, ver := range versions {
 		if r := cur[name]; r != nil && r.version == ver && (!isolated || !s.hidden(r)) {

@@ -15,7 +15,7 @@ import (
 // stand-ins otherwise; the first flush's diff then sends the stale and
 // removes the gone or hidden exactly as for stand-ins alone.
 func TestHoldInitialVersions(t *testing.T) {
-	c := newCache([]string{EndpointType})
+	c := newCache([]string{EndpointType}, nil)
 	cur := map[string]*resource{}
 	for _, n := range []string{"a", "b", "c"} {
 		r, err := newResource(EndpointType, n, &endpointv3.ClusterLoadAssignment{ClusterName: n})
@@ -103,7 +103,7 @@ func checkFirstFlush(t *testing.T, c *cache, sess *session, ts *typeState, cur m
 	if isolated {
 		hidden, wantRemoved = sess.hidden, []string{"b", "d"}
 	}
-	changed, removed := ts.diff(sess.pending[EndpointType], c.types[EndpointType], hidden)
+	changed, removed := ts.diff(sess.pending[EndpointType], nil, c.types[EndpointType], hidden)
 	if len(changed) != 1 || changed[0] != cur["c"] || !slices.Equal(removed, wantRemoved) {
 		t.Fatalf("isolated=%v: first flush sends %v, removes %v; want [c], %v", isolated, changed, removed, wantRemoved)
 	}

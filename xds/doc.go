@@ -121,6 +121,25 @@
 // (initial_resource_versions) and is sent only the resources that differ
 // and the names of those gone.
 //
+// # Warming
+//
+// Envoy keeps an updated Cluster warming until it receives that cluster's
+// ClusterLoadAssignment again, even unchanged, and an updated Listener
+// until it receives its RouteConfiguration again; over Delta it asks for
+// neither, its subscriptions being the same. So a push that changes a
+// Cluster or Listener a stream holds also sends, after it, the load
+// assignment of an EDS cluster and the RDS routes of a listener that the
+// stream subscribes to, whether or not they changed.
+//
+// # Client variants
+//
+// A Source made with AsVariant serves, for some names, the form of a
+// resource a group of clients needs instead of the base one (an older
+// client that rejects a newer field). WithClientVariants tells a
+// stream's variant from its node; that stream sees the variant's
+// resources where they exist and the base ones elsewhere, and
+// ProxyStatus.Variant names it.
+//
 // # Namespace isolation
 //
 // A source may give each resource a Visibility (WithVisibility): every

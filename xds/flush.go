@@ -1,6 +1,7 @@
 package xds
 
 import (
+	"maps"
 	"strconv"
 	"time"
 )
@@ -29,11 +30,17 @@ func (s *session) flush(v view, now time.Time) []update {
 	var updates []update
 	for _, typeURL := range s.order() {
 		ts := s.types[typeURL]
-		names := pending[typeURL]
-		if len(names) == 0 && !ts.respond {
+		names, resend := pending[typeURL], s.takeResend(typeURL)
+		if len(names) == 0 && len(resend) == 0 && !ts.respond {
 			continue
 		}
-		u, ok := s.build(ts, names, v.resources(typeURL), hidden, now)
+		if len(resend) > 0 {
+			if names == nil {
+				names = map[string]struct{}{}
+			}
+			maps.Copy(names, resend)
+		}
+		u, ok := s.build(ts, names, resend, s.resources(v, typeURL), hidden, now)
 		if !ok {
 			continue
 		}
@@ -51,12 +58,20 @@ func (s *session) flush(v view, now time.Time) []update {
 	return updates
 }
 
+// takeResend returns and forgets the names of typeURL to resend (warm).
+func (s *session) takeResend(typeURL string) map[string]struct{} {
+	r := s.resend[typeURL]
+	delete(s.resend, typeURL)
+	return r
+}
+
 // build brings ts up to date for names against cur and returns the
 // response that carries the change, if one is owed: in Delta the changed
 // and removed resources; in SotW every held resource for the full-state
 // types (Listeners, Clusters), and the changed ones for the others.
-func (s *session) build(ts *typeState, names map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool, now time.Time) (update, bool) {
-	changed, removed := ts.diff(names, cur, hidden)
+func (s *session) build(ts *typeState, names, resend map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool, now time.Time) (update, bool) {
+	changed, removed := ts.diff(names, resend, cur, hidden)
+	s.warm(ts.typeURL, changed, ts.building)
 	resuming := ts.resuming
 	ts.resuming = false
 	u := update{typeURL: ts.typeURL, built: now}

@@ -9,7 +9,9 @@ import (
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/meshd/meshd/krt"
 )
@@ -44,18 +46,24 @@ func (h *harness) change(c command) (string, error) {
 	return out.String(), nil
 }
 
-// cacheEvent reads "set TYPE NAME [rev=R] [vis=...]" or "delete TYPE NAME".
+// cacheEvent reads "set TYPE NAME [rev=R] [vis=...] [variant=V]" or
+// "delete TYPE NAME [variant=V]".
 func (h *harness) cacheEvent(f []string) (krt.Event[entry], error) {
 	if len(f) < 3 {
 		return krt.Event[entry]{}, fmt.Errorf("want set|delete TYPE NAME")
 	}
 	t, name := typeURL(f[1]), f[2]
+	c := parseCommand("", []string{strings.Join(f, " ")})
+	variant := c.kv["variant"]
 	var old *entry
 	h.cache.read(func(v view) {
-		if r := v.resources(t)[name]; r != nil {
+		if r := v.resources(t)[name]; r != nil && variant == "" {
 			old = &entry{res: r}
 		}
 	})
+	if r := h.cache.own[variantKey(t, variant)][name]; r != nil {
+		old = &entry{res: r}
+	}
 	switch f[0] {
 	case "delete":
 		if old == nil {
@@ -63,11 +71,11 @@ func (h *harness) cacheEvent(f []string) (krt.Event[entry], error) {
 		}
 		return krt.Event[entry]{Type: krt.EventDelete, Key: entryKey(t, name), Old: old}, nil
 	case "set":
-		c := parseCommand("", []string{strings.Join(f, " ")})
-		r, err := newResource(t, name, scriptMessage(t, name, c.kv["rev"]))
+		r, err := newResource(t, name, warmingMessage(scriptMessage(t, name, c.kv["rev"]), c.kv))
 		if err != nil {
 			return krt.Event[entry]{}, err
 		}
+		r.variant = variant
 		if vis, ok := c.kv["vis"]; ok {
 			v := parseVisibility(vis)
 			r.vis = &v
@@ -129,4 +137,24 @@ func revOf(m proto.Message) string {
 		return m.GetEndpoints()[0].GetLocality().GetZone()
 	}
 	return "?"
+}
+
+// warmingMessage makes msg wait for a dependent resource (warmsOn), as
+// "set cds NAME eds=CLA" (an EDS cluster) or "set lds NAME rds=ROUTE" (an
+// API listener using RDS) says.
+func warmingMessage(msg proto.Message, kv map[string]string) proto.Message {
+	switch m := msg.(type) {
+	case *clusterv3.Cluster:
+		if n, ok := kv["eds"]; ok {
+			m.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS}
+			m.EdsClusterConfig = &clusterv3.Cluster_EdsClusterConfig{ServiceName: n}
+		}
+	case *listenerv3.Listener:
+		if n, ok := kv["rds"]; ok {
+			hcm, _ := anypb.New(&hcmv3.HttpConnectionManager{RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{
+				Rds: &hcmv3.Rds{RouteConfigName: n}}})
+			m.ApiListener = &listenerv3.ApiListener{ApiListener: hcm}
+		}
+	}
+	return msg
 }

@@ -50,6 +50,8 @@ type options struct {
 	anonymous Anonymous
 	// maxNames caps the names one stream holds subscribed; 0: no cap.
 	maxNames int
+	// variantOf: see WithClientVariants.
+	variantOf func(*core.Node) string
 }
 
 type tlsFiles struct{ cert, key, clientCA string }

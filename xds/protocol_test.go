@@ -75,7 +75,7 @@ func newHarness(t *testing.T) *harness {
 	return &harness{
 		t:       t,
 		proto:   protocol{typeURLs: scriptTypes},
-		cache:   newCache(scriptTypes),
+		cache:   newCache(scriptTypes, nil),
 		streams: map[string]*scripted{},
 		now:     time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 	}
@@ -123,6 +123,13 @@ func (h *harness) server(c command) error {
 		}
 		h.proto.anonymous = a
 	}
+	if v, ok := c.kv["variant"]; ok {
+		// variant=TYPE:NAME serves TYPE in variant NAME too, to the
+		// streams opened with variant=NAME (named as their user agent).
+		t, name, _ := strings.Cut(v, ":")
+		h.cache = newCache(scriptTypes, map[string][]string{typeURL(t): {name}})
+		h.proto.variantOf = (*core.Node).GetUserAgentName
+	}
 	if v, ok := c.kv["max-names"]; ok {
 		if _, err := fmt.Sscan(v, &h.proto.maxNames); err != nil {
 			return fmt.Errorf("max-names: %w", err)
@@ -147,6 +154,9 @@ func (h *harness) open(c command) error {
 		last: map[string]update{}}
 	if ns, ok := c.kv["ns"]; ok {
 		st.node.Metadata = &structpb.Struct{Fields: map[string]*structpb.Value{NamespaceMetadataKey: structpb.NewStringValue(ns)}}
+	}
+	if v, ok := c.kv["variant"]; ok {
+		st.node.UserAgentName = v
 	}
 	if ns, ok := c.kv["cert-ns"]; ok {
 		st.s.certIdentity = true

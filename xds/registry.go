@@ -18,9 +18,12 @@ type ProxyStatus struct {
 	Cluster  string         `json:"cluster,omitempty"`
 	Metadata map[string]any `json:"metadata,omitempty"`
 	// UserAgent is the client's user agent name and version.
-	UserAgent string     `json:"userAgent,omitempty"`
-	Peer      string     `json:"peer,omitempty"`
-	Kind      StreamKind `json:"kind"`
+	UserAgent string `json:"userAgent,omitempty"`
+	// Variant is the client variant the stream is served
+	// (WithClientVariants), "" for the base resources.
+	Variant string     `json:"variant,omitempty"`
+	Peer    string     `json:"peer,omitempty"`
+	Kind    StreamKind `json:"kind"`
 	// Identity is the authenticated identity of the stream: the SPIFFE ID
 	// of the client certificate its connection's TLS handshake verified
 	// (its subject when it holds no single SPIFFE ID); empty for a
@@ -138,6 +141,7 @@ func (c *conn) status() ProxyStatus {
 		Connected:         c.disconnected.IsZero(),
 		DisconnectedAt:    c.disconnected,
 		CloseError:        c.closeErr,
+		Variant:           c.s.variant,
 		Types:             make(map[string]TypeStatus, len(c.s.types)),
 	}
 	if n := c.s.node; n != nil {

@@ -71,19 +71,42 @@ func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
 		conns:    map[uint64]*conn{},
 	}
 	cols := make([]krt.Collection[entry], 0, len(sources))
+	variants := s.addSources(sources)
 	for _, src := range sources {
-		if contains(s.typeURLs, src.TypeURL()) {
-			panic(fmt.Sprintf("xds: two sources serve %s", src.TypeURL()))
-		}
-		s.typeURLs = append(s.typeURLs, src.TypeURL())
 		cols = append(cols, src.entries(g))
 	}
 	s.joined = krt.Join(g, cols, krt.WithName("xds/resources"),
-		krt.WithKey(func(e entry) string { return entryKey(e.res.typeURL, e.res.name) }),
+		krt.WithKey(func(e entry) string { return e.res.entryKey() }),
 		krt.WithEquals(func(a, b entry) bool { return a.res == b.res }))
-	s.cache = newCache(s.typeURLs)
-	s.proto = protocol{typeURLs: s.typeURLs, namespaceOf: o.namespaceOf, maxNames: o.maxNames, anonymous: o.anonymous}
+	s.cache = newCache(s.typeURLs, variants)
+	s.proto = protocol{typeURLs: s.typeURLs, namespaceOf: o.namespaceOf, maxNames: o.maxNames, anonymous: o.anonymous, variantOf: o.variantOf}
 	return s
+}
+
+// addSources records the sources' type URLs and returns their variant
+// names per type URL. It panics if two sources serve the same type URL
+// and variant, or a variant's type has no base source.
+func (s *Server) addSources(sources []Source) map[string][]string {
+	variants := map[string][]string{}
+	seen := map[string]bool{}
+	for _, src := range sources {
+		t, v := src.TypeURL(), src.variantName()
+		if seen[variantKey(t, v)] {
+			panic(fmt.Sprintf("xds: two sources serve %s", variantKey(t, v)))
+		}
+		seen[variantKey(t, v)] = true
+		if v == "" {
+			s.typeURLs = append(s.typeURLs, t)
+		} else {
+			variants[t] = append(variants[t], v)
+		}
+	}
+	for t := range variants {
+		if !seen[t] {
+			panic(fmt.Sprintf("xds: variants of %s without a base source", t))
+		}
+	}
+	return variants
 }
 
 // Run listens on the address set by WithAddress and serves until ctx ends;

@@ -20,6 +20,8 @@ type protocol struct {
 	// anonymous is what a stream without a verified certificate gets
 	// when namespaces are bound to certificates (WithAnonymous).
 	anonymous Anonymous
+	// variantOf tells a stream's client variant from its node; nil: none.
+	variantOf func(*core.Node) string
 }
 
 // session is the ADS protocol state of one stream, SotW or Delta, as a
@@ -44,6 +46,11 @@ type session struct {
 	// when the stream has no verified certificate, and then
 	// protocol.anonymous decides.
 	certIdentity, anonymous bool
+	// variant is the client variant of the stream (WithClientVariants).
+	variant string
+	// resend holds, per type, the names to send on the next flush even
+	// if unchanged: what an updated Cluster or Listener waits for (warm).
+	resend map[string]map[string]struct{}
 	// nonce numbers the responses.
 	nonce uint64
 	// events are those reported since the last takeEvents.
@@ -114,7 +121,7 @@ func (s *session) subscribe(ts *typeState, v view, add, remove []string, wildcar
 	}
 	if all {
 		// Every name of the type, unsorted: pending is a set.
-		names = slices.AppendSeq(names, maps.Keys(v.resources(ts.typeURL)))
+		names = slices.AppendSeq(names, maps.Keys(s.resources(v, ts.typeURL)))
 	}
 	s.addPending(ts.typeURL, names)
 }

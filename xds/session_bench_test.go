@@ -12,7 +12,7 @@ import (
 // benchCache returns a cache of n clusters, c-0 … c-(n-1).
 func benchCache(b *testing.B, n int) *cache {
 	b.Helper()
-	c := newCache([]string{ClusterType})
+	c := newCache([]string{ClusterType}, nil)
 	for i := range n {
 		name := "c-" + strconv.Itoa(i)
 		r, err := newResource(ClusterType, name, scriptMessage(ClusterType, name, ""))

@@ -107,7 +107,7 @@ func (s *session) resume(ts *typeState, version string, v view, now time.Time) {
 	if !ok {
 		return
 	}
-	cur := v.resources(ts.typeURL)
+	cur := s.resources(v, ts.typeURL)
 	isolated := s.proto.namespaceOf != nil
 	// each calls f with every resource the subscription would be sent:
 	// those it names, or all, that exist and the proxy may see.

@@ -94,10 +94,17 @@ func (s *sotwWalk) nackKeepsAcceptedVersion() {
 	bad.ConnectTimeout = durationpb.New(-1)
 	s.f.cds.Set(bad)
 	cds := s.recvNames("CDS after change", "a", "b")
+	// Envoy keeps an updated cluster warming until its load assignment
+	// comes again: the unchanged CLA follows in the same push.
+	eds := s.recvNames("EDS resent after the cluster change", "a")
+	if eds.TypeUrl != xds.EndpointType {
+		s.t.Fatalf("after CDS, got %s, want EDS", eds.TypeUrl)
+	}
 	s.c.Send(&discovery.DiscoveryRequest{
 		TypeUrl: xds.ClusterType, VersionInfo: s.ackedCDS.VersionInfo, ResponseNonce: cds.Nonce,
 		ErrorDetail: &status.Status{Code: 3, Message: "cluster a: negative connect timeout"},
 	})
+	s.c.Ack(eds, "a")
 	s.checkNackRecorded()
 
 	// When b changes, the full CDS response carries a at its last
@@ -143,7 +150,9 @@ func (s *sotwWalk) fixAndRemoveClusters() {
 	if gotA := firstCluster(s.t, cds); gotA.ConnectTimeout.AsDuration() != 1e9 {
 		s.t.Fatalf("CDS a = %v, want the fixed version", gotA)
 	}
+	s.eds = s.recvNames("EDS resent after the fixed cluster", "a")
 	s.c.Ack(cds)
+	s.c.Ack(s.eds, "a")
 
 	s.f.cds.Delete("b")
 	cds = s.recvNames("CDS after delete", "a")

@@ -56,6 +56,9 @@ type Source interface {
 	TypeURL() string
 	// entries derives, in g, the collection of serialized resources.
 	entries(g *krt.Graph) krt.Collection[entry]
+	// variantName is the variant the source serves (AsVariant), "" for
+	// the base.
+	variantName() string
 }
 
 // NewSource returns a Source serving the items of c as resources of typeURL.
@@ -80,9 +83,13 @@ type source[T any] struct {
 	toProto func(T) (string, proto.Message)
 	// vis is nil when every item is visible to all namespaces.
 	vis func(T) Visibility
+	// variant is set by AsVariant.
+	variant string
 }
 
 func (s *source[T]) TypeURL() string { return s.typeURL }
+
+func (s *source[T]) variantName() string { return s.variant }
 
 func (s *source[T]) entries(g *krt.Graph) krt.Collection[entry] {
 	return krt.NewCollection(g, s.c, func(ctx krt.HandlerContext, in T) *entry {
@@ -95,17 +102,26 @@ func (s *source[T]) entries(g *krt.Graph) krt.Collection[entry] {
 			ctx.Fail(err)
 			return nil
 		}
+		r.variant = s.variant
 		if s.vis != nil {
 			if v := s.vis(in); !v.All() {
 				r.vis = &v
 			}
 		}
 		return &entry{res: r}
-	}, krt.WithName("xds/"+shortType(s.typeURL)),
-		krt.WithKey(func(e entry) string { return entryKey(e.res.typeURL, e.res.name) }),
+	}, krt.WithName(s.collectionName()),
+		krt.WithKey(func(e entry) string { return e.res.entryKey() }),
 		krt.WithEquals(func(a, b entry) bool {
 			return bytes.Equal(a.res.any.Value, b.res.any.Value) && visEqual(a.res.vis, b.res.vis)
 		}))
+}
+
+// collectionName names the derived collection in the graph.
+func (s *source[T]) collectionName() string {
+	if s.variant != "" {
+		return "xds/" + shortType(s.typeURL) + "/" + s.variant
+	}
+	return "xds/" + shortType(s.typeURL)
 }
 
 // entry is the item of the derived resource collections.
@@ -113,6 +129,10 @@ type entry struct{ res *resource }
 
 // entryKey keys resources of every type in the one joined collection.
 func entryKey(typeURL, name string) string { return typeURL + " " + name }
+
+// entryKey is r's key in the joined collection, apart from the resource
+// of the same name in another variant.
+func (r *resource) entryKey() string { return entryKey(variantKey(r.typeURL, r.variant), r.name) }
 
 // resource is one serialized resource. It is immutable once built and
 // shared by every stream that sends it.
@@ -131,6 +151,12 @@ type resource struct {
 	delta *discovery.Resource
 	// vis is nil for a resource visible to every namespace.
 	vis *Visibility
+	// warms are the names of the resources of the dependent type that
+	// the client waits for once this one is updated (warmsOn).
+	warms []string
+	// variant names the client variant the resource is for (AsVariant);
+	// "" for every client.
+	variant string
 }
 
 // newResource marshals msg once, deterministically, and versions it by
@@ -152,6 +178,7 @@ func newResource(typeURL, name string, msg proto.Message) (*resource, error) {
 		any:     &anypb.Any{TypeUrl: typeURL, Value: raw},
 	}
 	r.pair = pairDigest(name, r.version)
+	r.warms = warmsOn(msg)
 	r.delta = &discovery.Resource{Name: name, Version: r.version, Resource: r.any}
 	return r, nil
 }

@@ -200,8 +200,9 @@ func contains(s []string, v string) bool {
 // diff brings sent up to date for names against the current resources cur
 // and returns what changed: resources to send and names removed. It
 // remembers the values the client accepted last in prev, for a NACK.
-// A resource for which hidden (when not nil) is true is treated as absent.
-func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool) (changed []*resource, removed []string) {
+// A resource for which hidden (when not nil) is true is treated as absent;
+// a name in resend is sent even when the client holds its version.
+func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool) (changed []*resource, removed []string) {
 	for name := range names {
 		r := cur[name]
 		if r != nil && hidden != nil && hidden(r) {
@@ -230,7 +231,7 @@ func (ts *typeState) diff(names map[string]struct{}, cur map[string]*resource, h
 			}
 			delete(ts.rejected, name)
 		}
-		if has && held.version == r.version {
+		if _, again := resend[name]; has && held.version == r.version && !again {
 			if held.any == nil {
 				// The client named this version on reconnecting
 				// (clientResource): it holds the current bytes, which

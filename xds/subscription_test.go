@@ -14,7 +14,7 @@ func TestAnswerPerResponse(t *testing.T) {
 	ts.names["a"] = struct{}{}
 	names := map[string]struct{}{"a": {}}
 	step := func(v, nonce string) {
-		if changed, _ := ts.diff(names, map[string]*resource{"a": res(v)}, nil); len(changed) != 1 {
+		if changed, _ := ts.diff(names, nil, map[string]*resource{"a": res(v)}, nil); len(changed) != 1 {
 			t.Fatalf("version %s not sent", v)
 		}
 		ts.nonce = nonce
@@ -36,7 +36,7 @@ func TestAnswerPerResponse(t *testing.T) {
 		t.Fatalf("server thinks the client holds %s, want v2", got)
 	}
 	// v1 is a change from what the client holds (v2), so it is sent.
-	if changed, _ := ts.diff(names, map[string]*resource{"a": res("v1")}, nil); len(changed) != 1 {
+	if changed, _ := ts.diff(names, nil, map[string]*resource{"a": res("v1")}, nil); len(changed) != 1 {
 		t.Fatal("going back to v1 was not sent")
 	}
 	// A repeated answer to an answered response is ignored.

@@ -90,7 +90,7 @@ func TestDigestFollowsSent(t *testing.T) {
 			for range rng.IntN(names) {
 				pending[name()] = struct{}{}
 			}
-			ts.diff(pending, cur, nil)
+			ts.diff(pending, nil, cur, nil)
 			nonce++
 			ts.sentResponse(fmt.Sprint(nonce), time.Now())
 		case 4, 5: // the client answers a response

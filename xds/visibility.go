@@ -185,6 +185,7 @@ func (s *session) setNode(node *core.Node) error {
 	if !first {
 		return nil
 	}
+	s.setVariant(node)
 	f := s.proto.namespaceOf
 	if f == nil {
 		return nil
@@ -214,7 +215,7 @@ func (s *session) hidden(r *resource) bool {
 // deny reports (evDenied) the explicitly asked names of typeURL that
 // exist but are hidden from the stream's proxy.
 func (s *session) deny(v view, typeURL string, names []string) {
-	cur := v.resources(typeURL)
+	cur := s.resources(v, typeURL)
 	for _, n := range names {
 		if r := cur[n]; r != nil && s.hidden(r) {
 			s.report(event{kind: evDenied, typeURL: typeURL, name: n, detail: r.vis.String()})

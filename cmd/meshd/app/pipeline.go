@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
@@ -165,13 +166,8 @@ func (a *App) buildXDS() error {
 	opts = append(opts, xds.WithMaxSubscribedNames(a.cfg.XDSMaxSubscribedNames),
 		xds.WithUnansweredAfter(staleAfter))
 	opts = append(opts, a.isolationOptions()...)
-	iso := a.cfg.NamespaceIsolation
-	s := xds.New(a.model.Graph, []xds.Source{
-		resourceSource(xds.ClusterType, m.Clusters, iso),
-		resourceSource(xds.EndpointType, m.ClusterLoadAssignments, iso),
-		resourceSource(xds.ListenerType, m.Listeners, iso),
-		resourceSource(xds.RouteType, m.RouteConfigurations, iso),
-	}, opts...)
+	s := xds.New(a.model.Graph, xdsSources(m, a.cfg.NamespaceIsolation),
+		append(opts, xds.WithClientVariants(collections.ClientVariant))...)
 	a.xds = s
 	a.ready.add("xDS server (first version)", s.Ready())
 	// Every source has added its problem report by now.
@@ -217,14 +213,27 @@ func (a *App) isolationOptions() []xds.Option {
 	return opts
 }
 
+// xdsSources are the model's resources, with the route configurations
+// older gRPC C-core clients are sent instead (collections.ClientVariant).
+func xdsSources(m *collections.Model, isolation bool) []xds.Source {
+	return []xds.Source{
+		resourceSource(xds.ClusterType, m.Clusters, isolation),
+		resourceSource(xds.EndpointType, m.ClusterLoadAssignments, isolation),
+		resourceSource(xds.ListenerType, m.Listeners, isolation),
+		resourceSource(xds.RouteType, m.RouteConfigurations, isolation),
+		resourceSource(xds.RouteType, m.LegacyGRPCRouteConfigurations, isolation,
+			xds.AsVariant[collections.Resource[*routev3.RouteConfiguration]](collections.VariantGRPCLegacy)),
+	}
+}
+
 // resourceSource serves a collection of the model's resources; with
 // isolation, each resource carries its visibility (Resource.VisibleTo).
 // Without, no visibility is computed or stored.
-func resourceSource[M proto.Message](typeURL string, c krt.Collection[collections.Resource[M]], isolation bool) xds.Source {
-	if !isolation {
-		return xds.NewSource(typeURL, c, collections.Resource[M].Proto)
+func resourceSource[M proto.Message](typeURL string, c krt.Collection[collections.Resource[M]], isolation bool, opts ...xds.SourceOption[collections.Resource[M]]) xds.Source {
+	if isolation {
+		opts = append(opts, xds.WithVisibility(resourceVisibility[M]))
 	}
-	return xds.NewSource(typeURL, c, collections.Resource[M].Proto, xds.WithVisibility(resourceVisibility[M]))
+	return xds.NewSource(typeURL, c, collections.Resource[M].Proto, opts...)
 }
 
 // resourceVisibility turns a resource's namespaces into its visibility:

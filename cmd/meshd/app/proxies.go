@@ -68,6 +68,7 @@ func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.
 		Cluster:           p.Cluster,
 		Address:           p.Peer,
 		Protocol:          string(p.Kind),
+		Variant:           p.Variant,
 		Identity:          p.Identity,
 		CertificateExpiry: p.CertificateExpiry,
 		MTLSMode:          v.mtlsMode(p.NodeID),
@@ -77,18 +78,8 @@ func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.
 		CloseError:        p.CloseError,
 		LastPush:          p.LastPush,
 		PendingPushes:     p.Pending,
-	}
-	if len(p.Metadata) > 0 {
-		s.Metadata = make(map[string]string, len(p.Metadata))
-		for k, val := range p.Metadata {
-			s.Metadata[k] = metadataValue(k, val)
-		}
-	}
-	if p.UserAgent != "" {
-		if s.Metadata == nil {
-			s.Metadata = map[string]string{}
-		}
-		s.Metadata["userAgent"] = p.UserAgent
+		Types:             []debugui.TypeStatus{},
+		Metadata:          proxyMetadata(p),
 	}
 	var stale bool
 	s.Types, stale = v.convertTypes(p.Types, now)
@@ -159,6 +150,25 @@ func (v proxyView) mtlsMode(nodeID string) string {
 		mode += fmt.Sprintf(", port %d: %s", port, w.Ports[port])
 	}
 	return mode
+}
+
+// proxyMetadata is what the UI shows of p's node metadata, redacted,
+// with its user agent under "userAgent"; nil for none.
+func proxyMetadata(p xds.ProxyStatus) map[string]string {
+	var md map[string]string
+	if len(p.Metadata) > 0 {
+		md = make(map[string]string, len(p.Metadata))
+		for k, val := range p.Metadata {
+			md[k] = metadataValue(k, val)
+		}
+	}
+	if p.UserAgent != "" {
+		if md == nil {
+			md = map[string]string{}
+		}
+		md["userAgent"] = p.UserAgent
+	}
+	return md
 }
 
 // metadataValue shows one field of a proxy's node metadata: proxies put

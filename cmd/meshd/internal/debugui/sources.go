@@ -37,6 +37,9 @@ type ProxyStatus struct {
 	Address  string            `json:"address,omitempty"`  // the peer's address
 	Protocol string            `json:"protocol,omitempty"` // "sotw" or "delta"
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// Variant is the client variant of the resources the proxy is sent
+	// (chosen by its user agent), empty for the base resources.
+	Variant string `json:"variant,omitempty"`
 
 	// Identity is the proxy's authenticated identity: the SPIFFE ID of
 	// the client certificate the xDS server verified on its connection;

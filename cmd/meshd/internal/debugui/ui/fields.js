@@ -119,6 +119,7 @@ export const types = {
     identity: 'string,omitempty',
     certificateExpiry: 'time,omitempty',
     mtlsMode: 'string,omitempty',
+    variant: 'string,omitempty',
     state: 'string',
     connectedSince: 'time,omitempty',
     disconnectedAt: 'time,omitempty',

@@ -57,7 +57,7 @@ function renderProxy(p) {
     el('div', { class: 'proxy-head' },
       el('span', { class: 'verdict v-' + p.verdict }, verdictText(p.verdict)),
       el('code', { class: 'node-id' }, p.nodeId),
-      el('span', { class: 'muted' }, [p.cluster, p.address, p.protocol].filter(Boolean).join(' · ')),
+      el('span', { class: 'muted' }, [p.cluster, p.address, p.protocol, p.variant && 'variant ' + p.variant].filter(Boolean).join(' · ')),
       el('button', { type: 'button', class: 'dump-btn', onclick: () => showDump(p.nodeId) }, 'Config dump')),
     renderIdentity(p),
     p.closeError ? el('div', { class: 'close-error' }, 'ended by meshd: ' + p.closeError) : null,

@@ -1,0 +1,121 @@
+//lint:file-ignore SA1019 the deprecated fields are what old clients read.
+
+package collections
+
+import (
+	"strconv"
+	"strings"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/meshd/meshd/krt"
+)
+
+// VariantGRPCLegacy is the client variant (xds.WithClientVariants) of
+// gRPC C-core releases that predate two changes in the route API, as
+// gRPC C-core 1.51 (Debian 12's python3-grpcio) shows:
+//
+//   - a HeaderMatcher's string_match, which replaced exact_match,
+//     safe_regex_match and their siblings, is rejected ("Invalid route
+//     header matcher specified");
+//   - a WeightedCluster's weights must add up to its total_weight, which
+//     defaults to 100, though Envoy deprecated the field.
+//
+// Its route configurations say the same with the older fields, which
+// every C-core release accepts.
+const VariantGRPCLegacy = "grpc-legacy"
+
+// legacyCoreBelow is the first C-core version (the core library's, which
+// C-core wrappers report in user_agent_version as "C-core 29.0.0 ...";
+// 33 is gRPC 1.55) served the base route configurations. Earlier ones get
+// VariantGRPCLegacy: conservatively, since the older fields work on all.
+const legacyCoreBelow = 33
+
+// ClientVariant tells a proxy's client variant from its node: the user
+// agent a gRPC C-core client names (user_agent_name "gRPC C-core ...",
+// user_agent_version "C-core MAJOR.MINOR.PATCH ..."). Every other client
+// gets the base resources ("").
+func ClientVariant(n *corev3.Node) string {
+	if !strings.HasPrefix(n.GetUserAgentName(), "gRPC C-core") {
+		return ""
+	}
+	version, ok := strings.CutPrefix(n.GetUserAgentVersion(), "C-core ")
+	if !ok {
+		return ""
+	}
+	major, _, _ := strings.Cut(version, ".")
+	if v, err := strconv.Atoi(major); err == nil && v < legacyCoreBelow {
+		return VariantGRPCLegacy
+	}
+	return ""
+}
+
+// newLegacyGRPCRoutes derives the VariantGRPCLegacy form of the gRPC
+// route configurations that need one; the others are the same for
+// every client.
+func newLegacyGRPCRoutes(g *krt.Graph, routes krt.Collection[Resource[*routev3.RouteConfiguration]]) krt.Collection[Resource[*routev3.RouteConfiguration]] {
+	return krt.NewCollection(g, routes, func(_ krt.HandlerContext, r Resource[*routev3.RouteConfiguration]) *Resource[*routev3.RouteConfiguration] {
+		legacy, changed := legacyRouteConfig(r.Message)
+		if !changed {
+			return nil
+		}
+		r.Message = legacy
+		return &r
+	}, krt.WithName("LegacyGRPCRouteConfigurations"))
+}
+
+// legacyRouteConfig returns rc in the older fields, and whether that
+// differs from rc; rc itself is not changed.
+func legacyRouteConfig(rc *routev3.RouteConfiguration) (*routev3.RouteConfiguration, bool) {
+	out := proto.Clone(rc).(*routev3.RouteConfiguration)
+	changed := false
+	for _, vh := range out.GetVirtualHosts() {
+		for _, r := range vh.GetRoutes() {
+			for _, h := range r.GetMatch().GetHeaders() {
+				changed = legacyHeaderMatcher(h) || changed
+			}
+			if wc := r.GetRoute().GetWeightedClusters(); wc != nil {
+				changed = legacyTotalWeight(wc) || changed
+			}
+		}
+	}
+	return out, changed
+}
+
+// legacyHeaderMatcher rewrites h's string_match into the older field of
+// the same meaning, and reports whether it did.
+func legacyHeaderMatcher(h *routev3.HeaderMatcher) bool {
+	sm := h.GetStringMatch()
+	if sm == nil || sm.GetIgnoreCase() {
+		return false // none, or no older field says it
+	}
+	switch p := sm.GetMatchPattern().(type) {
+	case *matcherv3.StringMatcher_Exact:
+		h.HeaderMatchSpecifier = &routev3.HeaderMatcher_ExactMatch{ExactMatch: p.Exact}
+	case *matcherv3.StringMatcher_Prefix:
+		h.HeaderMatchSpecifier = &routev3.HeaderMatcher_PrefixMatch{PrefixMatch: p.Prefix}
+	case *matcherv3.StringMatcher_Suffix:
+		h.HeaderMatchSpecifier = &routev3.HeaderMatcher_SuffixMatch{SuffixMatch: p.Suffix}
+	case *matcherv3.StringMatcher_Contains:
+		h.HeaderMatchSpecifier = &routev3.HeaderMatcher_ContainsMatch{ContainsMatch: p.Contains}
+	case *matcherv3.StringMatcher_SafeRegex:
+		h.HeaderMatchSpecifier = &routev3.HeaderMatcher_SafeRegexMatch{SafeRegexMatch: p.SafeRegex}
+	default:
+		return false
+	}
+	return true
+}
+
+// legacyTotalWeight sets wc's total_weight to the sum of its weights.
+func legacyTotalWeight(wc *routev3.WeightedCluster) bool {
+	var sum uint32
+	for _, c := range wc.GetClusters() {
+		sum += c.GetWeight().GetValue()
+	}
+	wc.TotalWeight = wrapperspb.UInt32(sum)
+	return true
+}

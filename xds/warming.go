@@ -1,0 +1,104 @@
+package xds
+
+import (
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	"google.golang.org/protobuf/proto"
+)
+
+// Warming. Envoy keeps an updated Cluster warming until it receives that
+// cluster's ClusterLoadAssignment again, even an unchanged one, and an
+// updated Listener until it receives its RouteConfiguration again; over
+// Delta it does not even ask, since the names it subscribes to stay the
+// same. So a response that changes a Cluster or a Listener the client
+// holds is followed, in the same push (CDS before EDS, LDS before RDS),
+// by the resources it waits for, resent whether or not they changed.
+
+// dependentType is the type whose resources a resource of typeURL waits
+// for after an update; "" for none.
+func dependentType(typeURL string) string {
+	switch typeURL {
+	case ClusterType:
+		return EndpointType
+	case ListenerType:
+		return RouteType
+	}
+	return ""
+}
+
+// warmsOn returns the names of the resources msg, once updated, waits
+// for: an EDS cluster's load assignment, the RDS route configurations of
+// a listener's HTTP connection managers.
+func warmsOn(msg proto.Message) []string {
+	switch m := msg.(type) {
+	case *clusterv3.Cluster:
+		if m.GetType() != clusterv3.Cluster_EDS {
+			return nil
+		}
+		if n := m.GetEdsClusterConfig().GetServiceName(); n != "" {
+			return []string{n}
+		}
+		return []string{m.GetName()}
+	case *listenerv3.Listener:
+		return listenerRoutes(m)
+	}
+	return nil
+}
+
+// listenerRoutes returns the RDS route names of l's API listener and
+// filter chains.
+func listenerRoutes(l *listenerv3.Listener) []string {
+	var out []string
+	add := func(hcm *hcmv3.HttpConnectionManager) {
+		if n := hcm.GetRds().GetRouteConfigName(); n != "" {
+			out = append(out, n)
+		}
+	}
+	if a := l.GetApiListener().GetApiListener(); a != nil {
+		var hcm hcmv3.HttpConnectionManager
+		if a.UnmarshalTo(&hcm) == nil {
+			add(&hcm)
+		}
+	}
+	chains := l.GetFilterChains()
+	if dc := l.GetDefaultFilterChain(); dc != nil {
+		chains = append(chains[:len(chains):len(chains)], dc)
+	}
+	for _, fc := range chains {
+		for _, f := range fc.GetFilters() {
+			var hcm hcmv3.HttpConnectionManager
+			if tc := f.GetTypedConfig(); tc != nil && tc.MessageIs(&hcm) && tc.UnmarshalTo(&hcm) == nil {
+				add(&hcm)
+			}
+		}
+	}
+	return out
+}
+
+// warm records, for the changed resources of a response of typeURL that
+// the client held before at another version, the dependent names to
+// resend in the same push.
+func (s *session) warm(typeURL string, changed []*resource, before map[string]*resource) {
+	dep := dependentType(typeURL)
+	if dep == "" || s.types[dep] == nil {
+		return
+	}
+	for _, r := range changed {
+		if prev := before[r.name]; prev == nil || prev.version == r.version {
+			continue // new to the client: it asks for what it waits for
+		}
+		if len(r.warms) == 0 {
+			continue
+		}
+		if s.resend == nil {
+			s.resend = map[string]map[string]struct{}{}
+		}
+		if s.resend[dep] == nil {
+			s.resend[dep] = map[string]struct{}{}
+		}
+		for _, n := range r.warms {
+			s.resend[dep][n] = struct{}{}
+		}
+	}
+}
