@@ -141,10 +141,7 @@ func checkBrokenFileKept(t *testing.T, r *running, ratings string) {
 	if err := os.WriteFile(ratings, []byte("kind: Service\n  name: [broken\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	problem := waitFor(t, "the broken file in /debug/api/problems", func() (string, bool) {
-		_, body := r.get(t, "/debug/api/problems")
-		return body, strings.Contains(body, "ratings.yaml")
-	})
+	problem := r.waitProblem(t, "the broken file in /debug/api/problems", "ratings.yaml")
 	var probs struct {
 		Problems []struct{ Source, Error string }
 	}
@@ -201,10 +198,7 @@ func TestMeshConfigFile(t *testing.T) {
 	if err := os.WriteFile(mc, []byte("domainSuffix: .bad.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the mesh config problem", func() (string, bool) {
-		_, body := r.get(t, "/debug/api/problems")
-		return body, strings.Contains(body, "mesh.yaml") && strings.Contains(body, "domainSuffix")
-	})
+	r.waitProblem(t, "the mesh config problem", "mesh.yaml", "domainSuffix")
 	late := newADSClient(t, r.app.XDSAddr())
 	if names := late.clusters(); !slices.Contains(names, want) {
 		t.Errorf("after a bad mesh config, clusters = %v, want %s kept", names, want)
