@@ -21,13 +21,16 @@ type running struct {
 }
 
 // start runs an App for cfg on free loopback ports and stops it at the end
-// of the test.
+// of the test. An address left empty or at its default becomes a free
+// port: tests running at once, here and in other packages, must not
+// contend for meshd's default ports.
 func start(t *testing.T, cfg Config) *running {
 	t.Helper()
-	if cfg.XDSAddr == "" {
+	defaults := DefaultConfig()
+	if cfg.XDSAddr == "" || cfg.XDSAddr == defaults.XDSAddr {
 		cfg.XDSAddr = "127.0.0.1:0"
 	}
-	if cfg.DebugAddr == "" {
+	if cfg.DebugAddr == "" || cfg.DebugAddr == defaults.DebugAddr {
 		cfg.DebugAddr = "127.0.0.2:0"
 	}
 	logs := &syncBuffer{}

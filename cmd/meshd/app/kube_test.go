@@ -30,7 +30,6 @@ func TestKubeconfigUnreachable(t *testing.T) {
 	l.Close() // nothing listens there now
 	cfg := DefaultConfig()
 	cfg.Kubeconfig = writeKubeconfig(t, "https://"+addr, "x")
-	cfg.XDSAddr, cfg.DebugAddr = "127.0.0.1:0", "127.0.0.1:0"
 	r := start(t, cfg)
 	code, body := r.get(t, "/readyz")
 	if code != 503 || !strings.Contains(body, "source kubernetes") || !strings.Contains(body, addr) {
