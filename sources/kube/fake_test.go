@@ -86,18 +86,7 @@ func gatewayResources() *metav1.APIResourceList {
 }
 
 func TestFakeInitialListAndEvents(t *testing.T) {
-	kube := fake.NewClientset(
-		service("shop", "web", "web"), pod("shop", "web-1", "web"), pod("shop", "db-1", "db"),
-		&corev1.Namespace{ObjectMeta: meta("", "shop", nil)},
-		&corev1.Node{ObjectMeta: meta("", "node-1", map[string]string{corev1.LabelTopologyZone: "z1"})},
-		&corev1.ConfigMap{ObjectMeta: meta("meshd", "mesh", nil), Data: map[string]string{"mesh": "{}"}},
-		&discoveryv1.EndpointSlice{ObjectMeta: meta("shop", "web-abc", nil), AddressType: discoveryv1.AddressTypeIPv4},
-	)
-	kube.Resources = []*metav1.APIResourceList{gatewayResources()}
-	gw := gatewayfake.NewClientset(
-		&gatewayv1.HTTPRoute{ObjectMeta: meta("shop", "r1", nil)},
-		&gatewayv1.GRPCRoute{ObjectMeta: meta("shop", "g1", nil)},
-	)
+	kube, gw := fakeCluster()
 	g := krt.NewGraph()
 	src := New(g, Clients{Kube: kube, Gateway: gw})
 	in := src.Inputs()
@@ -124,13 +113,57 @@ func TestFakeInitialListAndEvents(t *testing.T) {
 	}
 
 	// Create, update and delete of each kind arrive.
-	ctx := t.Context()
+	runSteps(t, podAndServiceSteps(t.Context(), kube, in))
+	runSteps(t, otherKindSteps(t.Context(), kube, gw, in))
+	stats := src.Stats()
+	i := slices.IndexFunc(stats, func(s CollectionStats) bool { return s.Name == "kube/pods" })
+	if st := stats[i]; st.Adds != 3 || st.Updates != 1 || st.Deletes != 1 || !st.Synced || st.Items != 2 {
+		t.Errorf("pod stats %+v", st)
+	}
+}
+
+// fakeCluster returns fake clients holding one object of each built-in
+// kind (two pods) and one of each route.
+func fakeCluster() (*fake.Clientset, *gatewayfake.Clientset) {
+	kube := fake.NewClientset(
+		service("shop", "web", "web"), pod("shop", "web-1", "web"), pod("shop", "db-1", "db"),
+		&corev1.Namespace{ObjectMeta: meta("", "shop", nil)},
+		&corev1.Node{ObjectMeta: meta("", "node-1", map[string]string{corev1.LabelTopologyZone: "z1"})},
+		&corev1.ConfigMap{ObjectMeta: meta("meshd", "mesh", nil), Data: map[string]string{"mesh": "{}"}},
+		&discoveryv1.EndpointSlice{ObjectMeta: meta("shop", "web-abc", nil), AddressType: discoveryv1.AddressTypeIPv4},
+	)
+	kube.Resources = []*metav1.APIResourceList{gatewayResources()}
+	gw := gatewayfake.NewClientset(
+		&gatewayv1.HTTPRoute{ObjectMeta: meta("shop", "r1", nil)},
+		&gatewayv1.GRPCRoute{ObjectMeta: meta("shop", "g1", nil)},
+	)
+	return kube, gw
+}
+
+// step is one write to a cluster and the state of the inputs it leads
+// to.
+type step struct {
+	name string
+	do   func() error
+	done func() bool
+}
+
+// runSteps makes each step's write and waits for the state it leads to.
+func runSteps(t *testing.T, steps []step) {
+	t.Helper()
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		eventually(t, s.name, s.done)
+	}
+}
+
+// podAndServiceSteps creates, updates and deletes pods and services of
+// the fakeCluster, read through in.
+func podAndServiceSteps(ctx context.Context, kube *fake.Clientset, in sources.Inputs) []step {
 	core := kube.CoreV1()
-	steps := []struct {
-		name string
-		do   func() error
-		done func() bool
-	}{
+	return []step{
 		{"create pod", func() error {
 			_, err := core.Pods("shop").Create(ctx, pod("shop", "web-2", "web"), metav1.CreateOptions{})
 			return err
@@ -155,6 +188,14 @@ func TestFakeInitialListAndEvents(t *testing.T) {
 			func() bool { s, _ := in.Services.Get("shop/api"); return s != nil && s.Spec.Selector["app"] == "api2" }},
 		{"delete service", func() error { return core.Services("shop").Delete(ctx, "web", metav1.DeleteOptions{}) },
 			func() bool { return keys(in.Services) == "shop/api" }},
+	}
+}
+
+// otherKindSteps writes namespaces, nodes, ConfigMaps, EndpointSlices and
+// routes of the fakeCluster, read through in.
+func otherKindSteps(ctx context.Context, kube *fake.Clientset, gw *gatewayfake.Clientset, in sources.Inputs) []step {
+	core := kube.CoreV1()
+	return []step{
 		{"create namespace", func() error {
 			_, err := core.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: meta("", "other", nil)}, metav1.CreateOptions{})
 			return err
@@ -190,17 +231,6 @@ func TestFakeInitialListAndEvents(t *testing.T) {
 		}, func() bool { return keys(in.HTTPRoutes) == "shop/r1,shop/r2" }},
 		{"delete grpcroute", func() error { return gw.GatewayV1().GRPCRoutes("shop").Delete(ctx, "g1", metav1.DeleteOptions{}) },
 			func() bool { return keys(in.GRPCRoutes) == "" }},
-	}
-	for _, s := range steps {
-		if err := s.do(); err != nil {
-			t.Fatalf("%s: %v", s.name, err)
-		}
-		eventually(t, s.name, s.done)
-	}
-	stats := src.Stats()
-	i := slices.IndexFunc(stats, func(s CollectionStats) bool { return s.Name == "kube/pods" })
-	if st := stats[i]; st.Adds != 3 || st.Updates != 1 || st.Deletes != 1 || !st.Synced || st.Items != 2 {
-		t.Errorf("pod stats %+v", st)
 	}
 }
 
