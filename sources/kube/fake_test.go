@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshd/meshd/sources/internal/testcrd"
+
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -326,25 +328,6 @@ func TestFakeWithoutWatch(t *testing.T) {
 	}
 }
 
-// Widget is a user CRD type.
-type Widget struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              WidgetSpec `json:"spec"`
-}
-
-// WidgetSpec is the spec of a Widget.
-type WidgetSpec struct {
-	Size int64 `json:"size"`
-}
-
-// DeepCopyObject implements runtime.Object.
-func (w *Widget) DeepCopyObject() runtime.Object {
-	c := *w
-	w.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
-	return &c
-}
-
 var widgetGVR = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
 
 func widget(ns, name string, size any) *unstructured.Unstructured {
@@ -362,7 +345,7 @@ func TestFakeDynamic(t *testing.T) {
 		map[schema.GroupVersionResource]string{widgetGVR: "WidgetList", {Group: "example.com", Version: "v1", Resource: "gadgets"}: "GadgetList"},
 		widget("shop", "w1", int64(3)), widget("shop", "bad", "three"))
 	src := New(krt.NewGraph(), Clients{Kube: kube, Dynamic: dyn})
-	typed := AddDynamic[*Widget](src, widgetGVR, Watch{})
+	typed := AddDynamic[*testcrd.Widget](src, widgetGVR, Watch{})
 	raw := AddDynamic[*unstructured.Unstructured](src, widgetGVR, Watch{}, krt.WithName("raw-widgets"))
 	// Not served by discovery: skipped.
 	gadgets := AddDynamic[*unstructured.Unstructured](src, schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}, Watch{})

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshd/meshd/sources/internal/testcrd"
+
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -329,7 +331,7 @@ func TestKubeDynamicCRD(t *testing.T) {
 	installCRD(t, c, gvr, "Widget")
 	ns := newNamespace(t, c.Kube)
 	src := New(krt.NewGraph(), c, WithDefaultWatch(Watch{Namespace: ns}))
-	widgets := AddDynamic[*Widget](src, gvr, Watch{Namespace: ns})
+	widgets := AddDynamic[*testcrd.Widget](src, gvr, Watch{Namespace: ns})
 	run(t, src, widgets)
 	res := c.Dynamic.Resource(gvr).Namespace(ns)
 	obj := func(name string, size int64) *unstructured.Unstructured {
