@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshd/meshd/internal/testrun"
+
 	"github.com/meshd/meshd/sources/internal/testcrd"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,15 +42,7 @@ func service(ns, name, app string) *corev1.Service {
 // run runs src until the test ends and waits for every collection to sync.
 func run(t *testing.T, src *Source, cols ...interface{ Synced() <-chan struct{} }) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- src.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
+	ctx := testrun.Go(t, src.Run)
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()
 	err := src.Inputs().WaitSynced(wctx)
@@ -62,12 +56,8 @@ func run(t *testing.T, src *Source, cols ...interface{ Synced() <-chan struct{} 
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testrun.Poll(20*time.Second, 5*time.Millisecond, cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }
 
