@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/certpool"
 
 	"github.com/spf13/pflag"
 
@@ -126,13 +127,9 @@ func once(ctx context.Context, a *agent.Agent) error {
 
 // rootTLS is a client TLS config trusting the PEM bundle in file.
 func rootTLS(file string) (*tls.Config, error) {
-	pem, err := os.ReadFile(file)
+	pool, err := certpool.Read("--root-cert", file)
 	if err != nil {
-		return nil, fmt.Errorf("--root-cert: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("--root-cert %s: no PEM certificate found", file)
+		return nil, err
 	}
 	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }
