@@ -48,7 +48,7 @@ type replica struct {
 	args       []string
 	cmd        *exec.Cmd
 	xds, debug string
-	logs       *lockedBuffer
+	logs       *testrun.Buffer
 	exited     chan error
 	dead       bool
 }
@@ -57,7 +57,7 @@ type replica struct {
 // --leader-elect, fleetLease and extra flags.
 func startReplica(t *testing.T, kubeconfig string, extra ...string) *replica {
 	t.Helper()
-	r := &replica{xds: freeAddr(t), debug: freeAddr(t), logs: &lockedBuffer{}, exited: make(chan error, 1)}
+	r := &replica{xds: freeAddr(t), debug: freeAddr(t), logs: &testrun.Buffer{}, exited: make(chan error, 1)}
 	args := append([]string{"--kubeconfig", kubeconfig, "--leader-elect",
 		"--xds-addr", r.xds, "--debug-addr", r.debug, "--push-debounce", "10ms", "--log-format", "json"}, fleetLease...)
 	r.args = append(args, extra...)

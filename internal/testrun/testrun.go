@@ -1,7 +1,9 @@
 package testrun
 
 import (
+	"bytes"
 	"context"
+	"sync"
 	"testing"
 	"time"
 )
@@ -35,4 +37,26 @@ func Poll(timeout, interval time.Duration, cond func() bool) bool {
 		time.Sleep(interval)
 	}
 	return true
+}
+
+// Buffer collects what a component writes (its log, a child process's
+// output) for the test to read while it runs: its methods are safe to call
+// at once. The zero value is empty and ready.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p to the buffer.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

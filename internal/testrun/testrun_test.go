@@ -62,3 +62,24 @@ func TestPoll(t *testing.T) {
 		t.Errorf("Poll gave up after %v, before its timeout", d)
 	}
 }
+
+func TestBufferSharedWrites(t *testing.T) {
+	var b testrun.Buffer
+	done := make(chan struct{})
+	for range 2 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 100 {
+				if _, err := b.Write([]byte("x")); err != nil {
+					t.Error(err)
+				}
+				_ = b.String()
+			}
+		}()
+	}
+	<-done
+	<-done
+	if got := len(b.String()); got != 200 {
+		t.Errorf("%d bytes after 200 one-byte writes", got)
+	}
+}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -10,13 +9,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/meshd/meshd/internal/testrun"
 )
 
 // running is an App started by start, with its log.
 type running struct {
 	app  *App
 	base string // http://debug-addr
-	log  *syncBuffer
+	log  *testrun.Buffer
 	stop func() error
 }
 
@@ -33,7 +34,7 @@ func start(t *testing.T, cfg Config) *running {
 	if cfg.DebugAddr == "" || cfg.DebugAddr == defaults.DebugAddr {
 		cfg.DebugAddr = "127.0.0.2:0"
 	}
-	logs := &syncBuffer{}
+	logs := &testrun.Buffer{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	a, err := New(cfg)
 	if err != nil {
@@ -173,24 +174,6 @@ func TestNewFailsOnBusyPort(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--debug-addr") {
 		t.Errorf("New on a busy port: err = %v, want one naming --debug-addr", err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the logger and the test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestShutdownEndsEventStreams checks that an open debug UI event stream

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshd/meshd/internal/testrun"
+
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -370,9 +372,9 @@ func refusingAPIServer(t *testing.T) (string, func() []string) {
 // kube source handles watch errors itself, so it usually stays silent),
 // until the test ends. Called before start, its cleanup runs after the
 // App stopped.
-func captureKlog(t *testing.T) *syncBuffer {
+func captureKlog(t *testing.T) *testrun.Buffer {
 	t.Helper()
-	klogs := &syncBuffer{}
+	klogs := &testrun.Buffer{}
 	klog.LogToStderr(false)
 	klog.SetOutput(klogs)
 	t.Cleanup(func() {
