@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -43,7 +42,7 @@ func TestRunBatches(t *testing.T) {
 		done <- fswatch.Run(ctx, w, debounce.Policy{Quiet: 50 * time.Millisecond, MaxDelay: time.Second}, fswatch.Handler{
 			Event: func(ev fsnotify.Event) bool {
 				name := filepath.Base(ev.Name)
-				if strings.HasPrefix(name, ".") {
+				if name == ".hidden" {
 					return false
 				}
 				pending = append(pending, name)
@@ -86,7 +85,9 @@ func TestRunBatches(t *testing.T) {
 func TestRunClosed(t *testing.T) {
 	w, _ := watchDir(t)
 	done := make(chan error, 1)
-	go func() { done <- fswatch.Run(t.Context(), w, debounce.Policy{Quiet: time.Millisecond}, fswatch.Handler{Flush: func() {}}) }()
+	go func() {
+		done <- fswatch.Run(t.Context(), w, debounce.Policy{Quiet: time.Millisecond}, fswatch.Handler{Flush: func() {}})
+	}()
 	w.Close()
 	select {
 	case err := <-done:
