@@ -43,13 +43,7 @@ func startDemo(t *testing.T) *app.App {
 }
 
 func TestDemoScreenshot(t *testing.T) {
-	exe := headless.Chromium()
-	if exe == "" {
-		t.Skip("no Chromium binary found (install it with .ci/install-chromium.sh, or set MESHD_CHROMIUM)")
-	}
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
+	exe := headless.NeedChromium(t)
 	// Registered first, so it runs after the demo and the browser ended.
 	t.Cleanup(func() { goleak.VerifyNone(t) })
 	a := startDemo(t)
