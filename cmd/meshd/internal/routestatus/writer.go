@@ -87,7 +87,8 @@ type routeWriter struct {
 }
 
 // routeKind describes one route type to the status writer. parts returns
-// a route's status (pointing into it) and its parentRefs.
+// a route's status (pointing into it) and its parentRefs; api, the route
+// type's client in a namespace.
 func routeKind[T metav1.Object](r *routeWriter, kind string, routes krt.Collection[T],
 	parts func(T) (*gatewayv1.RouteStatus, []gatewayv1.ParentReference), copyOf func(T) T,
 	api func(ns string) routeAPI[T]) *statuswriter.Kind[T] {
