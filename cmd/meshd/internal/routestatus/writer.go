@@ -1,7 +1,6 @@
 package routestatus
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -66,14 +65,18 @@ func New(client gatewayclient.Interface, statuses krt.Collection[collections.Rou
 			func(rt *gatewayv1.HTTPRoute) (*gatewayv1.RouteStatus, []gatewayv1.ParentReference) {
 				return &rt.Status.RouteStatus, rt.Spec.ParentRefs
 			}, (*gatewayv1.HTTPRoute).DeepCopy,
-			func(ns string) routeAPI[*gatewayv1.HTTPRoute] { return client.GatewayV1().HTTPRoutes(ns) }))
+			func(ns string) statuswriter.StatusClient[*gatewayv1.HTTPRoute] {
+				return client.GatewayV1().HTTPRoutes(ns)
+			}))
 	}
 	if routes.GRPC != nil {
 		kinds = append(kinds, routeKind(r, collections.KindGRPCRoute, routes.GRPC,
 			func(rt *gatewayv1.GRPCRoute) (*gatewayv1.RouteStatus, []gatewayv1.ParentReference) {
 				return &rt.Status.RouteStatus, rt.Spec.ParentRefs
 			}, (*gatewayv1.GRPCRoute).DeepCopy,
-			func(ns string) routeAPI[*gatewayv1.GRPCRoute] { return client.GatewayV1().GRPCRoutes(ns) }))
+			func(ns string) statuswriter.StatusClient[*gatewayv1.GRPCRoute] {
+				return client.GatewayV1().GRPCRoutes(ns)
+			}))
 	}
 	triggers := []statuswriter.Trigger{statuswriter.Keys(statuses, "")}
 	return &Writer{statuswriter.New(statuswriter.Options{QPS: opts.QPS, Burst: opts.Burst, Logger: opts.Logger}, triggers, kinds...)}
@@ -91,7 +94,8 @@ type routeWriter struct {
 // type's client in a namespace.
 func routeKind[T metav1.Object](r *routeWriter, kind string, routes krt.Collection[T],
 	parts func(T) (*gatewayv1.RouteStatus, []gatewayv1.ParentReference), copyOf func(T) T,
-	api func(ns string) routeAPI[T]) *statuswriter.Kind[T] {
+	api func(ns string) statuswriter.StatusClient[T]) *statuswriter.Kind[T] {
+	get, update := statuswriter.Through(api)
 	return &statuswriter.Kind[T]{
 		Name:    kind,
 		Objects: routes,
@@ -114,21 +118,9 @@ func routeKind[T metav1.Object](r *routeWriter, kind string, routes krt.Collecti
 			st.Parents = want
 			return cp, statuswriter.Write
 		},
-		Get: func(ctx context.Context, ns, name string) (T, error) {
-			return api(ns).Get(ctx, name, metav1.GetOptions{})
-		},
-		Update: func(ctx context.Context, rt T) error {
-			_, err := api(rt.GetNamespace()).UpdateStatus(ctx, rt, metav1.UpdateOptions{})
-			return err
-		},
+		Get:    get,
+		Update: update,
 	}
-}
-
-// routeAPI is the part of a typed Gateway API route client, in one
-// namespace, that the writer uses.
-type routeAPI[T any] interface {
-	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
-	UpdateStatus(ctx context.Context, route T, opts metav1.UpdateOptions) (T, error)
 }
 
 // status returns the computed status of a route, nil when it has none.
