@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -66,48 +65,70 @@ func TestApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dyn, err := dynamic.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	// versions reads every manifest's object from the server: all must
-	// exist.
-	versions := func() []string {
-		var out []string
-		for _, o := range objs {
-			gvk := o.GroupVersionKind()
-			m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
-			if m.Scope.Name() == meta.RESTScopeNameNamespace {
-				ri = dyn.Resource(m.Resource).Namespace(o.GetNamespace())
-			}
-			cur, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
-			if err != nil {
-				t.Fatalf("%s %s not applied: %v", o.GetKind(), o.GetName(), err)
-			}
-			out = append(out, o.GetKind()+"/"+o.GetName()+"@"+cur.GetResourceVersion())
-		}
-		return out
-	}
-	before := versions()
+	before := resourceVersions(t, env.Config, objs)
 	if err := deploy.Apply(ctx, env.Config); err != nil {
 		t.Fatalf("applying again: %v", err)
 	}
 	// An update that changes nothing is not written: every resourceVersion
 	// stays.
-	if after := versions(); !slices.Equal(before, after) {
+	if after := resourceVersions(t, env.Config, objs); !slices.Equal(before, after) {
 		t.Errorf("applying again changed objects:\nbefore %v\nafter  %v", before, after)
 	}
 
 	kc := kubeClient(t, env.Config)
+	checkAppliedDeployment(t, kc)
+	checkAppliedService(t, kc)
+	pdb, err := kc.PolicyV1().PodDisruptionBudgets(saNamespace).Get(ctx, "meshd", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pdb.Spec.MinAvailable.IntValue() != 1 {
+		t.Errorf("PodDisruptionBudget minAvailable %v, want 1", pdb.Spec.MinAvailable)
+	}
+	ns, err := kc.CoreV1().Namespaces().Get(ctx, saNamespace, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
+		t.Errorf("namespace labels %v: want Pod Security restricted enforced", ns.Labels)
+	}
+}
+
+// resourceVersions reads every one of objs from the server, where all
+// must exist, and returns them as kind/name@resourceVersion.
+func resourceVersions(t *testing.T, cfg *rest.Config, objs []*unstructured.Unstructured) []string {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kubeClient(t, cfg).Discovery()))
+	var out []string
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
+		if m.Scope.Name() == meta.RESTScopeNameNamespace {
+			ri = dyn.Resource(m.Resource).Namespace(o.GetNamespace())
+		}
+		cur, err := ri.Get(t.Context(), o.GetName(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("%s %s not applied: %v", o.GetKind(), o.GetName(), err)
+		}
+		out = append(out, o.GetKind()+"/"+o.GetName()+"@"+cur.GetResourceVersion())
+	}
+	return out
+}
+
+// checkAppliedDeployment checks the Deployment the server holds: its
+// replicas, arguments and rollout, and that Pod Security admits its pods
+// and only with their securityContext.
+func checkAppliedDeployment(t *testing.T, kc kubernetes.Interface) {
+	t.Helper()
+	ctx := t.Context()
 	dep, err := kc.AppsV1().Deployments(saNamespace).Get(ctx, "meshd", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -130,27 +151,19 @@ func TestApply(t *testing.T) {
 	if _, err := kc.CoreV1().Pods(saNamespace).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); !apierrors.IsForbidden(err) {
 		t.Errorf("a pod without the pod securityContext: err = %v, want Forbidden by Pod Security", err)
 	}
-	svc, err := kc.CoreV1().Services(saNamespace).Get(ctx, "meshd", metav1.GetOptions{})
+}
+
+// checkAppliedService checks that the server allocated the Service an IP
+// and kept its xDS port.
+func checkAppliedService(t *testing.T, kc kubernetes.Interface) {
+	t.Helper()
+	svc, err := kc.CoreV1().Services(saNamespace).Get(t.Context(), "meshd", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p := svc.Spec.Ports[0]; svc.Spec.ClusterIP == "" || svc.Spec.ClusterIP == corev1.ClusterIPNone ||
 		p.Name != "grpc-xds" || p.Port != 15010 || p.AppProtocol == nil || *p.AppProtocol != "grpc" {
 		t.Errorf("Service: clusterIP %q, port %+v; want an allocated IP and grpc-xds 15010 (appProtocol grpc)", svc.Spec.ClusterIP, p)
-	}
-	pdb, err := kc.PolicyV1().PodDisruptionBudgets(saNamespace).Get(ctx, "meshd", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pdb.Spec.MinAvailable.IntValue() != 1 {
-		t.Errorf("PodDisruptionBudget minAvailable %v, want 1", pdb.Spec.MinAvailable)
-	}
-	ns, err := kc.CoreV1().Namespaces().Get(ctx, saNamespace, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ns.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
-		t.Errorf("namespace labels %v: want Pod Security restricted enforced", ns.Labels)
 	}
 }
 
@@ -244,64 +257,24 @@ func waitAuthorized(t *testing.T, env *kubetest.Env) {
 // TestRBAC checks, with SubjectAccessReviews, that the service account may
 // make each request meshd makes and none of some it must not.
 func TestRBAC(t *testing.T) {
+	var table []access
+	table = append(table, watchedAccess()...)
+	table = append(table, routeStatusAccess()...)
+	table = append(table, configMapAccess()...)
+	table = append(table, leaseAccess()...)
+	table = append(table, forbiddenAccess()...)
+	checkAccess(t, table)
+}
+
+// checkAccess asks the API server, once the manifests are applied and
+// their roles known to its authorizer, whether the service account may
+// make each request of table, and fails t where the answer is not the
+// one table gives.
+func checkAccess(t *testing.T, table []access) {
+	t.Helper()
 	env := deployed(t)
 	waitAuthorized(t, env)
 	kc := kubeClient(t, env.Config)
-	const gw = "gateway.networking.k8s.io"
-	var table []access
-	// The informers' list and watch, cluster-wide and in any one namespace.
-	for _, r := range []struct{ group, resource string }{
-		{"", "services"}, {"", "pods"}, {"", "namespaces"}, {"", "nodes"},
-		{"discovery.k8s.io", "endpointslices"}, {gw, "httproutes"}, {gw, "grpcroutes"},
-	} {
-		for _, verb := range []string{"list", "watch"} {
-			table = append(table,
-				access{verb: verb, group: r.group, resource: r.resource, allowed: true},
-				access{verb: verb, group: r.group, resource: r.resource, namespace: "shop", allowed: true})
-		}
-		// Nothing meshd watches does it write, but for route status.
-		for _, verb := range []string{"create", "update", "patch", "delete"} {
-			table = append(table, access{verb: verb, group: r.group, resource: r.resource, namespace: "shop", name: "x"})
-		}
-	}
-	for _, r := range []string{"httproutes", "grpcroutes"} {
-		table = append(table,
-			access{verb: "get", group: gw, resource: r, namespace: "shop", name: "web", allowed: true},
-			access{verb: "get", group: gw, resource: r, subresource: "status", namespace: "shop", name: "web", allowed: true},
-			access{verb: "update", group: gw, resource: r, subresource: "status", namespace: "shop", name: "web", allowed: true},
-			access{verb: "patch", group: gw, resource: r, subresource: "status", namespace: "shop", name: "web"},
-			access{verb: "delete", group: gw, resource: r, subresource: "status", namespace: "shop", name: "web"},
-		)
-	}
-	table = append(table, configMapAccess()...)
-	const coord = "coordination.k8s.io"
-	table = append(table,
-		// The Lease, in meshd's namespace.
-		access{verb: "create", group: coord, resource: "leases", namespace: saNamespace, allowed: true},
-		access{verb: "get", group: coord, resource: "leases", namespace: saNamespace, name: "meshd", allowed: true},
-		access{verb: "update", group: coord, resource: "leases", namespace: saNamespace, name: "meshd", allowed: true},
-		access{verb: "delete", group: coord, resource: "leases", namespace: saNamespace, name: "meshd"},
-		access{verb: "update", group: coord, resource: "leases", namespace: saNamespace, name: "other"},
-		access{verb: "list", group: coord, resource: "leases", namespace: saNamespace},
-		// No Lease elsewhere.
-		access{verb: "create", group: coord, resource: "leases", namespace: "kube-system"},
-		access{verb: "get", group: coord, resource: "leases", namespace: "kube-system", name: "meshd"},
-		access{verb: "update", group: coord, resource: "leases", namespace: "kube-system", name: "meshd"},
-		access{verb: "update", group: coord, resource: "leases", namespace: "default", name: "meshd"},
-		// No secrets, events, workloads, roles or impersonation.
-		access{verb: "get", resource: "secrets", namespace: saNamespace, name: "x"},
-		access{verb: "list", resource: "secrets"},
-		access{verb: "watch", resource: "secrets", namespace: "shop"},
-		access{verb: "create", resource: "events", namespace: saNamespace},
-		access{verb: "create", group: "events.k8s.io", resource: "events", namespace: saNamespace},
-		access{verb: "create", resource: "pods", namespace: saNamespace},
-		access{verb: "update", resource: "services", subresource: "status", namespace: "shop", name: "x"},
-		access{verb: "list", group: "apps", resource: "deployments"},
-		access{verb: "update", group: "apps", resource: "deployments", namespace: saNamespace, name: "meshd"},
-		access{verb: "escalate", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "meshd"},
-		access{verb: "impersonate", resource: "users", name: "admin"},
-		access{verb: "create", resource: "serviceaccounts", subresource: "token", namespace: saNamespace, name: "meshd"},
-	)
 	for _, a := range table {
 		got, err := review(t.Context(), kc, a)
 		if err != nil {
@@ -310,6 +283,83 @@ func TestRBAC(t *testing.T) {
 		if got != a.allowed {
 			t.Errorf("%s: allowed %v, want %v", a, got, a.allowed)
 		}
+	}
+}
+
+// gatewayGroup is the API group of the Gateway API's routes.
+const gatewayGroup = "gateway.networking.k8s.io"
+
+// watchedAccess is the informers' list and watch, cluster-wide and in any
+// one namespace; of what meshd watches it writes nothing (route status
+// aside, see routeStatusAccess).
+func watchedAccess() []access {
+	var table []access
+	for _, r := range []struct{ group, resource string }{
+		{"", "services"}, {"", "pods"}, {"", "namespaces"}, {"", "nodes"},
+		{"discovery.k8s.io", "endpointslices"}, {gatewayGroup, "httproutes"}, {gatewayGroup, "grpcroutes"},
+	} {
+		for _, verb := range []string{"list", "watch"} {
+			table = append(table,
+				access{verb: verb, group: r.group, resource: r.resource, allowed: true},
+				access{verb: verb, group: r.group, resource: r.resource, namespace: "shop", allowed: true})
+		}
+		for _, verb := range []string{"create", "update", "patch", "delete"} {
+			table = append(table, access{verb: verb, group: r.group, resource: r.resource, namespace: "shop", name: "x"})
+		}
+	}
+	return table
+}
+
+// routeStatusAccess is the routes' status, which the leader reads and
+// updates, and may not patch or delete.
+func routeStatusAccess() []access {
+	var table []access
+	for _, r := range []string{"httproutes", "grpcroutes"} {
+		table = append(table,
+			access{verb: "get", group: gatewayGroup, resource: r, namespace: "shop", name: "web", allowed: true},
+			access{verb: "get", group: gatewayGroup, resource: r, subresource: "status", namespace: "shop", name: "web", allowed: true},
+			access{verb: "update", group: gatewayGroup, resource: r, subresource: "status", namespace: "shop", name: "web", allowed: true},
+			access{verb: "patch", group: gatewayGroup, resource: r, subresource: "status", namespace: "shop", name: "web"},
+			access{verb: "delete", group: gatewayGroup, resource: r, subresource: "status", namespace: "shop", name: "web"},
+		)
+	}
+	return table
+}
+
+// leaseAccess is the leader election's Lease: meshd's own, in meshd's
+// namespace, and no Lease elsewhere.
+func leaseAccess() []access {
+	const coord = "coordination.k8s.io"
+	return []access{
+		{verb: "create", group: coord, resource: "leases", namespace: saNamespace, allowed: true},
+		{verb: "get", group: coord, resource: "leases", namespace: saNamespace, name: "meshd", allowed: true},
+		{verb: "update", group: coord, resource: "leases", namespace: saNamespace, name: "meshd", allowed: true},
+		{verb: "delete", group: coord, resource: "leases", namespace: saNamespace, name: "meshd"},
+		{verb: "update", group: coord, resource: "leases", namespace: saNamespace, name: "other"},
+		{verb: "list", group: coord, resource: "leases", namespace: saNamespace},
+		{verb: "create", group: coord, resource: "leases", namespace: "kube-system"},
+		{verb: "get", group: coord, resource: "leases", namespace: "kube-system", name: "meshd"},
+		{verb: "update", group: coord, resource: "leases", namespace: "kube-system", name: "meshd"},
+		{verb: "update", group: coord, resource: "leases", namespace: "default", name: "meshd"},
+	}
+}
+
+// forbiddenAccess is what meshd never needs: secrets, events, workloads,
+// roles or impersonation.
+func forbiddenAccess() []access {
+	return []access{
+		{verb: "get", resource: "secrets", namespace: saNamespace, name: "x"},
+		{verb: "list", resource: "secrets"},
+		{verb: "watch", resource: "secrets", namespace: "shop"},
+		{verb: "create", resource: "events", namespace: saNamespace},
+		{verb: "create", group: "events.k8s.io", resource: "events", namespace: saNamespace},
+		{verb: "create", resource: "pods", namespace: saNamespace},
+		{verb: "update", resource: "services", subresource: "status", namespace: "shop", name: "x"},
+		{verb: "list", group: "apps", resource: "deployments"},
+		{verb: "update", group: "apps", resource: "deployments", namespace: saNamespace, name: "meshd"},
+		{verb: "escalate", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "meshd"},
+		{verb: "impersonate", resource: "users", name: "admin"},
+		{verb: "create", resource: "serviceaccounts", subresource: "token", namespace: saNamespace, name: "meshd"},
 	}
 }
 
@@ -392,9 +442,46 @@ func TestServiceAccountRequests(t *testing.T) {
 	admin := kubeClient(t, env.Config)
 	saCfg := env.ConfigAs(saUser)
 	sa := kubeClient(t, saCfg)
+	checkActsAsServiceAccount(t, env, sa)
 
-	// Both ways of acting as the service account reach the server as it,
-	// with its groups.
+	// Reads.
+	_, err := sa.CoreV1().Services("").List(ctx, metav1.ListOptions{})
+	wantOK(t, "list services", err)
+	_, err = sa.CoreV1().Secrets(saNamespace).List(ctx, metav1.ListOptions{})
+	wantForbidden(t, "list secrets", err)
+	svc, err := admin.CoreV1().Services(saNamespace).Get(ctx, "meshd", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Labels["changed"] = "by-meshd"
+	_, err = sa.CoreV1().Services(saNamespace).Update(ctx, svc, metav1.UpdateOptions{})
+	wantForbidden(t, "update a Service", err)
+
+	checkLeaseRequests(t, admin, sa)
+	checkRouteStatusRequests(t, env, admin, saCfg)
+}
+
+// wantForbidden fails t unless err is the API server's Forbidden.
+func wantForbidden(t *testing.T, what string, err error) {
+	t.Helper()
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("%s: err = %v, want Forbidden", what, err)
+	}
+}
+
+// wantOK fails t if err is set.
+func wantOK(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Errorf("%s: %v", what, err)
+	}
+}
+
+// checkActsAsServiceAccount checks that both ways of acting as the service
+// account, sa and a kubeconfig from KubeconfigAs, reach the server as it,
+// with its groups.
+func checkActsAsServiceAccount(t *testing.T, env *kubetest.Env, sa kubernetes.Interface) {
+	t.Helper()
 	path, err := env.KubeconfigAs(t.TempDir(), saUser)
 	if err != nil {
 		t.Fatal(err)
@@ -404,7 +491,7 @@ func TestServiceAccountRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]kubernetes.Interface{"ConfigAs": sa, "KubeconfigAs": kubeClient(t, fromFile)} {
-		r, err := c.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		r, err := c.AuthenticationV1().SelfSubjectReviews().Create(t.Context(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -412,43 +499,21 @@ func TestServiceAccountRequests(t *testing.T) {
 			t.Errorf("%s acts as %s %v, want %s in its namespace's group", name, u.Username, u.Groups, saUser)
 		}
 	}
+}
 
-	forbidden := func(what string, err error) {
-		t.Helper()
-		if !apierrors.IsForbidden(err) {
-			t.Errorf("%s: err = %v, want Forbidden", what, err)
-		}
-	}
-	ok := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Errorf("%s: %v", what, err)
-		}
-	}
-
-	// Reads.
-	_, err = sa.CoreV1().Services("").List(ctx, metav1.ListOptions{})
-	ok("list services", err)
-	_, err = sa.CoreV1().Secrets(saNamespace).List(ctx, metav1.ListOptions{})
-	forbidden("list secrets", err)
-	svc, err := admin.CoreV1().Services(saNamespace).Get(ctx, "meshd", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc.Labels["changed"] = "by-meshd"
-	_, err = sa.CoreV1().Services(saNamespace).Update(ctx, svc, metav1.UpdateOptions{})
-	forbidden("update a Service", err)
-
-	// The Lease: what client-go's elector does, and no more. The
-	// administrator removes what the test creates, so the test can run
-	// again on the same API server (-count).
+// checkLeaseRequests makes, as sa, what client-go's elector does with the
+// Lease, and no more. The administrator removes what it creates, so the
+// test can run again on the same API server (-count).
+func checkLeaseRequests(t *testing.T, admin, sa kubernetes.Interface) {
+	t.Helper()
+	ctx := t.Context()
 	leases := sa.CoordinationV1().Leases(saNamespace)
 	t.Cleanup(func() {
 		for _, name := range []string{"meshd", "other"} {
 			_ = admin.CoordinationV1().Leases(saNamespace).Delete(context.Background(), name, metav1.DeleteOptions{})
 		}
 	})
-	_, err = leases.Create(ctx, &coordinationv1.Lease{
+	_, err := leases.Create(ctx, &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Name: "meshd"},
 		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ref("replica-a"), LeaseDurationSeconds: ref[int32](15)},
 	}, metav1.CreateOptions{})
@@ -456,25 +521,31 @@ func TestServiceAccountRequests(t *testing.T) {
 		t.Fatalf("create the Lease: %v", err)
 	}
 	lease, err := leases.Get(ctx, "meshd", metav1.GetOptions{})
-	ok("get the Lease", err)
+	wantOK(t, "get the Lease", err)
 	if err == nil {
 		lease.Spec.HolderIdentity = ref("replica-b")
 		_, err = leases.Update(ctx, lease, metav1.UpdateOptions{})
-		ok("take the Lease over", err)
+		wantOK(t, "take the Lease over", err)
 	}
-	forbidden("delete the Lease", leases.Delete(ctx, "meshd", metav1.DeleteOptions{}))
+	wantForbidden(t, "delete the Lease", leases.Delete(ctx, "meshd", metav1.DeleteOptions{}))
 	_, err = sa.CoordinationV1().Leases("default").Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "meshd"}}, metav1.CreateOptions{})
-	forbidden("create a Lease in default", err)
+	wantForbidden(t, "create a Lease in default", err)
 	// create cannot be limited by name, so another Lease may be created in
 	// meshd's namespace, but not renewed.
 	other, err := leases.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "other"}}, metav1.CreateOptions{})
-	ok("create another Lease in meshd's namespace", err)
+	wantOK(t, "create another Lease in meshd's namespace", err)
 	if err == nil {
 		_, err = leases.Update(ctx, other, metav1.UpdateOptions{})
-		forbidden("update another Lease", err)
+		wantForbidden(t, "update another Lease", err)
 	}
+}
 
-	// Route status, as the leader writes it.
+// checkRouteStatusRequests writes, as the service account of saCfg, route
+// status as the leader does, in a new namespace: the status goes through,
+// the route's spec and its deletion do not.
+func checkRouteStatusRequests(t *testing.T, env *kubetest.Env, admin kubernetes.Interface, saCfg *rest.Config) {
+	t.Helper()
+	ctx := t.Context()
 	ns := fmt.Sprintf("routes-%d", time.Now().UnixNano())
 	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -498,23 +569,12 @@ func TestServiceAccountRequests(t *testing.T) {
 	}}}
 	spec := gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{parent}}
 
-	hr, err := gwAdmin.GatewayV1().HTTPRoutes(ns).Create(ctx, &gatewayv1.HTTPRoute{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec:       gatewayv1.HTTPRouteSpec{CommonRouteSpec: spec},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hr, err = gwSA.GatewayV1().HTTPRoutes(ns).Get(ctx, hr.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("get the HTTPRoute: %v", err)
-	}
-	hr.Status.RouteStatus = status
-	_, err = gwSA.GatewayV1().HTTPRoutes(ns).UpdateStatus(ctx, hr, metav1.UpdateOptions{})
-	ok("update the HTTPRoute's status", err)
+	hr := writeStatusAs(t, "HTTPRoute", gwAdmin.GatewayV1().HTTPRoutes(ns), gwSA.GatewayV1().HTTPRoutes(ns),
+		&gatewayv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: gatewayv1.HTTPRouteSpec{CommonRouteSpec: spec}},
+		func(r *gatewayv1.HTTPRoute) { r.Status.RouteStatus = status })
 	hr.Spec.Hostnames = []gatewayv1.Hostname{"web.example"}
 	_, err = gwSA.GatewayV1().HTTPRoutes(ns).Update(ctx, hr, metav1.UpdateOptions{})
-	forbidden("update the HTTPRoute's spec", err)
+	wantForbidden(t, "update the HTTPRoute's spec", err)
 	got, err := gwAdmin.GatewayV1().HTTPRoutes(ns).Get(ctx, hr.Name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -524,21 +584,38 @@ func TestServiceAccountRequests(t *testing.T) {
 			got.Status.Parents, got.Spec.Hostnames)
 	}
 
-	gr, err := gwAdmin.GatewayV1().GRPCRoutes(ns).Create(ctx, &gatewayv1.GRPCRoute{
-		ObjectMeta: metav1.ObjectMeta{Name: "grpc"},
-		Spec:       gatewayv1.GRPCRouteSpec{CommonRouteSpec: spec},
-	}, metav1.CreateOptions{})
+	gr := writeStatusAs(t, "GRPCRoute", gwAdmin.GatewayV1().GRPCRoutes(ns), gwSA.GatewayV1().GRPCRoutes(ns),
+		&gatewayv1.GRPCRoute{ObjectMeta: metav1.ObjectMeta{Name: "grpc"}, Spec: gatewayv1.GRPCRouteSpec{CommonRouteSpec: spec}},
+		func(r *gatewayv1.GRPCRoute) { r.Status.RouteStatus = status })
+	wantForbidden(t, "delete the GRPCRoute", gwSA.GatewayV1().GRPCRoutes(ns).Delete(ctx, gr.Name, metav1.DeleteOptions{}))
+}
+
+// routeClient is the part of a typed Gateway API route client that
+// writeStatusAs uses.
+type routeClient[R any] interface {
+	Create(ctx context.Context, route R, opts metav1.CreateOptions) (R, error)
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (R, error)
+	UpdateStatus(ctx context.Context, route R, opts metav1.UpdateOptions) (R, error)
+}
+
+// writeStatusAs creates route through admin, then reads it through sa,
+// sets its status with setStatus and writes that through sa, which must
+// succeed. It returns the route sa read, with the status set.
+func writeStatusAs[R metav1.Object](t *testing.T, kind string, admin, sa routeClient[R], route R, setStatus func(R)) R {
+	t.Helper()
+	ctx := t.Context()
+	created, err := admin.Create(ctx, route, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gr, err = gwSA.GatewayV1().GRPCRoutes(ns).Get(ctx, gr.Name, metav1.GetOptions{})
+	got, err := sa.Get(ctx, created.GetName(), metav1.GetOptions{})
 	if err != nil {
-		t.Fatalf("get the GRPCRoute: %v", err)
+		t.Fatalf("get the %s: %v", kind, err)
 	}
-	gr.Status.RouteStatus = status
-	_, err = gwSA.GatewayV1().GRPCRoutes(ns).UpdateStatus(ctx, gr, metav1.UpdateOptions{})
-	ok("update the GRPCRoute's status", err)
-	forbidden("delete the GRPCRoute", gwSA.GatewayV1().GRPCRoutes(ns).Delete(ctx, gr.Name, metav1.DeleteOptions{}))
+	setStatus(got)
+	_, err = sa.UpdateStatus(ctx, got, metav1.UpdateOptions{})
+	wantOK(t, "update the "+kind+"'s status", err)
+	return got
 }
 
 // TestInformersAsServiceAccount runs meshd's Kubernetes source as the

@@ -145,48 +145,13 @@ func get[T runtime.Object](t *testing.T, all map[string]runtime.Object, kind, na
 // one meshd elects through.
 func TestManifestsAgree(t *testing.T) {
 	all := manifests(t)
-	var keys []string
-	for k := range all {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	want := []string{
-		"ClusterRole/meshd", "ClusterRoleBinding/meshd", "Deployment/meshd",
-		"Namespace/meshd-system", "NetworkPolicy/meshd", "PodDisruptionBudget/meshd",
-		"Role/meshd-leader-election", "Role/meshd-mesh-config",
-		"RoleBinding/meshd-leader-election", "RoleBinding/meshd-mesh-config",
-		"Service/meshd", "ServiceAccount/meshd",
-	}
-	if !slices.Equal(keys, want) {
-		t.Fatalf("manifests = %v, want %v", keys, want)
-	}
-
+	checkManifestSet(t, all)
 	ns := get[*corev1.Namespace](t, all, "Namespace", "meshd-system").Name
-	for key, o := range all {
-		m, err := apimeta.Accessor(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.GetLabels()["app.kubernetes.io/name"] != "meshd" {
-			t.Errorf("%s: no label app.kubernetes.io/name=meshd", key)
-		}
-		clusterScoped := strings.HasPrefix(key, "Namespace/") || strings.HasPrefix(key, "Cluster")
-		if !clusterScoped && m.GetNamespace() != ns {
-			t.Errorf("%s: namespace %q, want %q", key, m.GetNamespace(), ns)
-		}
-	}
 
 	dep := get[*appsv1.Deployment](t, all, "Deployment", "meshd")
 	pod := dep.Spec.Template
 	podLabels := labels.Set(pod.Labels)
-	selects := func(what string, sel *metav1.LabelSelector) {
-		t.Helper()
-		s, err := metav1.LabelSelectorAsSelector(sel)
-		if err != nil || s.Empty() || !s.Matches(podLabels) {
-			t.Errorf("%s selector %v does not select the pods (%v): %v", what, sel, podLabels, err)
-		}
-	}
-	selects("Deployment", dep.Spec.Selector)
+	checkSelects(t, "Deployment", dep.Spec.Selector, podLabels)
 	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != 2 {
 		t.Errorf("replicas = %v, want 2", dep.Spec.Replicas)
 	}
@@ -205,7 +170,70 @@ func TestManifestsAgree(t *testing.T) {
 	}
 	xdsPort := containerPort(t, c, "grpc-xds", cfg.XDSAddr)
 	debugPort := containerPort(t, c, "http-debug", cfg.DebugAddr)
+	checkProbes(t, c)
+	checkLeaseRole(t, all, c, cfg)
+	checkMeshConfigRole(t, all, cfg, ns)
+	checkPodSecurity(t, pod)
+	checkService(t, all, podLabels, xdsPort)
+	checkNetworkPolicy(t, all, podLabels, xdsPort, debugPort)
 
+	pdb := get[*policyv1.PodDisruptionBudget](t, all, "PodDisruptionBudget", "meshd")
+	checkSelects(t, "PodDisruptionBudget", pdb.Spec.Selector, podLabels)
+	if pdb.Spec.MinAvailable == nil || pdb.Spec.MinAvailable.IntValue() != 1 {
+		t.Errorf("PodDisruptionBudget minAvailable %v, want 1", pdb.Spec.MinAvailable)
+	}
+	checkBindings(t, all, pod.Spec.ServiceAccountName)
+}
+
+// checkManifestSet checks that the manifests are exactly meshd's objects,
+// each labelled as meshd's and, unless cluster-scoped, in its namespace.
+func checkManifestSet(t *testing.T, all map[string]runtime.Object) {
+	t.Helper()
+	var keys []string
+	for k := range all {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	want := []string{
+		"ClusterRole/meshd", "ClusterRoleBinding/meshd", "Deployment/meshd",
+		"Namespace/meshd-system", "NetworkPolicy/meshd", "PodDisruptionBudget/meshd",
+		"Role/meshd-leader-election", "Role/meshd-mesh-config",
+		"RoleBinding/meshd-leader-election", "RoleBinding/meshd-mesh-config",
+		"Service/meshd", "ServiceAccount/meshd",
+	}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("manifests = %v, want %v", keys, want)
+	}
+	ns := get[*corev1.Namespace](t, all, "Namespace", "meshd-system").Name
+	for key, o := range all {
+		m, err := apimeta.Accessor(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.GetLabels()["app.kubernetes.io/name"] != "meshd" {
+			t.Errorf("%s: no label app.kubernetes.io/name=meshd", key)
+		}
+		clusterScoped := strings.HasPrefix(key, "Namespace/") || strings.HasPrefix(key, "Cluster")
+		if !clusterScoped && m.GetNamespace() != ns {
+			t.Errorf("%s: namespace %q, want %q", key, m.GetNamespace(), ns)
+		}
+	}
+}
+
+// checkSelects fails t unless sel, the selector of what, selects pods
+// labelled podLabels.
+func checkSelects(t *testing.T, what string, sel *metav1.LabelSelector, podLabels labels.Set) {
+	t.Helper()
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil || s.Empty() || !s.Matches(podLabels) {
+		t.Errorf("%s selector %v does not select the pods (%v): %v", what, sel, podLabels, err)
+	}
+}
+
+// checkProbes checks that the container's readiness and liveness probes
+// ask meshd's debug port for its health pages.
+func checkProbes(t *testing.T, c corev1.Container) {
+	t.Helper()
 	for _, p := range []struct {
 		what  string
 		probe *corev1.Probe
@@ -219,9 +247,13 @@ func TestManifestsAgree(t *testing.T) {
 			t.Errorf("%s probe GET %s on %s, want %s on http-debug", p.what, g.Path, g.Port.String(), p.path)
 		}
 	}
+}
 
-	// The Lease: meshd's default name, in the pod's namespace (no
-	// --leader-elect-resource-namespace), which POD_NAMESPACE carries.
+// checkLeaseRole checks that the Lease is meshd's default name, in the
+// pod's namespace (no --leader-elect-resource-namespace), which
+// POD_NAMESPACE carries, and that the Role allows it.
+func checkLeaseRole(t *testing.T, all map[string]runtime.Object, c corev1.Container, cfg app.Config) {
+	t.Helper()
 	if cfg.LeaseNamespace != "" {
 		t.Errorf("args set the Lease namespace %q; the Role allows the pod's", cfg.LeaseNamespace)
 	}
@@ -235,10 +267,13 @@ func TestManifestsAgree(t *testing.T) {
 		!allows(role.Rules, "coordination.k8s.io", "leases", "create", "") {
 		t.Errorf("Role rules %v do not allow the Lease %s (create, get, update)", role.Rules, cfg.LeaseName)
 	}
+}
 
-	checkMeshConfigRole(t, all, cfg, ns)
-
-	// Security: what the restricted Pod Security level asks and more.
+// checkPodSecurity checks the pod for what the restricted Pod Security
+// level asks and more: resource requests and a spread over nodes.
+func checkPodSecurity(t *testing.T, pod corev1.PodTemplateSpec) {
+	t.Helper()
+	c := pod.Spec.Containers[0]
 	psc, sc := pod.Spec.SecurityContext, c.SecurityContext
 	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot ||
 		psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
@@ -252,6 +287,7 @@ func TestManifestsAgree(t *testing.T) {
 	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() {
 		t.Errorf("resource requests %v: want cpu and memory", c.Resources.Requests)
 	}
+	podLabels := labels.Set(pod.Labels)
 	spread := slices.ContainsFunc(pod.Spec.TopologySpreadConstraints, func(s corev1.TopologySpreadConstraint) bool {
 		sel, err := metav1.LabelSelectorAsSelector(s.LabelSelector)
 		return s.TopologyKey == "kubernetes.io/hostname" && s.MaxSkew == 1 && err == nil && !sel.Empty() && sel.Matches(podLabels)
@@ -259,7 +295,12 @@ func TestManifestsAgree(t *testing.T) {
 	if !spread {
 		t.Errorf("topology spread %+v: want the pods spread over nodes", pod.Spec.TopologySpreadConstraints)
 	}
+}
 
+// checkService checks that the Service selects the pods and serves their
+// xDS port.
+func checkService(t *testing.T, all map[string]runtime.Object, podLabels labels.Set, xdsPort int) {
+	t.Helper()
 	svc := get[*corev1.Service](t, all, "Service", "meshd")
 	if svc.Spec.Type != corev1.ServiceTypeClusterIP || len(svc.Spec.Ports) != 1 {
 		t.Fatalf("Service %+v: want ClusterIP with one port", svc.Spec)
@@ -271,9 +312,14 @@ func TestManifestsAgree(t *testing.T) {
 		p.AppProtocol == nil || *p.AppProtocol != "grpc" {
 		t.Errorf("Service port %+v: want grpc-xds %d to the container's grpc-xds, appProtocol grpc", p, xdsPort)
 	}
+}
 
+// checkNetworkPolicy checks that the NetworkPolicy selects the pods and
+// admits the xDS port alone, not the debug port.
+func checkNetworkPolicy(t *testing.T, all map[string]runtime.Object, podLabels labels.Set, xdsPort, debugPort int) {
+	t.Helper()
 	np := get[*networkingv1.NetworkPolicy](t, all, "NetworkPolicy", "meshd")
-	selects("NetworkPolicy", &np.Spec.PodSelector)
+	checkSelects(t, "NetworkPolicy", &np.Spec.PodSelector, podLabels)
 	var open []int
 	for _, r := range np.Spec.Ingress {
 		for _, p := range r.Ports {
@@ -290,16 +336,15 @@ func TestManifestsAgree(t *testing.T) {
 	if !slices.Equal(open, []int{xdsPort}) || slices.Contains(open, debugPort) {
 		t.Errorf("NetworkPolicy admits ports %v, want the xDS port %d only", open, xdsPort)
 	}
+}
 
-	pdb := get[*policyv1.PodDisruptionBudget](t, all, "PodDisruptionBudget", "meshd")
-	selects("PodDisruptionBudget", pdb.Spec.Selector)
-	if pdb.Spec.MinAvailable == nil || pdb.Spec.MinAvailable.IntValue() != 1 {
-		t.Errorf("PodDisruptionBudget minAvailable %v, want 1", pdb.Spec.MinAvailable)
-	}
-
+// checkBindings checks that the pods run as the ServiceAccount and that
+// every role is bound to it.
+func checkBindings(t *testing.T, all map[string]runtime.Object, podServiceAccount string) {
+	t.Helper()
 	sa := get[*corev1.ServiceAccount](t, all, "ServiceAccount", "meshd")
-	if pod.Spec.ServiceAccountName != sa.Name {
-		t.Errorf("pods run as %q, want the service account %s", pod.Spec.ServiceAccountName, sa.Name)
+	if podServiceAccount != sa.Name {
+		t.Errorf("pods run as %q, want the service account %s", podServiceAccount, sa.Name)
 	}
 	subject := rbacv1.Subject{Kind: "ServiceAccount", Name: sa.Name, Namespace: sa.Namespace}
 	crb := get[*rbacv1.ClusterRoleBinding](t, all, "ClusterRoleBinding", "meshd")

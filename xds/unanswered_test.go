@@ -1,38 +1,27 @@
 package xds_test
 
 import (
-	"bytes"
-	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	"github.com/meshd/meshd/xds/xdstest"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 
+	"github.com/meshd/meshd/internal/testrun"
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // logSink is a slog handler's writer that tests read while the server
 // writes.
-type logSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+type logSink struct{ testrun.Buffer }
 
-func (s *logSink) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
+// lines returns the lines written so far that hold substr.
 func (s *logSink) lines(substr string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []string
-	for _, l := range strings.Split(s.buf.String(), "\n") {
+	for _, l := range strings.Split(s.String(), "\n") {
 		if strings.Contains(l, substr) {
 			out = append(out, l)
 		}

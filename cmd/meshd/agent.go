@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/cliflags"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/certpool"
 
 	"github.com/spf13/pflag"
 
@@ -57,16 +60,8 @@ func parseAgentFlags(args []string, out io.Writer) (agentFlags, error) {
 	fs.BoolVar(&f.once, "once", false, "obtain the certificate, write the files and exit, instead of renewing until stopped")
 	fs.StringVar(&f.logLevel, "log-level", "info", "least severe log `LEVEL` printed: debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "console", "log `FORMAT`: console or json")
-	help := fs.BoolP("help", "h", false, "show this help")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflags.Parse(fs, args, out, agentUsage); err != nil {
 		return agentFlags{}, err
-	}
-	if *help {
-		fmt.Fprint(out, agentUsage+fs.FlagUsagesWrapped(100))
-		return agentFlags{}, pflag.ErrHelp
-	}
-	if fs.NArg() > 0 {
-		return agentFlags{}, fmt.Errorf("unexpected argument %q: meshd agent takes flags only", fs.Arg(0))
 	}
 	if f.cfg.CAAddr == "" {
 		f.cfg.CAAddr = f.cfg.XDSAddr
@@ -129,13 +124,9 @@ func once(ctx context.Context, a *agent.Agent) error {
 
 // rootTLS is a client TLS config trusting the PEM bundle in file.
 func rootTLS(file string) (*tls.Config, error) {
-	pem, err := os.ReadFile(file)
+	pool, err := certpool.Read("--root-cert", file)
 	if err != nil {
-		return nil, fmt.Errorf("--root-cert: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("--root-cert %s: no PEM certificate found", file)
+		return nil, err
 	}
 	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }

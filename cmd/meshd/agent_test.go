@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshd/meshd/internal/testrun"
+
 	"github.com/meshd/meshd/security"
 )
 
@@ -23,7 +25,7 @@ func startMeshdCA(t *testing.T) (xdsAddr, debugAddr, bundle string) {
 		t.Fatal(err)
 	}
 	xdsAddr, debugAddr = freeAddr(t), freeAddr(t)
-	var logs lockedBuffer
+	var logs testrun.Buffer
 	meshd := exec.Command(bin, "--xds-addr", xdsAddr, "--debug-addr", debugAddr,
 		"--ca", "--ca-dir", filepath.Join(dir, "ca"), "--ca-tokens", tokens)
 	meshd.Stdout, meshd.Stderr = &logs, &logs

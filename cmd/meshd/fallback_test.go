@@ -4,9 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/kubernetes"
-	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
 
 // TestFleetFallback covers the other way a proxy can reach several
@@ -21,11 +18,9 @@ func TestFleetFallback(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	env := kubeEnv(t)
-	kube := kubernetes.NewForConfigOrDie(env.Config)
-	gw := gatewayclient.NewForConfigOrDie(env.Config)
 	echoIP, canaryIP := "127.0.0.43", "127.0.0.44"
 	port := startHealthBackends(t, echoIP, canaryIP)
-	mesh := newFleetMesh(t, ctx, kube, gw, port)
+	mesh := newFleetMesh(t, ctx, env.Config, port)
 	mesh.service("echo")
 	mesh.service("canary")
 	mesh.pod("echo-0", "echo", echoIP)

@@ -12,7 +12,6 @@ import (
 	"google.golang.org/grpc/resolver/manual"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
 
 // The service account deploy/ creates, whose permissions the replicas run
@@ -65,10 +64,11 @@ func startFleet(t *testing.T, ctx context.Context) *fleet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fleet{ctx: ctx, kube: kubernetes.NewForConfigOrDie(env.Config), echoIP: "127.0.0.41", canaryIP: "127.0.0.42"}
+	f := &fleet{ctx: ctx, echoIP: "127.0.0.41", canaryIP: "127.0.0.42"}
 	// Two backends on one port, as two pods of a mesh would be.
 	port := startHealthBackends(t, f.echoIP, f.canaryIP)
-	f.mesh = newFleetMesh(t, ctx, f.kube, gatewayclient.NewForConfigOrDie(env.Config), port)
+	f.mesh = newFleetMesh(t, ctx, env.Config, port)
+	f.kube = f.mesh.kube
 	f.mesh.service("echo")
 	f.mesh.service("canary")
 	f.mesh.pod("echo-0", "echo", f.echoIP)

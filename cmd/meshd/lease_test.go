@@ -7,7 +7,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
@@ -22,10 +21,9 @@ func TestLeaseLost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	env := kubeEnv(t)
-	kube := kubernetes.NewForConfigOrDie(env.Config)
-	l := &leaseRun{ctx: ctx, kubeconfig: env.Kubeconfig, gw: gatewayclient.NewForConfigOrDie(env.Config),
-		leases: kube.CoordinationV1().Leases("default"), name: uniqueName("lease-lost-")}
-	l.mesh = newFleetMesh(t, ctx, kube, l.gw, 7000)
+	mesh := newFleetMesh(t, ctx, env.Config, 7000)
+	l := &leaseRun{ctx: ctx, kubeconfig: env.Kubeconfig, mesh: mesh, gw: mesh.gw,
+		leases: mesh.kube.CoordinationV1().Leases("default"), name: uniqueName("lease-lost-")}
 	l.mesh.service("web")
 	l.mesh.route("r", "web", "web")
 

@@ -11,10 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/meshd/meshd/internal/testrun"
 )
 
 // bin is the meshd binary built once for the package's tests.
@@ -131,14 +132,14 @@ func TestContract(t *testing.T) {
 // captured.
 type meshdProcess struct {
 	cmd    *exec.Cmd
-	logs   *lockedBuffer
+	logs   *testrun.Buffer
 	exited chan error // receives Wait's result once
 }
 
 // startMeshd starts bin with args; t's cleanup kills it if it still runs.
 func startMeshd(t *testing.T, args ...string) *meshdProcess {
 	t.Helper()
-	m := &meshdProcess{cmd: exec.Command(bin, args...), logs: &lockedBuffer{}, exited: make(chan error, 1)}
+	m := &meshdProcess{cmd: exec.Command(bin, args...), logs: &testrun.Buffer{}, exited: make(chan error, 1)}
 	m.cmd.Stdout, m.cmd.Stderr = m.logs, m.logs
 	if err := m.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -201,22 +202,4 @@ func get(url string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
-}
-
-// lockedBuffer collects a child process's output for the test to read.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
@@ -102,11 +103,12 @@ type fleetMesh struct {
 	port int
 }
 
-// newFleetMesh creates a namespace of its own.
-func newFleetMesh(t *testing.T, ctx context.Context, kube kubernetes.Interface, gw gatewayclient.Interface, port int) *fleetMesh {
+// newFleetMesh writes through cfg (an administrator's) in a namespace of
+// its own, which it creates.
+func newFleetMesh(t *testing.T, ctx context.Context, cfg *rest.Config, port int) *fleetMesh {
 	ns := "fleet-" + strconv.FormatInt(time.Now().UnixNano()%1e12, 36)
-	m := &fleetMesh{t: t, ctx: ctx, kube: kube, gw: gw, ns: ns, port: port}
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	m := &fleetMesh{t: t, ctx: ctx, kube: kubernetes.NewForConfigOrDie(cfg), gw: gatewayclient.NewForConfigOrDie(cfg), ns: ns, port: port}
+	if _, err := m.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return m

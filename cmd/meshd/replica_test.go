@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshd/meshd/internal/testrun"
+
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/grpc"
@@ -46,7 +48,7 @@ type replica struct {
 	args       []string
 	cmd        *exec.Cmd
 	xds, debug string
-	logs       *lockedBuffer
+	logs       *testrun.Buffer
 	exited     chan error
 	dead       bool
 }
@@ -55,7 +57,7 @@ type replica struct {
 // --leader-elect, fleetLease and extra flags.
 func startReplica(t *testing.T, kubeconfig string, extra ...string) *replica {
 	t.Helper()
-	r := &replica{xds: freeAddr(t), debug: freeAddr(t), logs: &lockedBuffer{}, exited: make(chan error, 1)}
+	r := &replica{xds: freeAddr(t), debug: freeAddr(t), logs: &testrun.Buffer{}, exited: make(chan error, 1)}
 	args := append([]string{"--kubeconfig", kubeconfig, "--leader-elect",
 		"--xds-addr", r.xds, "--debug-addr", r.debug, "--push-debounce", "10ms", "--log-format", "json"}, fleetLease...)
 	r.args = append(args, extra...)
@@ -206,12 +208,8 @@ func others(rs []*replica, not ...*replica) []*replica {
 
 func waitUntil(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testrun.Poll(30*time.Second, 50*time.Millisecond, ok) {
+		t.Fatalf("timed out waiting until %s", what)
 	}
 }
 

@@ -148,32 +148,15 @@ func (d *decoder) decodeDocument(p *parsed, path string, doc document, isJSON bo
 	}
 }
 
+// decodeObject decodes js, an object of gvk from document doc, into p,
+// reporting what is wrong with it through fail.
 func (d *decoder) decodeObject(p *parsed, path string, doc document, gvk schema.GroupVersionKind, js []byte,
 	fail func(line int, sev Severity, object, format string, args ...any)) {
 	k := d.kinds[gvk]
-	var (
-		obj  runtime.Object
-		meta metav1.Object
-	)
-	if k == nil {
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(js); err != nil {
-			fail(doc.line, SeverityError, "", "%s: %v", gvk.Kind, err)
-			return
-		}
-		obj, meta = u, u
-	} else {
-		o, _, err := d.codec.Decode(js, &gvk, nil)
-		if err != nil && !(runtime.IsStrictDecodingError(err) && o != nil && !d.strict) {
-			fail(doc.line, SeverityError, gvk.Kind+" "+objectName(js), "%v", err)
-			return
-		}
-		m, ok := o.(metav1.Object)
-		if !ok {
-			fail(doc.line, SeverityError, "", "%s has no object metadata", gvk)
-			return
-		}
-		obj, meta = o, m
+	obj, meta, object, err := d.decodeAs(k, gvk, js)
+	if err != nil {
+		fail(doc.line, SeverityError, object, "%v", err)
+		return
 	}
 	label := gvk.Kind
 	if meta.GetName() != "" {
@@ -185,18 +168,7 @@ func (d *decoder) decodeObject(p *parsed, path string, doc document, gvk schema.
 	}
 	label = gvk.Kind + " " + sources.Key(meta)
 	if k != nil {
-		setDefaults(obj)
-		var err error
-		if d.strict {
-			err = checkProtoSpec(obj, js)
-		}
-		if err == nil {
-			err = validateBuiltin(obj)
-		}
-		if err == nil && k.validate != nil {
-			err = k.validate(obj)
-		}
-		if err != nil {
+		if err := d.validate(k, obj, js); err != nil {
 			fail(doc.line, SeverityError, label, "%v", err)
 			return
 		}
@@ -219,6 +191,49 @@ func (d *decoder) kindNames() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// decodeAs decodes js as an object of gvk: into its Go type when k, its
+// kind, has a collection (k not nil), else as unstructured. On failure it
+// returns, besides the error, the object's name for the report ("" when
+// unknown).
+func (d *decoder) decodeAs(k *kind, gvk schema.GroupVersionKind, js []byte) (runtime.Object, metav1.Object, string, error) {
+	if k == nil {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(js); err != nil {
+			return nil, nil, "", fmt.Errorf("%s: %w", gvk.Kind, err)
+		}
+		return u, u, "", nil
+	}
+	o, _, err := d.codec.Decode(js, &gvk, nil)
+	// Outside strict mode an unknown field is no error: the object stands.
+	if err != nil && !(runtime.IsStrictDecodingError(err) && o != nil && !d.strict) {
+		return nil, nil, gvk.Kind + " " + objectName(js), err
+	}
+	m, ok := o.(metav1.Object)
+	if !ok {
+		return nil, nil, "", fmt.Errorf("%s has no object metadata", gvk)
+	}
+	return o, m, "", nil
+}
+
+// validate fills in the defaults of obj, of kind k decoded from js, and
+// checks it: in strict mode its spec against its proto, then the rules of
+// built-in kinds and k's own.
+func (d *decoder) validate(k *kind, obj runtime.Object, js []byte) error {
+	setDefaults(obj)
+	if d.strict {
+		if err := checkProtoSpec(obj, js); err != nil {
+			return err
+		}
+	}
+	if err := validateBuiltin(obj); err != nil {
+		return err
+	}
+	if k.validate != nil {
+		return k.validate(obj)
+	}
+	return nil
 }
 
 // checkMeta validates the name and namespace and fills in the default

@@ -164,6 +164,13 @@ var decodeFileCases = []decodeFileCase{
 		wantFailed:  true,
 		wantProblem: "spec.rules[0].backendRefs[0].port 0", wantLine: 1, wantDoc: 1,
 	},
+	{
+		name:        "grpc route backend port",
+		path:        "a.yaml",
+		in:          "apiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: g}\nspec:\n  rules:\n  - backendRefs: [{name: web, port: 9090}]\n  - backendRefs: [{name: web, port: 9090}, {name: api, port: 70000}]\n",
+		wantFailed:  true,
+		wantProblem: "spec.rules[1].backendRefs[1].port 70000", wantLine: 1, wantDoc: 1,
+	},
 }
 
 func TestDecodeFileProblems(t *testing.T) {

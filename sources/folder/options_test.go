@@ -4,6 +4,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/meshd/meshd/sources/internal/testcrd"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshd/meshd/krt"
@@ -44,7 +46,7 @@ func TestWithCollectionOptions(t *testing.T) {
 	g := krt.NewGraph()
 	s := NewFS(g, fstest.MapFS{"w.yaml": {Data: []byte(
 		"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\nspec: {size: 3}\n")}})
-	widgets := AddKind[*Widget](s, schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"},
+	widgets := AddKind[*testcrd.Widget](s, schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"},
 		WithCollectionOptions(krt.WithName("my-widgets")))
 	if err := s.Load(); err != nil {
 		t.Fatal(err)

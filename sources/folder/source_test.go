@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/meshd/meshd/sources/internal/testcrd"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -76,8 +78,8 @@ func TestAddKind(t *testing.T) {
 			"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: big, namespace: shop}\nspec: {size: 300}\n")},
 	}
 	s := NewFS(krt.NewGraph(), fsys)
-	widgets := AddKind[*Widget](s, schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"},
-		WithValidation(func(w *Widget) error {
+	widgets := AddKind[*testcrd.Widget](s, schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"},
+		WithValidation(func(w *testcrd.Widget) error {
 			if w.Spec.Size > 100 {
 				return fmt.Errorf("spec.size %d: at most 100", w.Spec.Size)
 			}

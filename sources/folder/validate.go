@@ -59,23 +59,28 @@ func validateBuiltin(obj runtime.Object) error {
 	case *discoveryv1.EndpointSlice:
 		return validateEndpointSlice(o)
 	case *gatewayv1.HTTPRoute:
-		var errs []error
-		for i, r := range o.Spec.Rules {
-			for j, b := range r.BackendRefs {
-				errs = append(errs, checkBackendPort(fmt.Sprintf("spec.rules[%d].backendRefs[%d].port", i, j), b.Port))
-			}
-		}
-		return errors.Join(errs...)
+		return checkBackendPorts(o.Spec.Rules,
+			func(r gatewayv1.HTTPRouteRule) []gatewayv1.HTTPBackendRef { return r.BackendRefs },
+			func(b gatewayv1.HTTPBackendRef) gatewayv1.BackendRef { return b.BackendRef })
 	case *gatewayv1.GRPCRoute:
-		var errs []error
-		for i, r := range o.Spec.Rules {
-			for j, b := range r.BackendRefs {
-				errs = append(errs, checkBackendPort(fmt.Sprintf("spec.rules[%d].backendRefs[%d].port", i, j), b.Port))
-			}
-		}
-		return errors.Join(errs...)
+		return checkBackendPorts(o.Spec.Rules,
+			func(r gatewayv1.GRPCRouteRule) []gatewayv1.GRPCBackendRef { return r.BackendRefs },
+			func(b gatewayv1.GRPCBackendRef) gatewayv1.BackendRef { return b.BackendRef })
 	}
 	return nil
+}
+
+// checkBackendPorts checks the port of every backendRef of a route's
+// rules, whichever the route's kind: refs returns a rule's backendRefs,
+// and ref the BackendRef each embeds.
+func checkBackendPorts[Rule, Ref any](rules []Rule, refs func(Rule) []Ref, ref func(Ref) gatewayv1.BackendRef) error {
+	var errs []error
+	for i, r := range rules {
+		for j, b := range refs(r) {
+			errs = append(errs, checkBackendPort(fmt.Sprintf("spec.rules[%d].backendRefs[%d].port", i, j), ref(b).Port))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // validateService checks port names (required and unique when there are

@@ -12,6 +12,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/meshd/meshd/internal/debounce"
+	"github.com/meshd/meshd/sources/internal/fswatch"
 )
 
 // configMapData is the symlink a Kubernetes ConfigMap volume swaps
@@ -36,35 +37,27 @@ func (s *Source) watch(ctx context.Context) error {
 	// Wait for a quiet period, but not more than ten of them after the
 	// first event, so a file rewritten continuously is still picked up.
 	pending := map[string]bool{}
-	batch := debounce.NewTimer(debounce.Policy{Quiet: s.opts.debounce, MaxDelay: 10 * s.opts.debounce})
-	defer batch.Done()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-w.Events:
-			if !ok {
-				return errors.New("file watcher closed")
-			}
-			if rel, ok := s.relative(ev.Name); ok {
+	return fswatch.Run(ctx, w, debounce.Policy{Quiet: s.opts.debounce, MaxDelay: 10 * s.opts.debounce}, fswatch.Handler{
+		Event: func(ev fsnotify.Event) bool {
+			rel, ok := s.relative(ev.Name)
+			if ok {
 				pending[rel] = true
-				batch.Add()
 			}
-		case err, ok := <-w.Errors:
-			if !ok {
-				return errors.New("file watcher closed")
-			}
-			if s.watchError(err) {
+			return ok
+		},
+		Error: func(err error) bool {
+			lost := s.watchError(err)
+			if lost {
 				// Events were lost: look at everything again.
 				pending["."] = true
-				batch.Add()
 			}
-		case <-batch.C():
-			batch.Done()
+			return lost
+		},
+		Flush: func() {
 			s.sync(w, pending)
 			pending = map[string]bool{}
-		}
-	}
+		},
+	})
 }
 
 // watchError counts and logs a watcher error, and reports whether events

@@ -1,12 +1,13 @@
 package folder
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/meshd/meshd/internal/testrun"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -19,15 +20,7 @@ func startDir(t *testing.T, dir string, opts ...Option) (*Source, *krt.Graph) {
 	t.Helper()
 	g := krt.NewGraph()
 	s := NewDir(g, dir, append([]Option{WithDebounce(20 * time.Millisecond)}, opts...)...)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
+	ctx := testrun.Go(t, s.Run)
 	if err := krt.WaitSynced(ctx, s.Inputs().Pods, s.Inputs().Services); err != nil {
 		t.Fatal(err)
 	}
@@ -38,12 +31,8 @@ func startDir(t *testing.T, dir string, opts ...Option) (*Source, *krt.Graph) {
 // the watcher's latency is not what these tests measure.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s (problems: %v)", what, lastProblems)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testrun.Poll(10*time.Second, 5*time.Millisecond, cond) {
+		t.Fatalf("timed out waiting for %s (problems: %v)", what, lastProblems)
 	}
 }
 

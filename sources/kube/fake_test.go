@@ -7,6 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshd/meshd/internal/testrun"
+
+	"github.com/meshd/meshd/sources/internal/testcrd"
+
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,15 +42,7 @@ func service(ns, name, app string) *corev1.Service {
 // run runs src until the test ends and waits for every collection to sync.
 func run(t *testing.T, src *Source, cols ...interface{ Synced() <-chan struct{} }) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- src.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
+	ctx := testrun.Go(t, src.Run)
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()
 	err := src.Inputs().WaitSynced(wctx)
@@ -60,12 +56,8 @@ func run(t *testing.T, src *Source, cols ...interface{ Synced() <-chan struct{} 
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testrun.Poll(20*time.Second, 5*time.Millisecond, cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }
 
@@ -86,18 +78,7 @@ func gatewayResources() *metav1.APIResourceList {
 }
 
 func TestFakeInitialListAndEvents(t *testing.T) {
-	kube := fake.NewClientset(
-		service("shop", "web", "web"), pod("shop", "web-1", "web"), pod("shop", "db-1", "db"),
-		&corev1.Namespace{ObjectMeta: meta("", "shop", nil)},
-		&corev1.Node{ObjectMeta: meta("", "node-1", map[string]string{corev1.LabelTopologyZone: "z1"})},
-		&corev1.ConfigMap{ObjectMeta: meta("meshd", "mesh", nil), Data: map[string]string{"mesh": "{}"}},
-		&discoveryv1.EndpointSlice{ObjectMeta: meta("shop", "web-abc", nil), AddressType: discoveryv1.AddressTypeIPv4},
-	)
-	kube.Resources = []*metav1.APIResourceList{gatewayResources()}
-	gw := gatewayfake.NewClientset(
-		&gatewayv1.HTTPRoute{ObjectMeta: meta("shop", "r1", nil)},
-		&gatewayv1.GRPCRoute{ObjectMeta: meta("shop", "g1", nil)},
-	)
+	kube, gw := fakeCluster()
 	g := krt.NewGraph()
 	src := New(g, Clients{Kube: kube, Gateway: gw})
 	in := src.Inputs()
@@ -124,13 +105,57 @@ func TestFakeInitialListAndEvents(t *testing.T) {
 	}
 
 	// Create, update and delete of each kind arrive.
-	ctx := t.Context()
+	runSteps(t, podAndServiceSteps(t.Context(), kube, in))
+	runSteps(t, otherKindSteps(t.Context(), kube, gw, in))
+	stats := src.Stats()
+	i := slices.IndexFunc(stats, func(s CollectionStats) bool { return s.Name == "kube/pods" })
+	if st := stats[i]; st.Adds != 3 || st.Updates != 1 || st.Deletes != 1 || !st.Synced || st.Items != 2 {
+		t.Errorf("pod stats %+v", st)
+	}
+}
+
+// fakeCluster returns fake clients holding one object of each built-in
+// kind (two pods) and one of each route.
+func fakeCluster() (*fake.Clientset, *gatewayfake.Clientset) {
+	kube := fake.NewClientset(
+		service("shop", "web", "web"), pod("shop", "web-1", "web"), pod("shop", "db-1", "db"),
+		&corev1.Namespace{ObjectMeta: meta("", "shop", nil)},
+		&corev1.Node{ObjectMeta: meta("", "node-1", map[string]string{corev1.LabelTopologyZone: "z1"})},
+		&corev1.ConfigMap{ObjectMeta: meta("meshd", "mesh", nil), Data: map[string]string{"mesh": "{}"}},
+		&discoveryv1.EndpointSlice{ObjectMeta: meta("shop", "web-abc", nil), AddressType: discoveryv1.AddressTypeIPv4},
+	)
+	kube.Resources = []*metav1.APIResourceList{gatewayResources()}
+	gw := gatewayfake.NewClientset(
+		&gatewayv1.HTTPRoute{ObjectMeta: meta("shop", "r1", nil)},
+		&gatewayv1.GRPCRoute{ObjectMeta: meta("shop", "g1", nil)},
+	)
+	return kube, gw
+}
+
+// step is one write to a cluster and the state of the inputs it leads
+// to.
+type step struct {
+	name string
+	do   func() error
+	done func() bool
+}
+
+// runSteps makes each step's write and waits for the state it leads to.
+func runSteps(t *testing.T, steps []step) {
+	t.Helper()
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		eventually(t, s.name, s.done)
+	}
+}
+
+// podAndServiceSteps creates, updates and deletes pods and services of
+// the fakeCluster, read through in.
+func podAndServiceSteps(ctx context.Context, kube *fake.Clientset, in sources.Inputs) []step {
 	core := kube.CoreV1()
-	steps := []struct {
-		name string
-		do   func() error
-		done func() bool
-	}{
+	return []step{
 		{"create pod", func() error {
 			_, err := core.Pods("shop").Create(ctx, pod("shop", "web-2", "web"), metav1.CreateOptions{})
 			return err
@@ -155,6 +180,14 @@ func TestFakeInitialListAndEvents(t *testing.T) {
 			func() bool { s, _ := in.Services.Get("shop/api"); return s != nil && s.Spec.Selector["app"] == "api2" }},
 		{"delete service", func() error { return core.Services("shop").Delete(ctx, "web", metav1.DeleteOptions{}) },
 			func() bool { return keys(in.Services) == "shop/api" }},
+	}
+}
+
+// otherKindSteps writes namespaces, nodes, ConfigMaps, EndpointSlices and
+// routes of the fakeCluster, read through in.
+func otherKindSteps(ctx context.Context, kube *fake.Clientset, gw *gatewayfake.Clientset, in sources.Inputs) []step {
+	core := kube.CoreV1()
+	return []step{
 		{"create namespace", func() error {
 			_, err := core.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: meta("", "other", nil)}, metav1.CreateOptions{})
 			return err
@@ -190,17 +223,6 @@ func TestFakeInitialListAndEvents(t *testing.T) {
 		}, func() bool { return keys(in.HTTPRoutes) == "shop/r1,shop/r2" }},
 		{"delete grpcroute", func() error { return gw.GatewayV1().GRPCRoutes("shop").Delete(ctx, "g1", metav1.DeleteOptions{}) },
 			func() bool { return keys(in.GRPCRoutes) == "" }},
-	}
-	for _, s := range steps {
-		if err := s.do(); err != nil {
-			t.Fatalf("%s: %v", s.name, err)
-		}
-		eventually(t, s.name, s.done)
-	}
-	stats := src.Stats()
-	i := slices.IndexFunc(stats, func(s CollectionStats) bool { return s.Name == "kube/pods" })
-	if st := stats[i]; st.Adds != 3 || st.Updates != 1 || st.Deletes != 1 || !st.Synced || st.Items != 2 {
-		t.Errorf("pod stats %+v", st)
 	}
 }
 
@@ -296,25 +318,6 @@ func TestFakeWithoutWatch(t *testing.T) {
 	}
 }
 
-// Widget is a user CRD type.
-type Widget struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              WidgetSpec `json:"spec"`
-}
-
-// WidgetSpec is the spec of a Widget.
-type WidgetSpec struct {
-	Size int64 `json:"size"`
-}
-
-// DeepCopyObject implements runtime.Object.
-func (w *Widget) DeepCopyObject() runtime.Object {
-	c := *w
-	w.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
-	return &c
-}
-
 var widgetGVR = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
 
 func widget(ns, name string, size any) *unstructured.Unstructured {
@@ -332,7 +335,7 @@ func TestFakeDynamic(t *testing.T) {
 		map[schema.GroupVersionResource]string{widgetGVR: "WidgetList", {Group: "example.com", Version: "v1", Resource: "gadgets"}: "GadgetList"},
 		widget("shop", "w1", int64(3)), widget("shop", "bad", "three"))
 	src := New(krt.NewGraph(), Clients{Kube: kube, Dynamic: dyn})
-	typed := AddDynamic[*Widget](src, widgetGVR, Watch{})
+	typed := AddDynamic[*testcrd.Widget](src, widgetGVR, Watch{})
 	raw := AddDynamic[*unstructured.Unstructured](src, widgetGVR, Watch{}, krt.WithName("raw-widgets"))
 	// Not served by discovery: skipped.
 	gadgets := AddDynamic[*unstructured.Unstructured](src, schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}, Watch{})

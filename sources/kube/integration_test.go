@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshd/meshd/sources/internal/testcrd"
+
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -19,8 +21,10 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 )
 
 var nsCounter atomic.Int64
@@ -95,8 +99,6 @@ func TestKubeEachKind(t *testing.T) {
 	installCRD(t, c, gatewayVersion.WithResource("httproutes"), "HTTPRoute")
 	installCRD(t, c, gatewayVersion.WithResource("grpcroutes"), "GRPCRoute")
 	ns := newNamespace(t, c.Kube)
-	ctx := t.Context()
-	core := c.Kube.CoreV1()
 
 	src := New(krt.NewGraph(), c, WithDefaultWatch(Watch{Namespace: ns}),
 		WithWatch("configmaps", Watch{Namespace: ns, LabelSelector: "meshd-test=yes"}))
@@ -108,19 +110,18 @@ func TestKubeEachKind(t *testing.T) {
 	if _, ok := in.Namespaces.Get(ns); !ok {
 		t.Errorf("namespace %s missing from %s", ns, keys(in.Namespaces))
 	}
-	route := func(kind, name string, port int64) map[string]any {
-		return map[string]any{
-			"apiVersion": "gateway.networking.k8s.io/v1", "kind": kind,
-			"metadata": map[string]any{"name": name, "namespace": ns},
-			"spec":     map[string]any{"rules": []any{map[string]any{"backendRefs": []any{map[string]any{"name": "web", "port": port}}}}},
-		}
+	runSteps(t, serviceAndPodSteps(t.Context(), c, ns, in))
+	runSteps(t, kubeOtherKindSteps(t, c, ns, in))
+	if p, ok := in.Namespaces.Get(ns); !ok || p.ManagedFields != nil {
+		t.Errorf("managed fields not stripped: %v", p.ManagedFields)
 	}
-	httpRoutes := c.Dynamic.Resource(gatewayVersion.WithResource("httproutes")).Namespace(ns)
-	steps := []struct {
-		name string
-		do   func() error
-		done func() bool
-	}{
+}
+
+// serviceAndPodSteps creates and updates a service and a pod in ns, read
+// through in. kubeOtherKindSteps deletes them.
+func serviceAndPodSteps(ctx context.Context, c Clients, ns string, in sources.Inputs) []step {
+	core := c.Kube.CoreV1()
+	return []step{
 		{"create service", func() error {
 			_, err := core.Services(ns).Create(ctx, &corev1.Service{ObjectMeta: meta(ns, "web", nil),
 				Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
@@ -150,6 +151,23 @@ func TestKubeEachKind(t *testing.T) {
 			_, err = core.Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
 			return err
 		}, func() bool { p, ok := in.Pods.Get(ns + "/web-1"); return ok && p.Status.PodIP == "10.1.2.3" }},
+	}
+}
+
+// kubeOtherKindSteps writes EndpointSlices, ConfigMaps, nodes and routes
+// in ns, read through in, then deletes what serviceAndPodSteps made.
+func kubeOtherKindSteps(t *testing.T, c Clients, ns string, in sources.Inputs) []step {
+	ctx := t.Context()
+	core := c.Kube.CoreV1()
+	route := func(kind, name string, port int64) map[string]any {
+		return map[string]any{
+			"apiVersion": "gateway.networking.k8s.io/v1", "kind": kind,
+			"metadata": map[string]any{"name": name, "namespace": ns},
+			"spec":     map[string]any{"rules": []any{map[string]any{"backendRefs": []any{map[string]any{"name": "web", "port": port}}}}},
+		}
+	}
+	httpRoutes := c.Dynamic.Resource(gatewayVersion.WithResource("httproutes")).Namespace(ns)
+	return []step{
 		{"create endpointslice", func() error {
 			_, err := c.Kube.DiscoveryV1().EndpointSlices(ns).Create(ctx, &discoveryv1.EndpointSlice{ObjectMeta: meta(ns, "web-x", nil),
 				AddressType: discoveryv1.AddressTypeIPv4, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.1.2.3"}}}}, metav1.CreateOptions{})
@@ -193,15 +211,6 @@ func TestKubeEachKind(t *testing.T) {
 		{"delete service", func() error { return core.Services(ns).Delete(ctx, "web", metav1.DeleteOptions{}) },
 			func() bool { return in.Services.Len() == 0 }},
 	}
-	for _, s := range steps {
-		if err := s.do(); err != nil {
-			t.Fatalf("%s: %v", s.name, err)
-		}
-		eventually(t, s.name, s.done)
-	}
-	if p, ok := in.Namespaces.Get(ns); !ok || p.ManagedFields != nil {
-		t.Errorf("managed fields not stripped: %v", p.ManagedFields)
-	}
 }
 
 // TestKubeDerivedThroughChurn keeps a collection derived from two informer
@@ -210,13 +219,28 @@ func TestKubeEachKind(t *testing.T) {
 func TestKubeDerivedThroughChurn(t *testing.T) {
 	c := clients(t)
 	ns := newNamespace(t, c.Kube)
-	ctx := t.Context()
-	core := c.Kube.CoreV1()
 	g := krt.NewGraph()
 	src := New(g, c, WithDefaultWatch(Watch{Namespace: ns}))
-	in := src.Inputs()
-	type selected struct{ service, pods string }
-	derived := krt.NewCollection(g, in.Services, func(hc krt.HandlerContext, s *corev1.Service) *selected {
+	derived := selectedPods(g, src.Inputs())
+	run(t, src)
+	churn(t, c.Kube.CoreV1(), ns)
+	want := apiSelection(t, c.Kube.CoreV1(), ns)
+	got := func() map[string]string {
+		m := map[string]string{}
+		for _, s := range derived.List() {
+			m[s.service] = s.pods
+		}
+		return m
+	}
+	eventually(t, "derived collection to match the API server", func() bool { return fmt.Sprint(got()) == fmt.Sprint(want) })
+}
+
+// selected is a service and the pods it selects, comma-separated.
+type selected struct{ service, pods string }
+
+// selectedPods derives from in the pods each service selects.
+func selectedPods(g *krt.Graph, in sources.Inputs) krt.Collection[selected] {
+	return krt.NewCollection(g, in.Services, func(hc krt.HandlerContext, s *corev1.Service) *selected {
 		pods := krt.Fetch(hc, in.Pods, krt.FilterNamespace(s.Namespace), krt.FilterLabels(s.Spec.Selector))
 		names := make([]string, len(pods))
 		for i, p := range pods {
@@ -224,8 +248,13 @@ func TestKubeDerivedThroughChurn(t *testing.T) {
 		}
 		return &selected{service: s.Name, pods: strings.Join(names, ",")}
 	}, krt.WithKey(func(s selected) string { return s.service }))
-	run(t, src)
+}
 
+// churn creates three services in ns, then makes 60 random changes to
+// pods (create, delete, relabel) and service selectors, seeded.
+func churn(t *testing.T, core corev1client.CoreV1Interface, ns string) {
+	t.Helper()
+	ctx := t.Context()
 	rng := rand.New(rand.NewPCG(1, 2))
 	apps := []string{"a", "b", "c"}
 	podSpec := corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x"}}}
@@ -268,14 +297,18 @@ func TestKubeDerivedThroughChurn(t *testing.T) {
 			t.Fatalf("op %d: %v", op, err)
 		}
 	}
+}
 
-	// The truth, straight from the API server.
+// apiSelection is the truth, straight from the API server: by service in
+// ns, the sorted names of the pods it selects, comma-separated.
+func apiSelection(t *testing.T, core corev1client.CoreV1Interface, ns string) map[string]string {
+	t.Helper()
 	want := map[string]string{}
-	pods, err := core.Pods(ns).List(ctx, metav1.ListOptions{})
+	pods, err := core.Pods(ns).List(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs, err := core.Services(ns).List(ctx, metav1.ListOptions{})
+	svcs, err := core.Services(ns).List(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,14 +322,7 @@ func TestKubeDerivedThroughChurn(t *testing.T) {
 		slices.Sort(names)
 		want[s.Name] = strings.Join(names, ",")
 	}
-	got := func() map[string]string {
-		m := map[string]string{}
-		for _, s := range derived.List() {
-			m[s.service] = s.pods
-		}
-		return m
-	}
-	eventually(t, "derived collection to match the API server", func() bool { return fmt.Sprint(got()) == fmt.Sprint(want) })
+	return want
 }
 
 func TestKubeDynamicCRD(t *testing.T) {
@@ -305,7 +331,7 @@ func TestKubeDynamicCRD(t *testing.T) {
 	installCRD(t, c, gvr, "Widget")
 	ns := newNamespace(t, c.Kube)
 	src := New(krt.NewGraph(), c, WithDefaultWatch(Watch{Namespace: ns}))
-	widgets := AddDynamic[*Widget](src, gvr, Watch{Namespace: ns})
+	widgets := AddDynamic[*testcrd.Widget](src, gvr, Watch{Namespace: ns})
 	run(t, src, widgets)
 	res := c.Dynamic.Resource(gvr).Namespace(ns)
 	obj := func(name string, size int64) *unstructured.Unstructured {

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshd/meshd/sources/internal/testcrd"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshd/meshd/krt"
@@ -17,7 +19,7 @@ func TestKubeCRDInstalledAfterRun(t *testing.T) {
 	gvr := schema.GroupVersionResource{Group: "late.meshd.io", Version: "v1", Resource: "widgets"}
 	ns := newNamespace(t, c.Kube)
 	src := New(krt.NewGraph(), c, WithDefaultWatch(Watch{Namespace: ns}), WithDiscoveryInterval(100*time.Millisecond))
-	widgets := AddDynamic[*Widget](src, gvr, Watch{Namespace: ns})
+	widgets := AddDynamic[*testcrd.Widget](src, gvr, Watch{Namespace: ns})
 	run(t, src, widgets)
 	if st := statsOf(src, gvr); !st.Skipped || !st.Synced || st.Items != 0 {
 		t.Fatalf("before the CRD: stats = %+v, want skipped, synced and empty", st)

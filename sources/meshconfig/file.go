@@ -11,6 +11,7 @@ import (
 
 	"github.com/meshd/meshd/internal/debounce"
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources/internal/fswatch"
 )
 
 // File is a mesh config read from a YAML file, watched for changes by Run.
@@ -90,28 +91,15 @@ func (f *File) Run(ctx context.Context) error {
 	}
 	_ = f.Load()
 
-	batch := debounce.NewTimer(debounce.Policy{Quiet: f.opts.debounce, MaxDelay: 10 * f.opts.debounce})
-	defer batch.Done()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-w.Events:
-			if !ok {
-				return errors.New("file watcher closed")
-			}
-			if name := filepath.Base(ev.Name); name == base || name == "..data" {
-				batch.Add()
-			}
-		case err, ok := <-w.Errors:
-			if !ok {
-				return errors.New("file watcher closed")
-			}
+	return fswatch.Run(ctx, w, debounce.Policy{Quiet: f.opts.debounce, MaxDelay: 10 * f.opts.debounce}, fswatch.Handler{
+		Event: func(ev fsnotify.Event) bool {
+			name := filepath.Base(ev.Name)
+			return name == base || name == "..data"
+		},
+		Error: func(err error) bool {
 			f.opts.logger.Error("mesh config watcher error", "path", f.path, "err", err)
-			batch.Add() // events may be lost: read again
-		case <-batch.C():
-			batch.Done()
-			_ = f.Load()
-		}
-	}
+			return true // events may be lost: read again
+		},
+		Flush: func() { _ = f.Load() },
+	})
 }

@@ -1,13 +1,14 @@
 package meshconfig
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/meshd/meshd/internal/testrun"
 
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
@@ -62,12 +63,8 @@ func TestParse(t *testing.T) {
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testrun.Poll(10*time.Second, 5*time.Millisecond, cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }
 
@@ -83,15 +80,7 @@ func value(t *testing.T, c krt.Singleton[MeshConfig]) MeshConfig {
 // runFile runs f until the test ends, and waits for its first load.
 func runFile(t *testing.T, f *File) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
+	ctx := testrun.Go(t, f.Run)
 	if !f.Config().WaitUntilSynced(ctx.Done()) {
 		t.Fatal("not synced")
 	}

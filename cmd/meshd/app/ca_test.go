@@ -49,6 +49,19 @@ func sign(t *testing.T, addr string, serverCA *xdstest.CA, token string, uris ..
 		&pb.IstioCertificateRequest{Csr: securitytest.CSR(t, securitytest.Key(t), uris...)})
 }
 
+// startAndSign runs meshd with cfg until it is ready and has its CA sign
+// a certificate for the token web-token, which must succeed.
+func startAndSign(t *testing.T, cfg Config, serverCA *xdstest.CA) (*running, *pb.IstioCertificateResponse) {
+	t.Helper()
+	r := start(t, cfg)
+	r.waitReady(t)
+	resp, err := sign(t, r.app.XDSAddr(), serverCA, "web-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, resp
+}
+
 func TestCAOnTheXDSListener(t *testing.T) {
 	dir := t.TempDir()
 	flags, serverCA := caFlags(t, dir)
@@ -56,12 +69,7 @@ func TestCAOnTheXDSListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := start(t, cfg)
-	r.waitReady(t)
-	resp, err := sign(t, r.app.XDSAddr(), serverCA, "web-token")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, resp := startAndSign(t, cfg, serverCA)
 	leaf, _ := security.ParseCerts([]byte(resp.CertChain[0]))
 	if got := leaf[0].URIs[0].String(); got != "spiffe://cluster.local/ns/shop/sa/web" {
 		t.Fatalf("leaf names %s", got)
@@ -81,12 +89,7 @@ func TestCAOnTheXDSListener(t *testing.T) {
 	}
 
 	// Restarted on the same directory, meshd signs with the same root.
-	again := start(t, cfg)
-	again.waitReady(t)
-	resp2, err := sign(t, again.app.XDSAddr(), serverCA, "web-token")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, resp2 := startAndSign(t, cfg, serverCA)
 	if resp2.CertChain[len(resp2.CertChain)-1] != resp.CertChain[len(resp.CertChain)-1] {
 		t.Fatal("the root bundle changed across a restart")
 	}

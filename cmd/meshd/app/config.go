@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/meshd/meshd/cmd/meshd/internal/cliflags"
+
 	"github.com/spf13/pflag"
 
 	"github.com/meshd/meshd/security"
@@ -284,17 +286,8 @@ func ParseFlags(args []string, out io.Writer) (Config, error) {
 	addCAFlags(fs, &c)
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "least severe log `LEVEL` printed: debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `FORMAT`: console (human-readable) or json (one object per line)")
-	help := fs.BoolP("help", "h", false, "show this help")
-
-	if err := fs.Parse(args); err != nil {
+	if err := cliflags.Parse(fs, args, out, usageHeader); err != nil {
 		return Config{}, err
-	}
-	if *help {
-		fmt.Fprint(out, usageHeader+fs.FlagUsagesWrapped(100))
-		return Config{}, pflag.ErrHelp
-	}
-	if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("unexpected argument %q: meshd takes flags only (see --help)", fs.Arg(0))
 	}
 	if len(c.XDSTLSSANs) == 0 {
 		c.XDSTLSSANs = nil // as in DefaultConfig: pflag makes an empty list

@@ -1,9 +1,7 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,109 +9,42 @@ import (
 	"testing"
 	"time"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/demo"
-	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // copyDemo writes the demo mesh into a fresh directory and returns it.
 func copyDemo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	err := fs.WalkDir(demo.FS, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(demo.FS, path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, path), data, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dir, demo.FS); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
-// adsClient is a raw SotW ADS stream subscribed to every cluster.
+// adsClient is a proxy with a SotW ADS stream subscribed to every
+// cluster, which ACKs every response it reads.
 type adsClient struct {
 	t      *testing.T
-	stream grpc.BidiStreamingClient[discoveryv3.DiscoveryRequest, discoveryv3.DiscoveryResponse]
-	resps  chan *discoveryv3.DiscoveryResponse
+	stream *xdstest.SotW
 }
 
 func newADSClient(t *testing.T, addr string) *adsClient {
 	t.Helper()
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &adsClient{t: t, stream: stream, resps: make(chan *discoveryv3.DiscoveryResponse, 16)}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer close(c.resps)
-		for {
-			r, err := stream.Recv()
-			if err != nil {
-				return
-			}
-			c.resps <- r
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		cc.Close()
-	})
-	if err := stream.Send(&discoveryv3.DiscoveryRequest{
-		Node:    &corev3.Node{Id: "e2e-test"},
-		TypeUrl: xds.ClusterType,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return &adsClient{t: t, stream: dialADS(t, addr, nil, &corev3.Node{Id: "e2e-test"}, true)}
 }
 
 // clusters waits for the next CDS response, ACKs it and returns the
 // cluster names it holds.
 func (c *adsClient) clusters() []string {
 	c.t.Helper()
-	select {
-	case r, ok := <-c.resps:
-		if !ok {
-			c.t.Fatal("ADS stream closed")
-		}
-		var names []string
-		for _, a := range r.GetResources() {
-			var cl clusterv3.Cluster
-			if err := a.UnmarshalTo(&cl); err != nil {
-				c.t.Fatal(err)
-			}
-			names = append(names, cl.GetName())
-		}
-		if err := c.stream.Send(&discoveryv3.DiscoveryRequest{
-			TypeUrl: xds.ClusterType, VersionInfo: r.GetVersionInfo(), ResponseNonce: r.GetNonce(),
-		}); err != nil {
-			c.t.Fatal(err)
-		}
-		slices.Sort(names)
-		return names
-	case <-time.After(20 * time.Second):
-		c.t.Fatal("no CDS response within 20s")
-		return nil
-	}
+	r := c.stream.Recv()
+	names := clusterNames(c.t, r)
+	c.stream.Ack(r)
+	return names
 }
 
 // until calls clusters until ok accepts them.
@@ -178,19 +109,39 @@ func TestConfigDirEndToEnd(t *testing.T) {
 	}
 
 	// Adding a file adds its service's cluster.
-	if err := os.WriteFile(filepath.Join(dir, "ratings.yaml"), []byte(ratingsService), 0o644); err != nil {
+	ratings := filepath.Join(dir, "ratings.yaml")
+	if err := os.WriteFile(ratings, []byte(ratingsService), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ads.until("gain ratings", func(n []string) bool { return slices.Contains(n, ratingsCluster) })
+	checkBrokenFileKept(t, r, ratings)
 
-	// A broken file is a problem in the UI, and its last good objects stay.
-	if err := os.WriteFile(filepath.Join(dir, "ratings.yaml"), []byte("kind: Service\n  name: [broken\n"), 0o644); err != nil {
+	// Deleting the file removes its objects.
+	if err := os.Remove(ratings); err != nil {
 		t.Fatal(err)
 	}
-	problem := waitFor(t, "the broken file in /debug/api/problems", func() (string, bool) {
-		_, body := r.get(t, "/debug/api/problems")
-		return body, strings.Contains(body, "ratings.yaml")
+	ads.until("lose ratings", func(n []string) bool { return !slices.Contains(n, ratingsCluster) })
+
+	// The UI sees the proxy.
+	waitFor(t, "the proxy in /debug/api/proxies", func() (string, bool) {
+		_, body := r.get(t, "/debug/api/proxies")
+		return body, strings.Contains(body, "e2e-test")
 	})
+	if err := r.stop(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+}
+
+// checkBrokenFileKept breaks the ratings Service's file and checks that
+// this is a problem in the UI and the log, that meshd stays ready, and
+// that the file's last good objects stay: a new subscriber still gets
+// their cluster.
+func checkBrokenFileKept(t *testing.T, r *running, ratings string) {
+	t.Helper()
+	if err := os.WriteFile(ratings, []byte("kind: Service\n  name: [broken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	problem := r.waitProblem(t, "the broken file in /debug/api/problems", "ratings.yaml")
 	var probs struct {
 		Problems []struct{ Source, Error string }
 	}
@@ -203,25 +154,9 @@ func TestConfigDirEndToEnd(t *testing.T) {
 	waitFor(t, "the error in the log", func() (string, bool) {
 		return "", strings.Contains(r.log.String(), "ratings.yaml")
 	})
-	// The cluster is still served: a new subscriber gets it too.
 	late := newADSClient(t, r.app.XDSAddr())
 	if names := late.clusters(); !slices.Contains(names, ratingsCluster) {
 		t.Errorf("after a bad edit, clusters = %v, want %s kept", names, ratingsCluster)
-	}
-
-	// Deleting the file removes its objects.
-	if err := os.Remove(filepath.Join(dir, "ratings.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	ads.until("lose ratings", func(n []string) bool { return !slices.Contains(n, ratingsCluster) })
-
-	// The UI sees the proxy.
-	waitFor(t, "the proxy in /debug/api/proxies", func() (string, bool) {
-		_, body := r.get(t, "/debug/api/proxies")
-		return body, strings.Contains(body, "e2e-test")
-	})
-	if err := r.stop(); err != nil {
-		t.Fatalf("Run: %v", err)
 	}
 }
 
@@ -263,10 +198,7 @@ func TestMeshConfigFile(t *testing.T) {
 	if err := os.WriteFile(mc, []byte("domainSuffix: .bad.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the mesh config problem", func() (string, bool) {
-		_, body := r.get(t, "/debug/api/problems")
-		return body, strings.Contains(body, "mesh.yaml") && strings.Contains(body, "domainSuffix")
-	})
+	r.waitProblem(t, "the mesh config problem", "mesh.yaml", "domainSuffix")
 	late := newADSClient(t, r.app.XDSAddr())
 	if names := late.clusters(); !slices.Contains(names, want) {
 		t.Errorf("after a bad mesh config, clusters = %v, want %s kept", names, want)

@@ -9,11 +9,13 @@ import (
 	"testing"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // Each test here runs the binary on loopback, causes one fault, and checks
@@ -136,11 +138,7 @@ func TestFaultNackingProxy(t *testing.T) {
 	good := ads.Recv()
 	ads.Ack(good)
 	writeFile(t, filepath.Join(dir, "ratings.yaml"), ratingsService)
-	var bad = ads.Recv()
-	for !slices.Contains(clusterNames(t, bad), ratingsCluster) {
-		ads.Ack(bad)
-		bad = ads.Recv()
-	}
+	bad := recvCluster(t, ads, ratingsCluster)
 	ads.Nack(bad, reason) // names the version last ACKed: good's
 
 	// Log: the rejection, with the proxy and its reason.
@@ -238,7 +236,24 @@ func TestFaultPanickingTransformation(t *testing.T) {
 	r.waitMetric(t, "meshd_krt_collection_errors_total"+series, func(v float64) bool { return v >= 1 })
 	r.waitMetric(t, "meshd_krt_collection_failing_inputs"+series, func(v float64) bool { return v == 1 })
 
-	// API: the graph and the collection show the error, with its stack.
+	checkPanicInAPI(t, r)
+
+	// Last good output: boom keeps its 1-port item; the rest of meshd
+	// serves on (boom's second port reaches xDS: the fault is confined).
+	if page := items(); len(page.Items) != 1 || !strings.Contains(string(page.Items[0].Value), `"ports":1`) {
+		t.Errorf("after the fault: items %+v, want shop/boom's last good item (1 port)", page)
+	}
+	if code, _ := r.get(t, "/readyz"); code != 200 {
+		t.Errorf("/readyz = %d after a panic, want 200", code)
+	}
+	ads.Ack(recvCluster(t, ads, "outbound|81||boom.shop.svc.cluster.local"))
+}
+
+// checkPanicInAPI checks that the debug API shows the panic of
+// faultCollection on shop/boom: in the graph, in the collection's recent
+// errors with its stack, and in explain.
+func checkPanicInAPI(t *testing.T, r *running) {
+	t.Helper()
 	var graph debugui.GraphSummary
 	r.getJSON(t, "/debug/api/graph", &graph)
 	i := slices.IndexFunc(graph.Collections, func(c debugui.CollectionSummary) bool { return c.Name == faultCollection })
@@ -260,22 +275,18 @@ func TestFaultPanickingTransformation(t *testing.T) {
 	if len(explain.Results) != 1 || explain.Results[0].LastError == nil || !strings.Contains(explain.Results[0].LastError.Error, "fault test") {
 		t.Errorf("explain shop/boom = %+v, want the failing input's error", explain)
 	}
+}
 
-	// Last good output: boom keeps its 1-port item; the rest of meshd
-	// serves on (boom's second port reaches xDS: the fault is confined).
-	if page := items(); len(page.Items) != 1 || !strings.Contains(string(page.Items[0].Value), `"ports":1`) {
-		t.Errorf("after the fault: items %+v, want shop/boom's last good item (1 port)", page)
-	}
-	if code, _ := r.get(t, "/readyz"); code != 200 {
-		t.Errorf("/readyz = %d after a panic, want 200", code)
-	}
-	const boomCluster = "outbound|81||boom.shop.svc.cluster.local"
+// recvCluster reads the responses of s, ACKing each, until one holds
+// cluster, and returns that one unanswered.
+func recvCluster(t *testing.T, s *xdstest.SotW, cluster string) *discoveryv3.DiscoveryResponse {
+	t.Helper()
 	for {
-		resp := ads.Recv()
-		ads.Ack(resp)
-		if slices.Contains(clusterNames(t, resp), boomCluster) {
-			break
+		resp := s.Recv()
+		if slices.Contains(clusterNames(t, resp), cluster) {
+			return resp
 		}
+		s.Ack(resp)
 	}
 }
 
@@ -290,13 +301,7 @@ func TestFaultSlowProxy(t *testing.T) {
 	// A change reaches the live proxy although the stuck one holds its
 	// responses unread.
 	writeFile(t, filepath.Join(dir, "ratings.yaml"), ratingsService)
-	for {
-		r := live.Recv()
-		live.Ack(r)
-		if slices.Contains(clusterNames(t, r), ratingsCluster) {
-			break
-		}
-	}
+	live.Ack(recvCluster(t, live, ratingsCluster))
 
 	// Metrics: one stale proxy, at once (a response is unanswered).
 	r.waitMetric(t, "meshd_xds_stale_proxies", func(v float64) bool { return v == 1 })

@@ -71,19 +71,7 @@ func cdsAs(t *testing.T, ca *xdstest.CA, addr string, cert tls.Certificate, ns s
 // served, and that refusals show in /metrics.
 func TestCertificateIdentityFlag(t *testing.T) {
 	ca := xdstest.NewCA(t)
-	dir := t.TempDir()
-	cert, key := xdstest.WriteKeyPair(t, dir, "server", ca.Server(t))
-	if err := os.WriteFile(filepath.Join(dir, "services.yaml"), []byte(scopedServices), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := ParseFlags([]string{"--config-dir", dir, "--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0", "--push-debounce", "10ms",
-		"--xds-tls-cert", cert, "--xds-tls-key", key, "--xds-client-ca", ca.WriteCA(t, dir),
-		"--namespace-isolation", "--namespace-isolation-identity", "certificate", "--xds-max-subscribed-names", "3"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := start(t, cfg)
-	r.waitReady(t)
+	r := startCertificateIsolation(t, ca)
 	addr := r.app.XDSAddr()
 	certA := ca.Client(t, "spiffe://cluster.local/ns/a/sa/default")
 	certB := ca.Client(t, "spiffe://cluster.local/ns/b/sa/default")
@@ -112,18 +100,7 @@ func TestCertificateIdentityFlag(t *testing.T) {
 		}
 	}
 
-	// Four names over the limit of three.
-	ads, ctx := adsAs(t, ca, addr, certA)
-	stream, err := ads.DeltaAggregatedResources(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := stream.Send(&discoveryv3.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"w", "x", "y", "z"}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stream.Recv(); status.Code(err) != codes.ResourceExhausted {
-		t.Errorf("4 names with --xds-max-subscribed-names 3: %v, want ResourceExhausted", err)
-	}
+	checkSubscribedNamesLimit(t, ca, addr, certA)
 
 	_, metrics := r.get(t, "/metrics")
 	for _, want := range []string{
@@ -136,6 +113,44 @@ func TestCertificateIdentityFlag(t *testing.T) {
 	}
 	if !strings.Contains(r.log.String(), "certificate") || !strings.Contains(r.log.String(), "stream ended by a limit") {
 		t.Errorf("refusals not logged:\n%s", r.log)
+	}
+}
+
+// startCertificateIsolation runs meshd on scopedServices with mTLS
+// (server certificate and client CA from ca), namespace isolation bound to
+// the client certificate and a limit of three subscribed names.
+func startCertificateIsolation(t *testing.T, ca *xdstest.CA) *running {
+	t.Helper()
+	dir := t.TempDir()
+	cert, key := xdstest.WriteKeyPair(t, dir, "server", ca.Server(t))
+	if err := os.WriteFile(filepath.Join(dir, "services.yaml"), []byte(scopedServices), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseFlags([]string{"--config-dir", dir, "--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0", "--push-debounce", "10ms",
+		"--xds-tls-cert", cert, "--xds-tls-key", key, "--xds-client-ca", ca.WriteCA(t, dir),
+		"--namespace-isolation", "--namespace-isolation-identity", "certificate", "--xds-max-subscribed-names", "3"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, cfg)
+	r.waitReady(t)
+	return r
+}
+
+// checkSubscribedNamesLimit subscribes, presenting cert, to four names,
+// one over the limit of three: the server ends the stream.
+func checkSubscribedNamesLimit(t *testing.T, ca *xdstest.CA, addr string, cert tls.Certificate) {
+	t.Helper()
+	ads, ctx := adsAs(t, ca, addr, cert)
+	stream, err := ads.DeltaAggregatedResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&discoveryv3.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: []string{"w", "x", "y", "z"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); status.Code(err) != codes.ResourceExhausted {
+		t.Errorf("4 names with --xds-max-subscribed-names 3: %v, want ResourceExhausted", err)
 	}
 }
 

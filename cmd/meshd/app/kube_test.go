@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -29,28 +28,8 @@ func TestKubeconfigUnreachable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	content := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: nowhere
-  cluster:
-    server: https://%s
-    insecure-skip-tls-verify: true
-users:
-- name: nobody
-  user:
-    token: x
-contexts:
-- name: nowhere
-  context: {cluster: nowhere, user: nobody}
-current-context: nowhere
-`, addr)
-	if err := os.WriteFile(kc, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	cfg := DefaultConfig()
-	cfg.Kubeconfig = kc
+	cfg.Kubeconfig = writeKubeconfig(t, "https://"+addr, "x")
 	r := start(t, cfg)
 	code, body := r.get(t, "/readyz")
 	if code != 503 || !strings.Contains(body, "source kubernetes") || !strings.Contains(body, addr) {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -24,11 +25,7 @@ func TestErrorRecordHasNoStack(t *testing.T) {
 
 func TestLogHold(t *testing.T) {
 	t.Run("release writes the held records in order, then passes through", func(t *testing.T) {
-		var buf bytes.Buffer
-		l, hold, err := NewHeldLogger(&buf, "info", "json")
-		if err != nil {
-			t.Fatal(err)
-		}
+		buf, l, hold := heldLogger(t, "json")
 		l.Info("first")
 		l.With("source", "demo").Warn("second")
 		l.Debug("below the level")
@@ -45,11 +42,7 @@ func TestLogHold(t *testing.T) {
 		}
 	})
 	t.Run("drop discards the held records, then passes through", func(t *testing.T) {
-		var buf bytes.Buffer
-		l, hold, err := NewHeldLogger(&buf, "info", "console")
-		if err != nil {
-			t.Fatal(err)
-		}
+		buf, l, hold := heldLogger(t, "console")
 		l.Error("on the way to failing")
 		hold.Drop()
 		l.Info("after")
@@ -60,4 +53,16 @@ func TestLogHold(t *testing.T) {
 	if _, _, err := NewHeldLogger(&bytes.Buffer{}, "", "yaml"); err == nil {
 		t.Error("bad format accepted")
 	}
+}
+
+// heldLogger returns a held logger at level info, in format, writing to
+// the buffer returned.
+func heldLogger(t *testing.T, format string) (*bytes.Buffer, *slog.Logger, *LogHold) {
+	t.Helper()
+	var buf bytes.Buffer
+	l, hold, err := NewHeldLogger(&buf, "info", format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &buf, l, hold
 }

@@ -86,10 +86,7 @@ func TestMeshConfigMapEndToEnd(t *testing.T) {
 func checkBadMeshConfigMap(t *testing.T, r *running, ns string, update func(string), want string) {
 	t.Helper()
 	update("domainSuffix: .bad.\n")
-	waitFor(t, "the ConfigMap's problem", func() (string, bool) {
-		_, body := r.get(t, "/debug/api/problems")
-		return body, strings.Contains(body, "configmap "+ns+"/mesh") && strings.Contains(body, "domainSuffix")
-	})
+	r.waitProblem(t, "the ConfigMap's problem", "configmap "+ns+"/mesh", "domainSuffix")
 	if code, _ := r.get(t, "/readyz"); code != 200 {
 		t.Errorf("/readyz = %d after a bad ConfigMap, want 200", code)
 	}

@@ -115,6 +115,21 @@ func (r *running) proxy(t *testing.T, nodeID, what string, ok func(debugui.Proxy
 	return got
 }
 
+// waitProblem polls the problems API until its answer holds every one of
+// wants, and returns that answer.
+func (r *running) waitProblem(t *testing.T, what string, wants ...string) string {
+	t.Helper()
+	return waitFor(t, what, func() (string, bool) {
+		_, body := r.get(t, "/debug/api/problems")
+		for _, w := range wants {
+			if !strings.Contains(body, w) {
+				return body, false
+			}
+		}
+		return body, true
+	})
+}
+
 // getJSON fetches path and decodes it into v.
 func (r *running) getJSON(t *testing.T, path string, v any) {
 	t.Helper()

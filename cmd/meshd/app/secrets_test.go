@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshd/meshd/internal/testrun"
+
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -220,13 +222,9 @@ func TestNoSecretsLeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := ca.Pool
 	secretYAML := fmt.Sprintf(secretManifest, base64.StdEncoding.EncodeToString([]byte(secretDataMarker)))
-	for name, content := range map[string]string{"secret.yaml": secretYAML, "billing.yaml": podWithEnv} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFile(t, filepath.Join(dir, "secret.yaml"), secretYAML)
+	writeFile(t, filepath.Join(dir, "billing.yaml"), podWithEnv)
 	cfg, err := ParseFlags([]string{"--config-dir", dir, "--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0",
 		"--push-debounce", "10ms", "--xds-tls-cert", certFile, "--xds-tls-key", keyFile}, nil)
 	if err != nil {
@@ -234,44 +232,15 @@ func TestNoSecretsLeak(t *testing.T) {
 	}
 	r := start(t, cfg)
 	r.waitReady(t)
-
-	md, err := structpb.NewStruct(map[string]any{
-		"NAMESPACE":             "shop",
-		"ISTIO_META_AUTH_TOKEN": nodeTokenMarker,
-		"PROXY_CONFIG":          map[string]any{"region": "eu-west-3", "upstream": map[string]any{"password": nodeNestedMarker}},
-		"BOOTSTRAP_HINT":        "Authorization: Bearer " + nodeBearerMarker,
-		"ISSUED":                nodeJWT,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const nodeID = "sidecar~10.1.9.9~billing-1.shop~shop.svc.cluster.local"
-	ads := dialADS(t, r.app.XDSAddr(), credentials.NewTLS(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}),
-		&corev3.Node{Id: nodeID, Metadata: md}, true)
-	resp := ads.Recv()
-	if names := clusterNames(t, resp); !slices.Contains(names, reviewsCluster) {
-		t.Fatalf("clusters over TLS = %v, want %s", names, reviewsCluster)
-	}
-	ads.Ack(resp)
-	r.proxy(t, nodeID, "acked", func(p debugui.ProxyEntry) bool { return p.Verdict == "up-to-date" })
+	connectCredentialedProxy(t, r, ca)
 
 	// A Secret that does not parse is reported, without its content.
-	broken := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: broken\n  namespace: shop\nstringData:\n  token: " +
-		brokenSecretMarker + "\n  other: [unclosed\n"
-	if err := os.WriteFile(filepath.Join(dir, "broken-secret.yaml"), []byte(broken), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the broken Secret's problem", func() (string, bool) {
-		_, body := r.get(t, "/debug/api/problems")
-		return body, strings.Contains(body, "broken-secret.yaml")
-	})
+	writeFile(t, filepath.Join(dir, "broken-secret.yaml"), "apiVersion: v1\nkind: Secret\nmetadata:\n  name: broken\n  namespace: shop\nstringData:\n  token: "+
+		brokenSecretMarker+"\n  other: [unclosed\n")
+	r.waitProblem(t, "the broken Secret's problem", "broken-secret.yaml")
 
-	bodies := crawl(t, r)
-	if err := r.stop(); err != nil {
-		t.Fatalf("Run: %v", err)
-	}
+	bodies := crawlAndStop(t, r)
 	log := r.log.String()
-
 	secrets := []string{
 		secretDataMarker, base64.StdEncoding.EncodeToString([]byte(secretDataMarker)),
 		secretStringMarker, appliedMarker, brokenSecretMarker, envMarker,
@@ -287,10 +256,10 @@ func TestNoSecretsLeak(t *testing.T) {
 	assertShown(t, bodies, collectionPath("folder/Pod")+"/items?limit=1000",
 		`"DB_PASSWORD"`, `"verbose-logging"`, "billing-1")
 	assertShown(t, bodies, "/debug/api/proxies",
-		nodeID, `"NAMESPACE":"shop"`, `eu-west-3`, `"ISTIO_META_AUTH_TOKEN":"[redacted]"`, `Bearer [redacted]`)
-	assertShown(t, bodies, "/debug/api/proxies/"+url.PathEscape(nodeID)+"/config", reviewsCluster)
+		credentialedNode, `"NAMESPACE":"shop"`, `eu-west-3`, `"ISTIO_META_AUTH_TOKEN":"[redacted]"`, `Bearer [redacted]`)
+	assertShown(t, bodies, "/debug/api/proxies/"+url.PathEscape(credentialedNode)+"/config", reviewsCluster)
 	assertShown(t, bodies, "/debug/api/problems", "secret.yaml", "broken-secret.yaml")
-	assertShown(t, bodies, "/debug/api/stream", "event: proxies", nodeID)
+	assertShown(t, bodies, "/debug/api/stream", "event: proxies", credentialedNode)
 	assertShown(t, bodies, "/metrics", "meshd_xds_connected_proxies 1")
 	for _, want := range []string{"meshd serving", "broken-secret.yaml", "secret.yaml"} {
 		if !strings.Contains(log, want) {
@@ -299,12 +268,80 @@ func TestNoSecretsLeak(t *testing.T) {
 	}
 }
 
+// credentialedNode is the node ID of the proxy whose metadata carries
+// credentials.
+const credentialedNode = "sidecar~10.1.9.9~billing-1.shop~shop.svc.cluster.local"
+
+// connectCredentialedProxy connects, over TLS trusting ca, a proxy whose
+// node metadata carries the node markers, and waits until it has ACKed
+// the clusters.
+func connectCredentialedProxy(t *testing.T, r *running, ca *xdstest.CA) {
+	t.Helper()
+	md, err := structpb.NewStruct(map[string]any{
+		"NAMESPACE":             "shop",
+		"ISTIO_META_AUTH_TOKEN": nodeTokenMarker,
+		"PROXY_CONFIG":          map[string]any{"region": "eu-west-3", "upstream": map[string]any{"password": nodeNestedMarker}},
+		"BOOTSTRAP_HINT":        "Authorization: Bearer " + nodeBearerMarker,
+		"ISSUED":                nodeJWT,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ads := dialADS(t, r.app.XDSAddr(), credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, MinVersion: tls.VersionTLS12}),
+		&corev3.Node{Id: credentialedNode, Metadata: md}, true)
+	resp := ads.Recv()
+	if names := clusterNames(t, resp); !slices.Contains(names, reviewsCluster) {
+		t.Fatalf("clusters over TLS = %v, want %s", names, reviewsCluster)
+	}
+	ads.Ack(resp)
+	r.proxy(t, credentialedNode, "acked", func(p debugui.ProxyEntry) bool { return p.Verdict == "up-to-date" })
+}
+
+// crawlAndStop crawls the debug server, then stops meshd, and returns the
+// bodies crawled.
+func crawlAndStop(t *testing.T, r *running) map[string]string {
+	t.Helper()
+	bodies := crawl(t, r)
+	if err := r.stop(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return bodies
+}
+
 // TestNoKubeTokenLeak points meshd at an API server that records the
 // credentials it is sent and refuses them: the kubeconfig's token reaches
 // the server, and neither meshd's log, client-go's (klog) nor any page of
 // the debug server shows it.
 func TestNoKubeTokenLeak(t *testing.T) {
 	const token = "sEcReT-kube-token-8d2c61"
+	apiURL, sent := refusingAPIServer(t)
+	klogs := captureKlog(t)
+
+	cfg := DefaultConfig()
+	cfg.Kubeconfig = writeKubeconfig(t, apiURL, token)
+	cfg.XDSAddr, cfg.DebugAddr = "127.0.0.1:0", "127.0.0.1:0"
+	r := start(t, cfg)
+	waitFor(t, "the API server to see the token", func() (string, bool) {
+		auth := sent()
+		return strings.Join(auth, ","), slices.Contains(auth, "Bearer "+token)
+	})
+	r.waitProblem(t, "the refused cluster in the problems", "kubernetes")
+
+	bodies := crawlAndStop(t, r)
+	klog.Flush()
+	assertNoSecrets(t, r.log.String()+klogs.String(), bodies, []string{token})
+	assertShown(t, bodies, "/readyz", "source kubernetes", strings.TrimPrefix(apiURL, "https://"))
+	assertShown(t, bodies, "/debug/api/problems", `"source":"kubernetes"`)
+	if !strings.Contains(r.log.String(), "Unauthorized") {
+		t.Errorf("meshd's log does not say the cluster refused it:\n%s", r.log)
+	}
+}
+
+// refusingAPIServer starts, on loopback with TLS, an API server that
+// refuses every request as Unauthorized. It returns its URL and a func
+// that returns the Authorization headers it was sent so far.
+func refusingAPIServer(t *testing.T) (string, func() []string) {
+	t.Helper()
 	var (
 		mu   sync.Mutex
 		auth []string
@@ -324,7 +361,34 @@ func TestNoKubeTokenLeak(t *testing.T) {
 	api.Listener = l
 	api.StartTLS()
 	t.Cleanup(api.Close)
+	return api.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(auth)
+	}
+}
 
+// captureKlog captures what client-go logs through klog, to stderr (the
+// kube source handles watch errors itself, so it usually stays silent),
+// until the test ends. Called before start, its cleanup runs after the
+// App stopped.
+func captureKlog(t *testing.T) *testrun.Buffer {
+	t.Helper()
+	klogs := &testrun.Buffer{}
+	klog.LogToStderr(false)
+	klog.SetOutput(klogs)
+	t.Cleanup(func() {
+		klog.Flush()
+		klog.SetOutput(os.Stderr)
+		klog.LogToStderr(true)
+	})
+	return klogs
+}
+
+// writeKubeconfig writes a kubeconfig for the cluster at server (TLS
+// unverified) with a bearer token, and returns its path.
+func writeKubeconfig(t *testing.T, server, token string) string {
+	t.Helper()
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
 	content := fmt.Sprintf(`apiVersion: v1
 kind: Config
@@ -341,46 +405,9 @@ contexts:
 - name: test
   context: {cluster: test, user: meshd}
 current-context: test
-`, api.URL, token)
+`, server, token)
 	if err := os.WriteFile(kc, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-
-	// client-go may log through klog, to stderr (the kube source handles
-	// watch errors itself, so it usually stays silent); capture it too.
-	// Registered before start, the cleanup runs after the App stopped.
-	klogs := &syncBuffer{}
-	klog.LogToStderr(false)
-	klog.SetOutput(klogs)
-	t.Cleanup(func() {
-		klog.Flush()
-		klog.SetOutput(os.Stderr)
-		klog.LogToStderr(true)
-	})
-
-	cfg := DefaultConfig()
-	cfg.Kubeconfig = kc
-	cfg.XDSAddr, cfg.DebugAddr = "127.0.0.1:0", "127.0.0.1:0"
-	r := start(t, cfg)
-	waitFor(t, "the API server to see the token", func() (string, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		return strings.Join(auth, ","), slices.Contains(auth, "Bearer "+token)
-	})
-	waitFor(t, "the refused cluster in the problems", func() (string, bool) {
-		_, body := r.get(t, "/debug/api/problems")
-		return body, strings.Contains(body, "kubernetes")
-	})
-
-	bodies := crawl(t, r)
-	if err := r.stop(); err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	klog.Flush()
-	assertNoSecrets(t, r.log.String()+klogs.String(), bodies, []string{token})
-	assertShown(t, bodies, "/readyz", "source kubernetes", strings.TrimPrefix(api.URL, "https://"))
-	assertShown(t, bodies, "/debug/api/problems", `"source":"kubernetes"`)
-	if !strings.Contains(r.log.String(), "Unauthorized") {
-		t.Errorf("meshd's log does not say the cluster refused it:\n%s", r.log)
-	}
+	return kc
 }

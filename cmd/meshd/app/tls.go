@@ -2,11 +2,10 @@ package app
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
-	"os"
 
+	"github.com/meshd/meshd/cmd/meshd/internal/certpool"
 	"github.com/meshd/meshd/xds"
 )
 
@@ -19,13 +18,9 @@ func loadTLS(certFile, keyFile, clientCAFile string) (*tls.Config, error) {
 	}
 	c := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if clientCAFile != "" {
-		pem, err := os.ReadFile(clientCAFile)
+		pool, err := certpool.Read("--xds-client-ca", clientCAFile)
 		if err != nil {
-			return nil, fmt.Errorf("--xds-client-ca: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--xds-client-ca %s: no PEM certificate found", clientCAFile)
+			return nil, err
 		}
 		c.ClientCAs = pool
 		c.ClientAuth = tls.RequireAndVerifyClientCert

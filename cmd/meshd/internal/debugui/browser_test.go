@@ -28,13 +28,7 @@ type browserStep struct {
 // TestBrowser opens the debug UI in Chromium and runs its steps, in order,
 // on one page, which must not reload or report errors.
 func TestBrowser(t *testing.T) {
-	exe := headless.Chromium()
-	if exe == "" {
-		t.Skip("no Chromium binary found (install it with .ci/install-chromium.sh, or set MESHD_CHROMIUM)")
-	}
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
+	exe := headless.NeedChromium(t)
 	// Registered first, so it runs after the browser's cleanup.
 	t.Cleanup(func() { goleak.VerifyNone(t) })
 

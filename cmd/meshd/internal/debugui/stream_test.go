@@ -75,7 +75,6 @@ func until[T any](t *testing.T, r *sseReader, name string, ok func(T) bool) T {
 	}
 }
 
-// openStream starts an event stream; the request ends with ctx.
 // serveStream serves h and opens its event stream; stop closes both. The
 // stream's timeout only guards against a hang: nothing measures time.
 func serveStream(t *testing.T, h http.Handler) (events *sseReader, stop func()) {
@@ -90,6 +89,7 @@ func serveStream(t *testing.T, h http.Handler) (events *sseReader, stop func()) 
 	}
 }
 
+// openStream starts an event stream; the request ends with ctx.
 func openStream(t *testing.T, ctx context.Context, srv *httptest.Server) (*http.Response, *sseReader) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/debug/api/stream", nil)
@@ -153,12 +153,20 @@ func TestStreamDeliversChanges(t *testing.T) {
 	until(t, events, "proxies", func(r ProxiesResult) bool { return len(r.Proxies) == 2 && r.Proxies[1].Verdict == "disconnected" })
 }
 
-func TestStreamEndsOnClose(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	f := newFixture()
-	h := New(f.g, WithPollInterval(5*time.Millisecond))
+// leakCheckedServer serves the handler of a fixture, polling every 5ms,
+// until the test ends; then, once the server has closed and waited for
+// its handlers, it checks that no goroutine is left.
+func leakCheckedServer(t *testing.T) (*Handler, *httptest.Server) {
+	t.Helper()
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	h := New(newFixture().g, WithPollInterval(5*time.Millisecond))
 	srv := httptest.NewServer(h)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return h, srv
+}
+
+func TestStreamEndsOnClose(t *testing.T) {
+	h, srv := leakCheckedServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	resp, events := openStream(t, ctx, srv)
@@ -189,11 +197,7 @@ func TestStreamEndsOnClose(t *testing.T) {
 }
 
 func TestStreamEndsWithClient(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	f := newFixture()
-	h := New(f.g, WithPollInterval(5*time.Millisecond))
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	_, srv := leakCheckedServer(t)
 	for range 3 {
 		ctx, cancel := context.WithCancel(context.Background())
 		resp, events := openStream(t, ctx, srv)
@@ -203,6 +207,6 @@ func TestStreamEndsWithClient(t *testing.T) {
 		cancel()
 		resp.Body.Close()
 	}
-	// srv.Close (deferred) waits for the handlers; goleak then finds no
+	// srv.Close (a cleanup) waits for the handlers; goleak then finds no
 	// stream goroutine left.
 }

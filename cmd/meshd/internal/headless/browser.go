@@ -32,6 +32,20 @@ func Chromium() string {
 	return ""
 }
 
+// NeedChromium returns the path of a Chromium binary (see Chromium), or
+// skips t when there is none or the tests run with -short.
+func NeedChromium(t testing.TB) string {
+	t.Helper()
+	exe := Chromium()
+	if exe == "" {
+		t.Skip("no Chromium binary found (install it with .ci/install-chromium.sh, or set MESHD_CHROMIUM)")
+	}
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	return exe
+}
+
 // Browser is one headless Chromium tab acting for one (sub)test. It is not
 // safe for concurrent use: actions run one after another.
 type Browser struct {

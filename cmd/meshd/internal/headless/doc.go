@@ -4,10 +4,7 @@
 // demo. It fails the test it is given rather than returning errors, as
 // net/http/httptest does.
 //
-//	exe := headless.Chromium()
-//	if exe == "" {
-//		t.Skip("no Chromium")
-//	}
+//	exe := headless.NeedChromium(t) // skips t without one, or in -short mode
 //	b := headless.Start(t, exe)
 //	b.Run(chromedp.Navigate(url))
 //	b.WaitJS("the graph", `document.querySelectorAll('#nodes g.node').length > 0`)

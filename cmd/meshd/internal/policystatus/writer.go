@@ -1,7 +1,6 @@
 package policystatus
 
 import (
-	"context"
 	"strings"
 	"time"
 
@@ -52,12 +51,8 @@ func New(client istioclient.Interface, mesh *collections.Model, p Policies, opts
 		kinds = append(kinds, policyKind(KindPeerAuthentication, p.PeerAuthentications, view,
 			func(pa *securityv1.PeerAuthentication) *metav1alpha1.IstioStatus { return &pa.Status },
 			(*securityv1.PeerAuthentication).DeepCopy,
-			func(ctx context.Context, ns, name string) (*securityv1.PeerAuthentication, error) {
-				return client.SecurityV1().PeerAuthentications(ns).Get(ctx, name, metav1.GetOptions{})
-			},
-			func(ctx context.Context, pa *securityv1.PeerAuthentication) error {
-				_, err := client.SecurityV1().PeerAuthentications(pa.Namespace).UpdateStatus(ctx, pa, metav1.UpdateOptions{})
-				return err
+			func(ns string) statuswriter.StatusClient[*securityv1.PeerAuthentication] {
+				return client.SecurityV1().PeerAuthentications(ns)
 			}))
 		triggers = append(triggers, statuswriter.Keys(mesh.PeerAuthentications, KindPeerAuthentication+"/"))
 	}
@@ -69,12 +64,8 @@ func New(client istioclient.Interface, mesh *collections.Model, p Policies, opts
 		kinds = append(kinds, policyKind(KindAuthorizationPolicy, p.AuthorizationPolicies, view,
 			func(ap *securityv1.AuthorizationPolicy) *metav1alpha1.IstioStatus { return &ap.Status },
 			(*securityv1.AuthorizationPolicy).DeepCopy,
-			func(ctx context.Context, ns, name string) (*securityv1.AuthorizationPolicy, error) {
-				return client.SecurityV1().AuthorizationPolicies(ns).Get(ctx, name, metav1.GetOptions{})
-			},
-			func(ctx context.Context, ap *securityv1.AuthorizationPolicy) error {
-				_, err := client.SecurityV1().AuthorizationPolicies(ap.Namespace).UpdateStatus(ctx, ap, metav1.UpdateOptions{})
-				return err
+			func(ns string) statuswriter.StatusClient[*securityv1.AuthorizationPolicy] {
+				return client.SecurityV1().AuthorizationPolicies(ns)
 			}))
 		triggers = append(triggers, statuswriter.Keys(mesh.AuthorizationPolicies, KindAuthorizationPolicy+"/"))
 	}
@@ -83,11 +74,13 @@ func New(client istioclient.Interface, mesh *collections.Model, p Policies, opts
 
 // policyKind describes one policy type to the status writer. view returns
 // the model's view of a policy by key: its scope (with the generation it
-// was computed from) and its problems.
+// was computed from) and its problems; client, the policy type's client
+// in a namespace.
 func policyKind[T metav1.Object](kind string, policies krt.Collection[T],
 	view func(key string) (collections.PolicyScope, []string, bool),
 	status func(T) *metav1alpha1.IstioStatus, copyOf func(T) T,
-	get func(ctx context.Context, ns, name string) (T, error), update func(context.Context, T) error) *statuswriter.Kind[T] {
+	client func(ns string) statuswriter.StatusClient[T]) *statuswriter.Kind[T] {
+	get, update := statuswriter.Through(client)
 	return &statuswriter.Kind[T]{
 		Name:     kind,
 		Objects:  policies,

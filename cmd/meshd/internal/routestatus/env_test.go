@@ -234,3 +234,23 @@ func dump(v any) string {
 	b, _ := yaml.Marshal(v)
 	return string(b)
 }
+
+// createWebRoute creates the Service web (port 80) and the HTTPRoute r,
+// attached to it, sending to port 80 of the Service backendName.
+func (f *fixture) createWebRoute(backendName string) {
+	f.t.Helper()
+	f.createService("web", 80)
+	f.createHTTPRoute(f.httpRoute("r", []gatewayv1.ParentReference{serviceParent("web", 80)}, backend(backendName, 80)))
+}
+
+// wantNoErrors fails the test if the writer counted an error; why, if
+// set, says why none is expected.
+func (f *fixture) wantNoErrors(why string) {
+	f.t.Helper()
+	if s := f.w.Stats(); s.Errors != 0 {
+		if why == "" {
+			why = "want no errors"
+		}
+		f.t.Errorf("stats = %+v: %s", s, why)
+	}
+}

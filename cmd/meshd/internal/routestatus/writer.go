@@ -1,7 +1,6 @@
 package routestatus
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -66,12 +65,8 @@ func New(client gatewayclient.Interface, statuses krt.Collection[collections.Rou
 			func(rt *gatewayv1.HTTPRoute) (*gatewayv1.RouteStatus, []gatewayv1.ParentReference) {
 				return &rt.Status.RouteStatus, rt.Spec.ParentRefs
 			}, (*gatewayv1.HTTPRoute).DeepCopy,
-			func(ctx context.Context, ns, name string) (*gatewayv1.HTTPRoute, error) {
-				return client.GatewayV1().HTTPRoutes(ns).Get(ctx, name, metav1.GetOptions{})
-			},
-			func(ctx context.Context, rt *gatewayv1.HTTPRoute) error {
-				_, err := client.GatewayV1().HTTPRoutes(rt.Namespace).UpdateStatus(ctx, rt, metav1.UpdateOptions{})
-				return err
+			func(ns string) statuswriter.StatusClient[*gatewayv1.HTTPRoute] {
+				return client.GatewayV1().HTTPRoutes(ns)
 			}))
 	}
 	if routes.GRPC != nil {
@@ -79,12 +74,8 @@ func New(client gatewayclient.Interface, statuses krt.Collection[collections.Rou
 			func(rt *gatewayv1.GRPCRoute) (*gatewayv1.RouteStatus, []gatewayv1.ParentReference) {
 				return &rt.Status.RouteStatus, rt.Spec.ParentRefs
 			}, (*gatewayv1.GRPCRoute).DeepCopy,
-			func(ctx context.Context, ns, name string) (*gatewayv1.GRPCRoute, error) {
-				return client.GatewayV1().GRPCRoutes(ns).Get(ctx, name, metav1.GetOptions{})
-			},
-			func(ctx context.Context, rt *gatewayv1.GRPCRoute) error {
-				_, err := client.GatewayV1().GRPCRoutes(rt.Namespace).UpdateStatus(ctx, rt, metav1.UpdateOptions{})
-				return err
+			func(ns string) statuswriter.StatusClient[*gatewayv1.GRPCRoute] {
+				return client.GatewayV1().GRPCRoutes(ns)
 			}))
 	}
 	triggers := []statuswriter.Trigger{statuswriter.Keys(statuses, "")}
@@ -99,10 +90,12 @@ type routeWriter struct {
 }
 
 // routeKind describes one route type to the status writer. parts returns
-// a route's status (pointing into it) and its parentRefs.
+// a route's status (pointing into it) and its parentRefs; api, the route
+// type's client in a namespace.
 func routeKind[T metav1.Object](r *routeWriter, kind string, routes krt.Collection[T],
 	parts func(T) (*gatewayv1.RouteStatus, []gatewayv1.ParentReference), copyOf func(T) T,
-	get func(ctx context.Context, ns, name string) (T, error), update func(context.Context, T) error) *statuswriter.Kind[T] {
+	api func(ns string) statuswriter.StatusClient[T]) *statuswriter.Kind[T] {
+	get, update := statuswriter.Through(api)
 	return &statuswriter.Kind[T]{
 		Name:    kind,
 		Objects: routes,

@@ -143,9 +143,7 @@ func TestConditionReasons(t *testing.T) {
 			return len(o) == 1 && hasConds(o[0], r.Generation, c.want...)
 		})
 	}
-	if s := f.w.Stats(); s.Errors != 0 {
-		t.Errorf("stats = %+v, want no errors", s)
-	}
+	f.wantNoErrors("")
 }
 
 // TestFixAndGeneration: creating the missing backend flips ResolvedRefs
@@ -153,8 +151,7 @@ func TestConditionReasons(t *testing.T) {
 // moves observedGeneration.
 func TestFixAndGeneration(t *testing.T) {
 	f := newFixture(t, Options{})
-	f.createService("web", 80)
-	f.createHTTPRoute(f.httpRoute("r", []gatewayv1.ParentReference{serviceParent("web", 80)}, backend("api", 80)))
+	f.createWebRoute("api")
 	f.run()
 	before := f.waitHTTPStatus("r", func(r *gatewayv1.HTTPRoute) bool {
 		o := ours(r.Status.Parents)
@@ -252,8 +249,7 @@ func TestOtherControllersKept(t *testing.T) {
 // a change that does not touch the status write nothing.
 func TestUnchangedNotRewritten(t *testing.T) {
 	f := newFixture(t, Options{})
-	f.createService("web", 80)
-	f.createHTTPRoute(f.httpRoute("r", []gatewayv1.ParentReference{serviceParent("web", 80)}, backend("web", 80)))
+	f.createWebRoute("web")
 	stop := f.run()
 	written := f.waitHTTPStatus("r", func(r *gatewayv1.HTTPRoute) bool { return len(ours(r.Status.Parents)) == 1 })
 	// Let the writer see its own write come back.
@@ -289,8 +285,7 @@ func TestUnchangedNotRewritten(t *testing.T) {
 // the writer puts it back.
 func TestRestoresRemovedEntry(t *testing.T) {
 	f := newFixture(t, Options{})
-	f.createService("web", 80)
-	f.createHTTPRoute(f.httpRoute("r", []gatewayv1.ParentReference{serviceParent("web", 80)}, backend("web", 80)))
+	f.createWebRoute("web")
 	f.run()
 	r := f.waitHTTPStatus("r", func(r *gatewayv1.HTTPRoute) bool { return len(ours(r.Status.Parents)) == 1 })
 	want := r.Status.Parents[0]
@@ -353,8 +348,7 @@ func TestConflictRetried(t *testing.T) {
 // as not found, not as an error, and not retried.
 func TestNotFoundIsNoError(t *testing.T) {
 	f := newFixture(t, Options{})
-	f.createService("web", 80)
-	f.createHTTPRoute(f.httpRoute("r", []gatewayv1.ParentReference{serviceParent("web", 80)}, backend("web", 80)))
+	f.createWebRoute("web")
 	hook := func(req *http.Request) {
 		if err := f.gw.GatewayV1().HTTPRoutes(f.ns).Delete(context.Background(), "r", metav1.DeleteOptions{}); err != nil {
 			t.Error(err)
@@ -373,8 +367,7 @@ func TestNotFoundIsNoError(t *testing.T) {
 // bucket holds writes back, end in one write of the last generation.
 func TestBurstCoalesced(t *testing.T) {
 	f := newFixture(t, Options{QPS: 0.5, Burst: 1})
-	f.createService("web", 80)
-	f.createHTTPRoute(f.httpRoute("r", []gatewayv1.ParentReference{serviceParent("web", 80)}, backend("web", 80)))
+	f.createWebRoute("web")
 	f.run()
 	f.waitHTTPStatus("r", func(r *gatewayv1.HTTPRoute) bool { return len(ours(r.Status.Parents)) == 1 })
 	var last *gatewayv1.HTTPRoute
@@ -394,9 +387,7 @@ func TestBurstCoalesced(t *testing.T) {
 		t.Errorf("%d PUTs for 1 + 5 generations; want at most 3", puts)
 	}
 	f.waitStats(fmt.Sprintf("%d written", puts), func(s Stats) bool { return s.Written == uint64(puts) })
-	if s := f.w.Stats(); s.Errors != 0 {
-		t.Errorf("stats = %+v, want no errors", s)
-	}
+	f.wantNoErrors("")
 	t.Logf("writes: %d for generations 1..%d", puts, last.Generation)
 }
 
@@ -457,9 +448,7 @@ func TestCancelWhileThrottled(t *testing.T) {
 	if r := f.getHTTPRoute(pending); len(r.Status.Parents) != 0 || f.puts.Load() != 1 {
 		t.Errorf("route %s: status %s, %d PUTs; want it unwritten after cancel", pending, dump(r.Status), f.puts.Load())
 	}
-	if s := f.w.Stats(); s.Errors != 0 {
-		t.Errorf("stats = %+v: a cancelled wait is no error", s)
-	}
+	f.wantNoErrors("a cancelled wait is no error")
 }
 
 // TestFailingReported: a write the API server refuses (the route's
@@ -468,8 +457,7 @@ func TestCancelWhileThrottled(t *testing.T) {
 // changes so that the write succeeds.
 func TestFailingReported(t *testing.T) {
 	f := newFixture(t, Options{})
-	f.createService("web", 80)
-	f.createHTTPRoute(f.httpRoute("r", []gatewayv1.ParentReference{serviceParent("web", 80)}, backend("web", 80)))
+	f.createWebRoute("web")
 	r := f.getHTTPRoute("r")
 	for i := range 32 {
 		r.Status.Parents = append(r.Status.Parents, gatewayv1.RouteParentStatus{

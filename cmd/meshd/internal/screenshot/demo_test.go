@@ -1,7 +1,6 @@
 package screenshot
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/meshd/meshd/internal/testrun"
 
 	"github.com/chromedp/chromedp"
 	"go.uber.org/goleak"
@@ -37,26 +38,12 @@ func startDemo(t *testing.T) *app.App {
 	if err != nil {
 		t.Fatalf("starting the demo: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("demo: %v", err)
-		}
-	})
+	testrun.Go(t, a.Run)
 	return a
 }
 
 func TestDemoScreenshot(t *testing.T) {
-	exe := headless.Chromium()
-	if exe == "" {
-		t.Skip("no Chromium binary found (install it with .ci/install-chromium.sh, or set MESHD_CHROMIUM)")
-	}
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
+	exe := headless.NeedChromium(t)
 	// Registered first, so it runs after the demo and the browser ended.
 	t.Cleanup(func() { goleak.VerifyNone(t) })
 	a := startDemo(t)

@@ -1,11 +1,14 @@
-package folder
+// Package testcrd holds Widget, the user CRD type the sources' tests read
+// (a folder's manifests, a cluster's dynamic client), written as a code
+// generator would write it.
+package testcrd
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Widget is a user CRD type, as a code generator would write it.
+// Widget is a user CRD type.
 type Widget struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -14,7 +17,7 @@ type Widget struct {
 
 // WidgetSpec is the spec of a Widget.
 type WidgetSpec struct {
-	Size int `json:"size"`
+	Size int64 `json:"size"`
 }
 
 // DeepCopyObject implements runtime.Object.
