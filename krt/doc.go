@@ -42,8 +42,10 @@
 //     downstream recomputation.
 //
 // Transformations must read other collections only through Fetch and
-// FetchOne: calling Get or List from inside a transformation, or writing an
-// input from one, deadlocks.
+// FetchOne. Get, List, an index lookup or Graph.Read called from inside a
+// transformation, or a write from one, would wait for the transaction
+// running it; it panics instead, with a message naming the fix, and the
+// panic is recorded as the computation's error.
 //
 // Dependencies flow from collections created earlier to collections created
 // later; a transformation that fetches a later collection still converges,
