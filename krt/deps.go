@@ -41,6 +41,7 @@ type dependents struct {
 // It allocates nothing, so records need not keep their buckets.
 func forBuckets(f *filterSet, fn func(bucketKey)) {
 	switch {
+	case f.selectsNothing(): // no change can matter: file nothing
 	case f.hasKeys:
 		for _, k := range f.keyList() {
 			fn(bucketKey{kind: bucketByKey, a: k})

@@ -1,7 +1,9 @@
 package krt_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/meshd/meshd/krt"
@@ -42,7 +44,9 @@ func TestFetchFilters(t *testing.T) {
 		{"namespace", []krt.Filter{krt.FilterNamespace("y")}, []string{"y/c", "y/d"}},
 		{"labels", []krt.Filter{krt.FilterLabels(map[string]string{"app": "web"})}, []string{"x/a", "x/b", "y/c"}},
 		{"labels+ns", []krt.Filter{krt.FilterLabels(map[string]string{"app": "web"}), krt.FilterNamespace("x")}, []string{"x/a", "x/b"}},
-		{"empty selector matches all", []krt.Filter{krt.FilterLabels(nil), krt.FilterNamespace("y")}, []string{"y/c", "y/d"}},
+		// As a Kubernetes Service with no selector selects no pods.
+		{"nil selector selects nothing", []krt.Filter{krt.FilterLabels(nil), krt.FilterNamespace("y")}, nil},
+		{"empty selector selects nothing", []krt.Filter{krt.FilterLabels(map[string]string{})}, nil},
 		{"index", []krt.Filter{krt.FilterIndex(byApp, "db")}, []string{"y/d"}},
 		{"predicate", []krt.Filter{krt.FilterFunc(func(p Pod) bool { return p.Name > "b" })}, []string{"y/c", "y/d"}},
 		{"index+predicate", []krt.Filter{krt.FilterIndex(byApp, "web"), krt.FilterFunc(func(p Pod) bool { return p.Namespace == "x" })}, []string{"x/a", "x/b"}},
@@ -307,5 +311,54 @@ func TestDescribeReportsEdges(t *testing.T) {
 	items, total, err := m.g.Items("pods", "a/", 0, 10)
 	if err != nil || total != 1 || items[0].Key != "a/p" {
 		t.Fatalf("items: %v %d %v", items, total, err)
+	}
+}
+
+func TestFilterOnMissingAccessorFails(t *testing.T) {
+	g := krt.NewGraph()
+	hosts := krt.NewStatic[host](g, krt.WithKey(hostKey), krt.WithName("hosts"))
+	hosts.Set(host{Name: "a", Zone: "east", Tags: map[string]string{"role": "db"}})
+	cases := []struct {
+		filter krt.Filter
+		names  string // what the error must name
+	}{
+		{krt.FilterLabels(map[string]string{"role": "db"}), "WithLabels"},
+		{krt.FilterSelects(map[string]string{"role": "db"}), "WithSelector"},
+		{krt.FilterNamespace("east"), "WithNamespace"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.names, func(t *testing.T) {
+			name := fmt.Sprintf("fetches-%d", i)
+			out := krt.NewSingleton(g, func(ctx krt.HandlerContext) *Num {
+				return &Num{Key: "n", N: len(krt.Fetch(ctx, hosts, tc.filter))}
+			}, krt.WithName(name))
+			if _, ok := out.Value(); ok {
+				t.Fatal("a fetch that cannot match produced an output")
+			}
+			ci := info(t, g, name)
+			if ci.FailingInputs != 1 || len(ci.RecentErrors) != 1 {
+				t.Fatalf("failing=%d errors=%+v", ci.FailingInputs, ci.RecentErrors)
+			}
+			if msg := ci.RecentErrors[0].Error; !strings.Contains(msg, tc.names) || !strings.Contains(msg, `"hosts"`) {
+				t.Fatalf("error %q does not name %s and the collection", msg, tc.names)
+			}
+		})
+	}
+}
+
+func TestEmptySelectorDependsOnNothing(t *testing.T) {
+	g, pods, svcs := filterFixture()
+	var recomputes int
+	counts := krt.NewCollection(g, svcs, func(ctx krt.HandlerContext, s Service) *Num {
+		recomputes++
+		return &Num{Key: s.ResourceName(), N: len(krt.Fetch(ctx, pods, krt.FilterLabels(s.Selector)))}
+	})
+	before := recomputes
+	pods.Set(Pod{Name: "e", Namespace: "x", Labels: map[string]string{"app": "other"}})
+	if n, _ := counts.Get("x/none"); n.N != 0 {
+		t.Fatalf("a service with no selector selects %d pods", n.N)
+	}
+	if recomputes != before {
+		t.Fatalf("a pod no selector matches recomputed %d services", recomputes-before)
 	}
 }
