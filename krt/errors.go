@@ -31,3 +31,7 @@ var ErrNotFound = errors.New("krt: not found")
 // would match nothing, which hides the mistake; the computation fails
 // instead, and the error names the collection and the missing option.
 var ErrNoAccessor = errors.New("krt: filter on a part the items do not have")
+
+// ErrUnregistered is returned by Registration.WaitVersion once the
+// handler has been unregistered: it will receive nothing more.
+var ErrUnregistered = errors.New("krt: handler unregistered")

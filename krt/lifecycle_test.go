@@ -62,21 +62,15 @@ func TestUnregisterStopsDelivery(t *testing.T) {
 	defer other.Unregister()
 	stop := runGraph(t, g)
 	defer stop()
-	in.Set(Num{"a", 1})
-	<-after
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		mu.Lock()
-		c := n
-		mu.Unlock()
-		if c == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("first batch not delivered")
-		}
-		time.Sleep(time.Millisecond)
+	if err := reg.WaitVersion(context.Background(), in.Set(Num{"a", 1})); err != nil {
+		t.Fatal(err)
 	}
+	<-after
+	mu.Lock()
+	if n != 1 {
+		t.Fatalf("handler got %d batches, want 1", n)
+	}
+	mu.Unlock()
 	reg.Unregister()
 	reg.Unregister() // idempotent
 	in.Set(Num{"a", 2})
