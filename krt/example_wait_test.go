@@ -32,3 +32,22 @@ func ExampleRegistration_WaitVersion() {
 	<-done
 	// Output: [v1 add ns/a v2 delete ns/a]
 }
+
+func ExamplePartialFetch() {
+	g := krt.NewGraph()
+	pods := krt.NewStatic[Pod](g)
+	services := krt.NewStatic[Service](g)
+	services.Set(Service{Name: "web", Namespace: "shop"})
+	runs := 0
+	endpoints := krt.NewCollection(g, services, func(ctx krt.HandlerContext, s Service) *Endpoints {
+		runs++
+		// Depend on the pods' IPs only, not on the rest of each pod.
+		ips := krt.PartialFetch(ctx, pods, func(p Pod) string { return p.IP }, krt.FilterNamespace(s.Namespace))
+		return &Endpoints{Service: s.ResourceName(), IPs: ips}
+	})
+	pods.Set(Pod{Name: "a", Namespace: "shop", IP: "10.0.0.1"})
+	pods.Set(Pod{Name: "a", Namespace: "shop", IP: "10.0.0.1", Labels: map[string]string{"v": "2"}})
+	e, _ := endpoints.Get("shop/web")
+	fmt.Println(e.IPs, runs) // the label change did not recompute
+	// Output: [10.0.0.1] 2
+}

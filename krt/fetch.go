@@ -43,6 +43,12 @@ func (c *fetchCtx) fetchContext() *fetchCtx { return c }
 // labels, and so on) fails the computation with ErrNoAccessor and returns
 // nothing.
 func Fetch[T any](ctx HandlerContext, c Collection[T], filters ...Filter) []T {
+	return fetch(ctx, c, filters, nil)
+}
+
+// fetch is Fetch; same, when not nil, is a PartialFetch's equality of two
+// values of an item, func(a, b T) bool.
+func fetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same any) []T {
 	if ctx == nil {
 		panic("krt: Fetch called without a HandlerContext")
 	}
@@ -54,6 +60,15 @@ func Fetch[T any](ctx HandlerContext, c Collection[T], filters ...Filter) []T {
 			s.checkIndex(fl.index, fl.owner)
 		}
 		fs.add(fl)
+	}
+	if same != nil {
+		r := filterRare{}
+		if fs.rare != nil {
+			r = *fs.rare
+			r.one = [1]string{}
+		}
+		r.same = same
+		fs.rare = &r
 	}
 	if err := s.checkAccessors(&fs); err != nil {
 		if fc.failed == nil {

@@ -43,6 +43,7 @@ type filterRare struct {
 	keys   []string
 	pred   func(any) bool // every FilterFunc predicate, combined
 	npreds int
+	same   any       // func(old, new T) bool: a PartialFetch projection's equality
 	one    [1]string // storage for a single key
 }
 
@@ -164,10 +165,18 @@ func (f *filterSet) predicate() func(any) bool {
 	return f.rare.pred
 }
 
+// projected returns the PartialFetch equality of the read, or nil.
+func (f *filterSet) projected() any {
+	if f.rare == nil {
+		return nil
+	}
+	return f.rare.same
+}
+
 // equal reports whether two filter sets record the same dependency; sets
 // with predicates never compare equal, as functions cannot be compared.
 func (f *filterSet) equal(o *filterSet) bool {
-	return f.predicate() == nil && o.predicate() == nil &&
+	return f.predicate() == nil && o.predicate() == nil && f.projected() == nil && o.projected() == nil &&
 		f.hasKeys == o.hasKeys && slices.Equal(f.keyList(), o.keyList()) &&
 		f.index == o.index && f.indexKey == o.indexKey &&
 		f.hasNS == o.hasNS && f.ns == o.ns &&
@@ -314,6 +323,9 @@ func (s *store[T]) filterString(f *filterSet) string {
 	}
 	if f.rare != nil && f.rare.npreds > 0 {
 		parts = append(parts, fmt.Sprintf("%d predicate(s)", f.rare.npreds))
+	}
+	if f.projected() != nil {
+		parts = append(parts, "projected")
 	}
 	if len(parts) == 0 {
 		return "all"
