@@ -51,3 +51,21 @@ func ExamplePartialFetch() {
 	fmt.Println(e.IPs, runs) // the label change did not recompute
 	// Output: [10.0.0.1] 2
 }
+
+func ExampleTrigger() {
+	g := krt.NewGraph()
+	services := krt.NewStatic[Service](g)
+	services.Set(Service{Name: "web", Namespace: "shop"})
+	domain := "cluster.local" // outside the graph, e.g. read from a file
+	reload := krt.NewTrigger(g, krt.WithName("domain"))
+	hosts := krt.NewCollection(g, services, func(ctx krt.HandlerContext, s Service) *Num {
+		reload.Depend(ctx)
+		return &Num{Key: s.Name + "." + s.Namespace + ".svc." + domain}
+	})
+	domain = "mesh.example"
+	reload.Fire() // the file changed: recompute what read it
+	for _, h := range hosts.List() {
+		fmt.Println(h.Key)
+	}
+	// Output: web.shop.svc.mesh.example
+}
