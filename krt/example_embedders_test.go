@@ -69,3 +69,24 @@ func ExampleTrigger() {
 	}
 	// Output: web.shop.svc.mesh.example
 }
+
+func ExampleNewStatusCollection() {
+	type valid struct{ OK bool }
+	g := krt.NewGraph()
+	services := krt.NewStatic[Service](g)
+	statuses, endpoints := krt.NewStatusCollection(g, services, func(ctx krt.HandlerContext, s Service) (*valid, *Endpoints) {
+		if len(s.Selector) == 0 {
+			return &valid{OK: false}, nil // a status, but no output
+		}
+		return &valid{OK: true}, &Endpoints{Service: s.ResourceName()}
+	}, krt.WithName("endpoints"))
+	services.Set(Service{Name: "web", Namespace: "a", Selector: map[string]string{"app": "web"}}, Service{Name: "ext", Namespace: "a"})
+	for _, st := range statuses.List() {
+		fmt.Println(st.Key, st.Status.OK)
+	}
+	fmt.Println(endpoints.Len())
+	// Output:
+	// a/ext false
+	// a/web true
+	// 1
+}
