@@ -90,3 +90,10 @@ func ExampleNewStatusCollection() {
 	// a/web true
 	// 1
 }
+
+func ExampleKeyOf() {
+	g := krt.NewGraph()
+	pods := krt.NewStatic[Pod](g)
+	fmt.Println(krt.KeyOf[Pod](pods, Pod{Name: "web-1", Namespace: "shop"}))
+	// Output: shop/web-1
+}

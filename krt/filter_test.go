@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/krt/krttest"
 )
 
 // filterFixture is a graph of four pods and three services to filter.
@@ -216,6 +217,7 @@ func TestNoGlitchInDiamond(t *testing.T) {
 
 func TestJoinVariants(t *testing.T) {
 	g := krt.NewGraph()
+	krttest.Run(t, g)
 	a := krt.NewStatic[Num](g)
 	b := krt.NewStatic[Num](g)
 	first := krt.Join(g, []krt.Collection[Num]{a, b})
@@ -226,51 +228,37 @@ func TestJoinVariants(t *testing.T) {
 		}
 		return out
 	})
+	firstEvents := krttest.Track(t, g, first)
 	a.Set(Num{"x", 1})
 	b.Set(Num{"x", 10}, Num{"y", 20})
-	if got, _ := first.Get("x"); got.N != 1 {
-		t.Fatalf("first-wins x = %v", got)
-	}
-	if got, _ := merged.Get("x"); got.N != 11 {
-		t.Fatalf("merged x = %v", got)
-	}
+	krttest.ExpectList(t, first, Num{"x", 1}, Num{"y", 20})
+	krttest.ExpectList(t, merged, Num{"x", 11}, Num{"y", 20})
+	firstEvents.Expect("add x", "add y") // b's x is shadowed by a's: no event
 	a.Delete("x")
-	if got, _ := first.Get("x"); got.N != 10 {
-		t.Fatalf("first-wins after delete x = %v", got)
-	}
-	if first.Len() != 2 || merged.Len() != 2 {
-		t.Fatalf("len first=%d merged=%d", first.Len(), merged.Len())
-	}
+	krttest.ExpectList(t, first, Num{"x", 10}, Num{"y", 20})
+	krttest.ExpectList(t, merged, Num{"x", 10}, Num{"y", 20})
+	firstEvents.Expect("update x")
 }
 
 func TestStaticOperations(t *testing.T) {
 	g := krt.NewGraph()
-	s := krt.NewStatic[Num](g)
-	s.Set(Num{"a", 1}, Num{"b", 2})
+	s := krttest.NewStatic(g, []Num{{"a", 1}, {"b", 2}})
 	s.Modify("a", func(old Num, ok bool) (Num, bool) { return Num{"a", old.N + 10}, ok })
 	s.Modify("zz", func(old Num, ok bool) (Num, bool) { return Num{"zz", 1}, ok }) // absent: not written
-	if got, _ := s.Get("a"); got.N != 11 {
-		t.Fatalf("modify: %v", got)
-	}
-	if _, ok := s.Get("zz"); ok {
-		t.Fatal("conditional update wrote an absent key")
-	}
+	krttest.ExpectList(t, s, Num{"a", 11}, Num{"b", 2})
 	s.Reset([]Num{{"b", 2}, {"c", 3}})
-	if got := s.List(); len(got) != 2 || got[0].Key != "b" || got[1].Key != "c" {
-		t.Fatalf("reset: %v", got)
-	}
+	krttest.ExpectKeys(t, s, "b", "c")
 	ss := krt.NewStaticSingleton[Num](g, nil)
 	if _, ok := ss.Value(); ok {
 		t.Fatal("empty singleton has a value")
 	}
 	ss.Set(Num{"cfg", 1})
+	krttest.ExpectList(t, ss, Num{"cfg", 1})
 	if v, ok := ss.Value(); !ok || v.N != 1 {
 		t.Fatalf("singleton %v %v", v, ok)
 	}
 	ss.Clear()
-	if _, ok := ss.Value(); ok {
-		t.Fatal("cleared singleton has a value")
-	}
+	krttest.ExpectKeys(t, ss)
 }
 
 func TestDescribeReportsEdges(t *testing.T) {
