@@ -5,8 +5,13 @@
 // [NewManyCollection], [NewSingleton] and [Join]. A transformation reads other
 // collections with [Fetch] or [FetchOne]; every read is recorded as a
 // dependency, so when an input changes only the outputs whose recorded reads
-// are affected are recomputed. Handlers registered with
-// [Collection.Register] receive the resulting events in ordered batches.
+// are affected are recomputed. [PartialFetch] depends on a projection of
+// each item only, and a [Trigger] stands for state outside the graph.
+// [NewStatusCollection] derives outputs and a status about each input in
+// one transformation. Handlers registered with [Collection.Register]
+// receive the resulting events in ordered batches;
+// [Registration.WaitVersion] waits until a handler has caught up with a
+// version. Package krttest helps test code built on krt.
 //
 // The embedding loop:
 //
