@@ -70,6 +70,9 @@ func fetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same an
 		r.same = same
 		fs.rare = &r
 	}
+	if s.stopped { // its sub-graph stopped: empty, and never changes again
+		return nil
+	}
 	if err := s.checkAccessors(&fs); err != nil {
 		if fc.failed == nil {
 			fc.failed = err

@@ -145,6 +145,9 @@ func (g *Graph) construct(n interface {
 }, initial func(tx *Txn)) {
 	g.lock.lock()
 	defer g.lock.unlock()
+	if sub := n.subGraph(); sub != nil {
+		sub.adoptLocked(n)
+	}
 	n.setID(len(g.nodes))
 	g.nodes = append(g.nodes, n)
 	g.hmu.Lock()

@@ -24,7 +24,7 @@ func (s Status[S]) ResourceName() string { return s.Key }
 // appended, and an internal collection between in and the two with
 // "/computed". A failed computation (HandlerContext.Fail, a panic) keeps
 // the input's last good output and status.
-func NewStatusCollection[I, S, O any](g *Graph, in Collection[I], transform func(ctx HandlerContext, in I) (*S, *O), opts ...Option) (Collection[Status[S]], Collection[O]) {
+func NewStatusCollection[I, S, O any](g Owner, in Collection[I], transform func(ctx HandlerContext, in I) (*S, *O), opts ...Option) (Collection[Status[S]], Collection[O]) {
 	return newStatus(g, in, func(ctx HandlerContext, v I) (*S, []O) {
 		st, out := transform(ctx, v)
 		if out == nil {
@@ -36,7 +36,7 @@ func NewStatusCollection[I, S, O any](g *Graph, in Collection[I], transform func
 
 // NewStatusManyCollection is NewStatusCollection for a transformation of
 // each input into zero or more outputs and one status.
-func NewStatusManyCollection[I, S, O any](g *Graph, in Collection[I], transform func(ctx HandlerContext, in I) (*S, []O), opts ...Option) (Collection[Status[S]], Collection[O]) {
+func NewStatusManyCollection[I, S, O any](g Owner, in Collection[I], transform func(ctx HandlerContext, in I) (*S, []O), opts ...Option) (Collection[Status[S]], Collection[O]) {
 	return newStatus(g, in, transform, opts)
 }
 
@@ -48,7 +48,7 @@ type computed[S, O any] struct {
 	outs   []O
 }
 
-func newStatus[I, S, O any](g *Graph, in Collection[I], transform func(HandlerContext, I) (*S, []O), opts []Option) (Collection[Status[S]], Collection[O]) {
+func newStatus[I, S, O any](g Owner, in Collection[I], transform func(HandlerContext, I) (*S, []O), opts []Option) (Collection[Status[S]], Collection[O]) {
 	o := buildOptions(opts)
 	name := o.name
 	if name == "" {

@@ -27,7 +27,10 @@ type store[T any] struct {
 	selIdx   map[labelPair]map[string]struct{} // by smallest selector pair; built on first use
 
 	deps  dependents
-	downs []func(tx *Txn, key string) // collections taking this one as primary input
+	downs []downstream // collections taking this one as primary input
+
+	sub     *SubGraph // nil: owned by the graph itself
+	stopped bool      // its sub-graph stopped: detached, empty, read-only
 
 	// The open transaction's changes: the value each changed key had
 	// before it, and the keys whose dependents are not told yet.
@@ -53,8 +56,9 @@ type stats struct {
 	durations                  durationHistogram
 }
 
-func (s *store[T]) init(g *Graph, kind string, o options) {
-	s.g = g
+func (s *store[T]) init(owner Owner, kind string, o options) {
+	g, sub := owner.owner()
+	s.g, s.sub = g, sub
 	s.kind = kind
 	s.name = o.name
 	if s.name == "" {
@@ -206,7 +210,7 @@ func (s *store[T]) propagateChanges(tx *Txn) {
 		s.changes[key] = pc
 		nv, hasNew := s.items[key]
 		for _, down := range s.downs {
-			down(tx, key)
+			down.markDirty(tx, key)
 		}
 		s.trigger(tx, key, pc.old, pc.hadOld, nv, hasNew)
 	}

@@ -20,13 +20,13 @@ type tick struct{ n uint64 }
 // NewTrigger returns a trigger of g. Of the options, WithName names it
 // (default "trigger") and WithUnsynced holds back the sync of everything
 // that depends on it until MarkSynced, for state that loads later.
-func NewTrigger(g *Graph, opts ...Option) *Trigger {
+func NewTrigger(g Owner, opts ...Option) *Trigger {
 	opts = append([]Option{WithName("trigger")}, opts...)
 	opts = append(opts, WithKey(func(tick) string { return SingletonKey }))
 	o := buildOptions(opts)
 	s := &static[tick]{unsynced: o.unsynced}
 	s.init(g, "trigger", o)
-	g.construct(s, func(tx *Txn) { s.put(tx, SingletonKey, tick{}) })
+	s.g.construct(s, func(tx *Txn) { s.put(tx, SingletonKey, tick{}) })
 	return &Trigger{s: s}
 }
 
