@@ -50,14 +50,10 @@ func newJoin[T any](g Owner, cols []Collection[T], merge func([]T) T, opts []Opt
 }
 
 func (j *join[T]) markDirty(tx *Txn, key string) {
-	if j.stopped {
-		return
+	if !j.stopped {
+		markKey(&j.dirty, key)
+		tx.schedule(j)
 	}
-	if j.dirty == nil {
-		j.dirty = map[string]struct{}{}
-	}
-	j.dirty[key] = struct{}{}
-	tx.schedule(j)
 }
 
 func (j *join[T]) dropPending() { j.dirty = nil }

@@ -22,14 +22,10 @@ type nestedJoin[T any] struct {
 type nestedOuter[T any] struct{ j *nestedJoin[T] }
 
 func (o *nestedOuter[T]) markDirty(tx *Txn, key string) {
-	if o.j.stopped {
-		return
+	if !o.j.stopped {
+		markKey(&o.j.outerDirty, key)
+		tx.schedule(o.j)
 	}
-	if o.j.outerDirty == nil {
-		o.j.outerDirty = map[string]struct{}{}
-	}
-	o.j.outerDirty[key] = struct{}{}
-	tx.schedule(o.j)
 }
 
 // NestedJoin returns a collection of the items of every collection in
@@ -58,14 +54,10 @@ func NestedJoin[T any](g Owner, cols Collection[Collection[T]], opts ...Option) 
 }
 
 func (j *nestedJoin[T]) markDirty(tx *Txn, key string) {
-	if j.stopped {
-		return
+	if !j.stopped {
+		markKey(&j.dirty, key)
+		tx.schedule(j)
 	}
-	if j.dirty == nil {
-		j.dirty = map[string]struct{}{}
-	}
-	j.dirty[key] = struct{}{}
-	tx.schedule(j)
 }
 
 func (j *nestedJoin[T]) dropPending() { j.dirty, j.outerDirty = nil, nil }
@@ -171,4 +163,12 @@ func (j *nestedJoin[T]) stop(tx *Txn) {
 		s.removeDown(j)
 	}
 	j.sources, j.order, j.dirty, j.outerDirty = nil, nil, nil, nil
+}
+
+// markKey adds key to the set *m, which it makes on first use.
+func markKey(m *map[string]struct{}, key string) {
+	if *m == nil {
+		*m = map[string]struct{}{}
+	}
+	(*m)[key] = struct{}{}
 }
