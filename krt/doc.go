@@ -13,6 +13,10 @@
 // [Registration.WaitVersion] waits until a handler has caught up with a
 // version. Package krttest helps test code built on krt.
 //
+// Collections may be created while the graph runs. Those created in a
+// [SubGraph] are removed together by [SubGraph.Stop], and [NestedJoin]
+// joins a collection of collections, such as one per remote cluster.
+//
 // The embedding loop:
 //
 //  1. g := krt.NewGraph(krt.WithLogger(logger))

@@ -1,6 +1,7 @@
 package krt
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -299,6 +300,10 @@ func (s *store[T]) Register(fn func(Batch[T]), opts ...RegisterOption) *Registra
 	}
 	h := newHandler(s, fn)
 	s.g.lock.lock()
+	if s.stopped {
+		s.g.lock.unlock()
+		panic(fmt.Sprintf("krt: Register on %q, whose sub-graph has stopped", s.name))
+	}
 	if o.replay {
 		items := s.sortedKeys()
 		events := make([]Event[T], 0, len(items))
