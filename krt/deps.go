@@ -41,6 +41,7 @@ type dependents struct {
 // It allocates nothing, so records need not keep their buckets.
 func forBuckets(f *filterSet, fn func(bucketKey)) {
 	switch {
+	case f.selectsNothing(): // no change can matter: file nothing
 	case f.hasKeys:
 		for _, k := range f.keyList() {
 			fn(bucketKey{kind: bucketByKey, a: k})
@@ -111,7 +112,7 @@ func (s *store[T]) trigger(tx *Txn, key string, old T, hadOld bool, nv T, hasNew
 	}
 	visit := func(b bucketKey) {
 		for rec := range d.buckets[b] {
-			if (hadOld && s.matches(&rec.filter, key, old)) || (hasNew && s.matches(&rec.filter, key, nv)) {
+			if s.affects(&rec.filter, key, old, hadOld, nv, hasNew) {
 				rec.down.markDirty(tx, rec.input)
 			}
 		}
@@ -159,4 +160,20 @@ func (s *store[T]) trigger(tx *Txn, key string, old T, hadOld bool, nv T, hasNew
 			}
 		})
 	}
+}
+
+// affects reports whether a read with filter f sees the change of key from
+// old to nv: the item passes f before or after it, and, for a PartialFetch,
+// it entered or left the result or its projection changed.
+func (s *store[T]) affects(f *filterSet, key string, old T, hadOld bool, nv T, hasNew bool) bool {
+	inOld := hadOld && s.matches(f, key, old)
+	same, partial := f.projected().(func(a, b T) bool)
+	if inOld && !partial {
+		return true
+	}
+	inNew := hasNew && s.matches(f, key, nv)
+	if inOld && inNew {
+		return !same(old, nv)
+	}
+	return inOld || inNew
 }

@@ -36,17 +36,17 @@ type inputState struct {
 // must be deterministic and must read other collections only through Fetch
 // and FetchOne on ctx. Outputs are keyed like any item (see WithKey).
 // The initial outputs are computed before NewCollection returns.
-func NewCollection[I, O any](g *Graph, in Collection[I], transform func(ctx HandlerContext, in I) *O, opts ...Option) Collection[O] {
+func NewCollection[I, O any](g Owner, in Collection[I], transform func(ctx HandlerContext, in I) *O, opts ...Option) Collection[O] {
 	return newDerived(g, in.core(), "collection", transform, nil, opts)
 }
 
 // NewManyCollection derives a collection from in: each input item is
 // transformed into zero or more outputs. See NewCollection.
-func NewManyCollection[I, O any](g *Graph, in Collection[I], transform func(ctx HandlerContext, in I) []O, opts ...Option) Collection[O] {
+func NewManyCollection[I, O any](g Owner, in Collection[I], transform func(ctx HandlerContext, in I) []O, opts ...Option) Collection[O] {
 	return newDerived(g, in.core(), "many", nil, transform, opts)
 }
 
-func newDerived[I, O any](g *Graph, parent *store[I], kind string, one func(HandlerContext, I) *O, many func(HandlerContext, I) []O, opts []Option) *derived[I, O] {
+func newDerived[I, O any](g Owner, parent *store[I], kind string, one func(HandlerContext, I) *O, many func(HandlerContext, I) []O, opts []Option) *derived[I, O] {
 	o := buildOptions(opts)
 	d := &derived[I, O]{
 		parent: parent, one: one, many: many,
@@ -62,9 +62,9 @@ func newDerived[I, O any](g *Graph, parent *store[I], kind string, one func(Hand
 		d.inputs = make(map[string]*inputState, n)
 		d.dirty = make(map[string]struct{}, n)
 	}
-	g.construct(d, func(tx *Txn) {
+	d.g.construct(d, func(tx *Txn) {
 		if parent != nil {
-			parent.downs = append(parent.downs, func(tx *Txn, key string) { d.markDirty(tx, key) })
+			parent.downs = append(parent.downs, d)
 			for k := range parent.items {
 				d.markDirty(tx, k)
 			}
@@ -76,6 +76,9 @@ func newDerived[I, O any](g *Graph, parent *store[I], kind string, one func(Hand
 }
 
 func (d *derived[I, O]) markDirty(tx *Txn, input string) {
+	if d.stopped {
+		return
+	}
 	if d.dirty == nil {
 		d.dirty, d.spare = d.spare, nil
 		if d.dirty == nil {
@@ -91,6 +94,9 @@ func (d *derived[I, O]) dropPending() { d.dirty = nil }
 func (d *derived[I, O]) process(tx *Txn) {
 	dirty := d.dirty
 	d.dirty = nil
+	if d.stopped { // emptied by Stop: only tell dependents
+		dirty = nil
+	}
 	for k := range dirty {
 		d.recompute(tx, k)
 	}

@@ -5,8 +5,17 @@
 // [NewManyCollection], [NewSingleton] and [Join]. A transformation reads other
 // collections with [Fetch] or [FetchOne]; every read is recorded as a
 // dependency, so when an input changes only the outputs whose recorded reads
-// are affected are recomputed. Handlers registered with
-// [Collection.Register] receive the resulting events in ordered batches.
+// are affected are recomputed. [PartialFetch] depends on a projection of
+// each item only, and a [Trigger] stands for state outside the graph.
+// [NewStatusCollection] derives outputs and a status about each input in
+// one transformation. Handlers registered with [Collection.Register]
+// receive the resulting events in ordered batches;
+// [Registration.WaitVersion] waits until a handler has caught up with a
+// version. Package krttest helps test code built on krt.
+//
+// Collections may be created while the graph runs. Those created in a
+// [SubGraph] are removed together by [SubGraph.Stop], and [NestedJoin]
+// joins a collection of collections, such as one per remote cluster.
 //
 // The embedding loop:
 //
@@ -42,8 +51,10 @@
 //     downstream recomputation.
 //
 // Transformations must read other collections only through Fetch and
-// FetchOne: calling Get or List from inside a transformation, or writing an
-// input from one, deadlocks.
+// FetchOne. Get, List, an index lookup or Graph.Read called from inside a
+// transformation, or a write from one, would wait for the transaction
+// running it; it panics instead, with a message naming the fix, and the
+// panic is recorded as the computation's error.
 //
 // Dependencies flow from collections created earlier to collections created
 // later; a transformation that fetches a later collection still converges,

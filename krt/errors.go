@@ -23,3 +23,15 @@ var ErrCycle = errors.New("krt: dependency cycle")
 // ErrNotFound is returned by the introspection methods of Graph when the
 // named collection or key does not exist.
 var ErrNotFound = errors.New("krt: not found")
+
+// ErrNoAccessor is recorded when a transformation fetches with a filter on
+// a part of an item that the fetched collection cannot read: FilterLabels
+// on items with no GetLabels method and no WithLabels option, FilterSelects
+// without a selector, FilterNamespace without a namespace. Such a filter
+// would match nothing, which hides the mistake; the computation fails
+// instead, and the error names the collection and the missing option.
+var ErrNoAccessor = errors.New("krt: filter on a part the items do not have")
+
+// ErrUnregistered is returned by Registration.WaitVersion once the
+// handler has been unregistered: it will receive nothing more.
+var ErrUnregistered = errors.New("krt: handler unregistered")

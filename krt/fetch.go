@@ -39,8 +39,16 @@ func (c *fetchCtx) fetchContext() *fetchCtx { return c }
 // records a dependency on them: when an item that passes (or passed) the
 // filters changes, the calling transformation's input is recomputed.
 // Fetch panics if ctx is nil; outside transformations use Get, List or an
-// Index.
+// Index. A filter on a part the items lack (FilterLabels on items without
+// labels, and so on) fails the computation with ErrNoAccessor and returns
+// nothing.
 func Fetch[T any](ctx HandlerContext, c Collection[T], filters ...Filter) []T {
+	return fetch(ctx, c, filters, nil)
+}
+
+// fetch is Fetch; same, when not nil, is a PartialFetch's equality of two
+// values of an item, func(a, b T) bool.
+func fetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same any) []T {
 	if ctx == nil {
 		panic("krt: Fetch called without a HandlerContext")
 	}
@@ -52,6 +60,24 @@ func Fetch[T any](ctx HandlerContext, c Collection[T], filters ...Filter) []T {
 			s.checkIndex(fl.index, fl.owner)
 		}
 		fs.add(fl)
+	}
+	if same != nil {
+		r := filterRare{}
+		if fs.rare != nil {
+			r = *fs.rare
+			r.one = [1]string{}
+		}
+		r.same = same
+		fs.rare = &r
+	}
+	if s.stopped { // its sub-graph stopped: empty, and never changes again
+		return nil
+	}
+	if err := s.checkAccessors(&fs); err != nil {
+		if fc.failed == nil {
+			fc.failed = err
+		}
+		return nil
 	}
 	up := s.self().(upstream)
 	// In the steady state a computation reads what it read last time:

@@ -43,6 +43,7 @@ type filterRare struct {
 	keys   []string
 	pred   func(any) bool // every FilterFunc predicate, combined
 	npreds int
+	same   any       // func(old, new T) bool: a PartialFetch projection's equality
 	one    [1]string // storage for a single key
 }
 
@@ -77,18 +78,32 @@ func FilterIndex[T any](idx Index[T], key string) Filter {
 	return Filter{kind: filterIndex, index: idx.id, owner: idx.s, key: key}
 }
 
-// FilterNamespace keeps the items in namespace ns (see WithNamespace).
+// FilterNamespace keeps the items in namespace ns. The items must have a
+// namespace (GetNamespace or WithNamespace), else Fetch fails with
+// ErrNoAccessor.
 func FilterNamespace(ns string) Filter { return Filter{kind: filterNamespace, key: ns} }
 
-// FilterLabels keeps the items whose labels (see WithLabels) match
-// selector. An empty selector matches every item. The map must not be
-// modified afterwards: the engine keeps it to match later changes.
+// FilterLabels keeps the items whose labels (see WithLabels) hold every
+// key=value pair of selector: "the pods this service selects".
+//
+// A nil or empty selector selects nothing, as a Kubernetes Service with no
+// selector selects no pods (its endpoints are managed by someone else); to
+// keep every item, give no FilterLabels. This is the Service rule, not
+// that of a metav1.LabelSelector, where an empty selector selects
+// everything: convert such a selector before filtering.
+//
+// The fetched collection's items must have labels: a GetLabels method or
+// the collection's WithLabels option. Without them Fetch fails the
+// computation with ErrNoAccessor rather than match nothing. The map must
+// not be modified afterwards: the engine keeps it to match later changes.
 func FilterLabels(selector map[string]string) Filter { return Filter{kind: filterLabels, m: selector} }
 
 // FilterSelects keeps the items whose own selector (see WithSelector)
 // selects the given labels: the inverse of FilterLabels, as in "the
-// Services that select this Pod". Items with an empty selector select
-// nothing. The map must not be modified afterwards.
+// Services that select this Pod". Items with a nil or empty selector
+// select nothing, and empty labels are selected by nothing. The items
+// must have a selector (GetSelector or WithSelector), else Fetch fails
+// with ErrNoAccessor. The map must not be modified afterwards.
 func FilterSelects(labels map[string]string) Filter { return Filter{kind: filterSelects, m: labels} }
 
 // FilterFunc keeps the items for which keep returns true. It cannot be
@@ -150,10 +165,18 @@ func (f *filterSet) predicate() func(any) bool {
 	return f.rare.pred
 }
 
+// projected returns the PartialFetch equality of the read, or nil.
+func (f *filterSet) projected() any {
+	if f.rare == nil {
+		return nil
+	}
+	return f.rare.same
+}
+
 // equal reports whether two filter sets record the same dependency; sets
 // with predicates never compare equal, as functions cannot be compared.
 func (f *filterSet) equal(o *filterSet) bool {
-	return f.predicate() == nil && o.predicate() == nil &&
+	return f.predicate() == nil && o.predicate() == nil && f.projected() == nil && o.projected() == nil &&
 		f.hasKeys == o.hasKeys && slices.Equal(f.keyList(), o.keyList()) &&
 		f.index == o.index && f.indexKey == o.indexKey &&
 		f.hasNS == o.hasNS && f.ns == o.ns &&
@@ -178,7 +201,7 @@ func (s *store[T]) matchesExcept(f *filterSet, key string, v T, done filterKind)
 	if f.hasNS && done != filterNamespace && (s.acc.namespace == nil || s.acc.namespace(v) != f.ns) {
 		return false
 	}
-	if f.hasLabels && !selectorMatches(f.labels, s.labelsOf(v)) {
+	if f.hasLabels && (len(f.labels) == 0 || !selectorMatches(f.labels, s.labelsOf(v))) {
 		return false
 	}
 	if f.hasSelects && (s.acc.selector == nil || !selects(s.acc.selector(v), f.selects)) {
@@ -188,6 +211,30 @@ func (s *store[T]) matchesExcept(f *filterSet, key string, v T, done filterKind)
 		return false
 	}
 	return true
+}
+
+// selectsNothing reports whether no item can pass f: an empty label
+// selector selects nothing, and empty labels are selected by nothing.
+func (f *filterSet) selectsNothing() bool {
+	return (f.hasLabels && len(f.labels) == 0) || (f.hasSelects && len(f.selects) == 0)
+}
+
+// checkAccessors returns an ErrNoAccessor error when f filters on a part
+// of an item that s's items do not have, which would match nothing.
+func (s *store[T]) checkAccessors(f *filterSet) error {
+	missing := func(filter, method, option string) error {
+		return fmt.Errorf("fetch from %q: %s needs the items' %s, but %s has no %s method and the collection no %s option: %w",
+			s.name, filter, strings.ToLower(strings.TrimPrefix(method, "Get")), typeName[T](), method, option, ErrNoAccessor)
+	}
+	switch {
+	case f.hasLabels && s.acc.labels == nil:
+		return missing("FilterLabels", "GetLabels", "WithLabels")
+	case f.hasSelects && s.acc.selector == nil:
+		return missing("FilterSelects", "GetSelector", "WithSelector")
+	case f.hasNS && s.acc.namespace == nil:
+		return missing("FilterNamespace", "GetNamespace", "WithNamespace")
+	}
+	return nil
 }
 
 func (s *store[T]) labelsOf(v T) map[string]string {
@@ -209,6 +256,9 @@ func (s *store[T]) query(f *filterSet) []T {
 			keys = append(keys, k)
 		}
 	}
+	if f.selectsNothing() {
+		return nil
+	}
 	switch {
 	case f.hasKeys:
 		done = filterKeys
@@ -225,18 +275,12 @@ func (s *store[T]) query(f *filterSet) []T {
 		p, _ := minPair(f.labels)
 		appendSet(s.labelIdx[p])
 	case f.hasSelects:
-		if s.acc.selector == nil || len(f.selects) == 0 {
-			return nil
-		}
 		s.ensureSelectorIndex()
 		// Each item is filed under one pair only, so no key repeats.
 		for k, v := range f.selects {
 			appendSet(s.selIdx[labelPair{k, v}])
 		}
 	case f.hasNS:
-		if s.acc.namespace == nil {
-			return nil
-		}
 		s.ensureNamespaceIndex()
 		done = filterNamespace
 		appendSet(s.nsIdx[f.ns])
@@ -279,6 +323,9 @@ func (s *store[T]) filterString(f *filterSet) string {
 	}
 	if f.rare != nil && f.rare.npreds > 0 {
 		parts = append(parts, fmt.Sprintf("%d predicate(s)", f.rare.npreds))
+	}
+	if f.projected() != nil {
+		parts = append(parts, "projected")
 	}
 	if len(parts) == 0 {
 		return "all"

@@ -1,10 +1,13 @@
 package krt_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/krt/krttest"
 )
 
 // filterFixture is a graph of four pods and three services to filter.
@@ -42,7 +45,9 @@ func TestFetchFilters(t *testing.T) {
 		{"namespace", []krt.Filter{krt.FilterNamespace("y")}, []string{"y/c", "y/d"}},
 		{"labels", []krt.Filter{krt.FilterLabels(map[string]string{"app": "web"})}, []string{"x/a", "x/b", "y/c"}},
 		{"labels+ns", []krt.Filter{krt.FilterLabels(map[string]string{"app": "web"}), krt.FilterNamespace("x")}, []string{"x/a", "x/b"}},
-		{"empty selector matches all", []krt.Filter{krt.FilterLabels(nil), krt.FilterNamespace("y")}, []string{"y/c", "y/d"}},
+		// As a Kubernetes Service with no selector selects no pods.
+		{"nil selector selects nothing", []krt.Filter{krt.FilterLabels(nil), krt.FilterNamespace("y")}, nil},
+		{"empty selector selects nothing", []krt.Filter{krt.FilterLabels(map[string]string{})}, nil},
 		{"index", []krt.Filter{krt.FilterIndex(byApp, "db")}, []string{"y/d"}},
 		{"predicate", []krt.Filter{krt.FilterFunc(func(p Pod) bool { return p.Name > "b" })}, []string{"y/c", "y/d"}},
 		{"index+predicate", []krt.Filter{krt.FilterIndex(byApp, "web"), krt.FilterFunc(func(p Pod) bool { return p.Namespace == "x" })}, []string{"x/a", "x/b"}},
@@ -212,6 +217,7 @@ func TestNoGlitchInDiamond(t *testing.T) {
 
 func TestJoinVariants(t *testing.T) {
 	g := krt.NewGraph()
+	krttest.Run(t, g)
 	a := krt.NewStatic[Num](g)
 	b := krt.NewStatic[Num](g)
 	first := krt.Join(g, []krt.Collection[Num]{a, b})
@@ -222,51 +228,37 @@ func TestJoinVariants(t *testing.T) {
 		}
 		return out
 	})
+	firstEvents := krttest.Track(t, g, first)
 	a.Set(Num{"x", 1})
 	b.Set(Num{"x", 10}, Num{"y", 20})
-	if got, _ := first.Get("x"); got.N != 1 {
-		t.Fatalf("first-wins x = %v", got)
-	}
-	if got, _ := merged.Get("x"); got.N != 11 {
-		t.Fatalf("merged x = %v", got)
-	}
+	krttest.ExpectList(t, first, Num{"x", 1}, Num{"y", 20})
+	krttest.ExpectList(t, merged, Num{"x", 11}, Num{"y", 20})
+	firstEvents.Expect("add x", "add y") // b's x is shadowed by a's: no event
 	a.Delete("x")
-	if got, _ := first.Get("x"); got.N != 10 {
-		t.Fatalf("first-wins after delete x = %v", got)
-	}
-	if first.Len() != 2 || merged.Len() != 2 {
-		t.Fatalf("len first=%d merged=%d", first.Len(), merged.Len())
-	}
+	krttest.ExpectList(t, first, Num{"x", 10}, Num{"y", 20})
+	krttest.ExpectList(t, merged, Num{"x", 10}, Num{"y", 20})
+	firstEvents.Expect("update x")
 }
 
 func TestStaticOperations(t *testing.T) {
 	g := krt.NewGraph()
-	s := krt.NewStatic[Num](g)
-	s.Set(Num{"a", 1}, Num{"b", 2})
+	s := krttest.NewStatic(g, []Num{{"a", 1}, {"b", 2}})
 	s.Modify("a", func(old Num, ok bool) (Num, bool) { return Num{"a", old.N + 10}, ok })
 	s.Modify("zz", func(old Num, ok bool) (Num, bool) { return Num{"zz", 1}, ok }) // absent: not written
-	if got, _ := s.Get("a"); got.N != 11 {
-		t.Fatalf("modify: %v", got)
-	}
-	if _, ok := s.Get("zz"); ok {
-		t.Fatal("conditional update wrote an absent key")
-	}
+	krttest.ExpectList(t, s, Num{"a", 11}, Num{"b", 2})
 	s.Reset([]Num{{"b", 2}, {"c", 3}})
-	if got := s.List(); len(got) != 2 || got[0].Key != "b" || got[1].Key != "c" {
-		t.Fatalf("reset: %v", got)
-	}
+	krttest.ExpectKeys(t, s, "b", "c")
 	ss := krt.NewStaticSingleton[Num](g, nil)
 	if _, ok := ss.Value(); ok {
 		t.Fatal("empty singleton has a value")
 	}
 	ss.Set(Num{"cfg", 1})
+	krttest.ExpectList(t, ss, Num{"cfg", 1})
 	if v, ok := ss.Value(); !ok || v.N != 1 {
 		t.Fatalf("singleton %v %v", v, ok)
 	}
 	ss.Clear()
-	if _, ok := ss.Value(); ok {
-		t.Fatal("cleared singleton has a value")
-	}
+	krttest.ExpectKeys(t, ss)
 }
 
 func TestDescribeReportsEdges(t *testing.T) {
@@ -307,5 +299,54 @@ func TestDescribeReportsEdges(t *testing.T) {
 	items, total, err := m.g.Items("pods", "a/", 0, 10)
 	if err != nil || total != 1 || items[0].Key != "a/p" {
 		t.Fatalf("items: %v %d %v", items, total, err)
+	}
+}
+
+func TestFilterOnMissingAccessorFails(t *testing.T) {
+	g := krt.NewGraph()
+	hosts := krt.NewStatic[host](g, krt.WithKey(hostKey), krt.WithName("hosts"))
+	hosts.Set(host{Name: "a", Zone: "east", Tags: map[string]string{"role": "db"}})
+	cases := []struct {
+		filter krt.Filter
+		names  string // what the error must name
+	}{
+		{krt.FilterLabels(map[string]string{"role": "db"}), "WithLabels"},
+		{krt.FilterSelects(map[string]string{"role": "db"}), "WithSelector"},
+		{krt.FilterNamespace("east"), "WithNamespace"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.names, func(t *testing.T) {
+			name := fmt.Sprintf("fetches-%d", i)
+			out := krt.NewSingleton(g, func(ctx krt.HandlerContext) *Num {
+				return &Num{Key: "n", N: len(krt.Fetch(ctx, hosts, tc.filter))}
+			}, krt.WithName(name))
+			if _, ok := out.Value(); ok {
+				t.Fatal("a fetch that cannot match produced an output")
+			}
+			ci := info(t, g, name)
+			if ci.FailingInputs != 1 || len(ci.RecentErrors) != 1 {
+				t.Fatalf("failing=%d errors=%+v", ci.FailingInputs, ci.RecentErrors)
+			}
+			if msg := ci.RecentErrors[0].Error; !strings.Contains(msg, tc.names) || !strings.Contains(msg, `"hosts"`) {
+				t.Fatalf("error %q does not name %s and the collection", msg, tc.names)
+			}
+		})
+	}
+}
+
+func TestEmptySelectorDependsOnNothing(t *testing.T) {
+	g, pods, svcs := filterFixture()
+	var recomputes int
+	counts := krt.NewCollection(g, svcs, func(ctx krt.HandlerContext, s Service) *Num {
+		recomputes++
+		return &Num{Key: s.ResourceName(), N: len(krt.Fetch(ctx, pods, krt.FilterLabels(s.Selector)))}
+	})
+	before := recomputes
+	pods.Set(Pod{Name: "e", Namespace: "x", Labels: map[string]string{"app": "other"}})
+	if n, _ := counts.Get("x/none"); n.N != 0 {
+		t.Fatalf("a service with no selector selects %d pods", n.N)
+	}
+	if recomputes != before {
+		t.Fatalf("a pod no selector matches recomputed %d services", recomputes-before)
 	}
 }

@@ -19,8 +19,9 @@ type Graph struct {
 	version uint64 // guarded by lock (written under lock, read under rlock)
 	nodes   []node // guarded by lock; index is the node id
 
-	unsynced []node // guarded by lock: nodes not yet synced, in id order
-	txn      Txn    // guarded by lock: the transaction, reused
+	commits  versionSignal // tells WaitVersion callers that a version committed
+	unsynced []node        // guarded by lock: nodes not yet synced, in id order
+	txn      Txn           // guarded by lock: the transaction, reused
 
 	// busyNode and busySince say which collection the running transaction
 	// is processing and since when (unix nanoseconds); they are atomics so
@@ -144,6 +145,9 @@ func (g *Graph) construct(n interface {
 }, initial func(tx *Txn)) {
 	g.lock.lock()
 	defer g.lock.unlock()
+	if sub := n.subGraph(); sub != nil {
+		sub.adoptLocked(n)
+	}
 	n.setID(len(g.nodes))
 	g.nodes = append(g.nodes, n)
 	g.hmu.Lock()

@@ -9,8 +9,9 @@ import (
 
 // Registration is a handler added with Collection.Register.
 type Registration struct {
-	unregister func()
-	synced     func() bool
+	unregister  func()
+	synced      func() bool
+	waitVersion func(ctx context.Context, v uint64) error
 }
 
 // Unregister stops delivery to the handler. A batch being delivered
@@ -34,6 +35,9 @@ type handler[T any] struct {
 
 	mu            sync.Mutex
 	queue         []Batch[T]
+	inflight      []Batch[T] // taken from queue by run; inflight[next:] not delivered yet
+	next          int
+	progress      chan struct{} // closed when a batch has been delivered; made by waiters
 	pendingReplay bool
 	wake          chan struct{}
 	stopped       chan struct{}
@@ -50,7 +54,8 @@ func newHandler[T any](s *store[T], fn func(Batch[T])) *handler[T] {
 				s.unregister(h)
 			})
 		},
-		synced: func() bool { return s.HasSynced() && h.replayed.Load() },
+		synced:      func() bool { return s.HasSynced() && h.replayed.Load() },
+		waitVersion: h.waitVersion,
 	}
 	return h
 }
@@ -71,6 +76,7 @@ func (h *handler[T]) run(ctx context.Context) {
 		h.mu.Lock()
 		batches := h.queue
 		h.queue = nil
+		h.inflight, h.next = batches, 0
 		replay := h.pendingReplay
 		h.pendingReplay = false
 		h.mu.Unlock()
@@ -84,6 +90,7 @@ func (h *handler[T]) run(ctx context.Context) {
 			default:
 			}
 			h.deliver(b)
+			h.delivered()
 			if i == 0 && replay {
 				h.replayed.Store(true)
 			}
@@ -107,6 +114,7 @@ func (h *handler[T]) run(ctx context.Context) {
 func (h *handler[T]) requeue(rest []Batch[T], replay bool) {
 	h.mu.Lock()
 	h.queue = append(append([]Batch[T](nil), rest...), h.queue...)
+	h.inflight, h.next = nil, 0
 	h.pendingReplay = h.pendingReplay || replay
 	h.mu.Unlock()
 }

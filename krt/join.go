@@ -14,18 +14,18 @@ type join[T any] struct {
 
 // Join returns a collection of every key present in any of cols; where
 // several hold a key, the earliest collection in cols wins.
-func Join[T any](g *Graph, cols []Collection[T], opts ...Option) Collection[T] {
+func Join[T any](g Owner, cols []Collection[T], opts ...Option) Collection[T] {
 	return newJoin(g, cols, nil, opts)
 }
 
 // JoinMerge returns a collection of every key present in any of cols; the
 // item is merge applied to the items of every collection holding the key,
 // in the order of cols.
-func JoinMerge[T any](g *Graph, cols []Collection[T], merge func(items []T) T, opts ...Option) Collection[T] {
+func JoinMerge[T any](g Owner, cols []Collection[T], merge func(items []T) T, opts ...Option) Collection[T] {
 	return newJoin(g, cols, merge, opts)
 }
 
-func newJoin[T any](g *Graph, cols []Collection[T], merge func([]T) T, opts []Option) *join[T] {
+func newJoin[T any](g Owner, cols []Collection[T], merge func([]T) T, opts []Option) *join[T] {
 	if len(cols) == 0 {
 		panic("krt: Join of no collections")
 	}
@@ -38,9 +38,9 @@ func newJoin[T any](g *Graph, cols []Collection[T], merge func([]T) T, opts []Op
 		o.keyFunc = j.sources[0].acc.key
 	}
 	j.init(g, "join", o)
-	g.construct(j, func(tx *Txn) {
+	j.g.construct(j, func(tx *Txn) {
 		for _, src := range j.sources {
-			src.downs = append(src.downs, func(tx *Txn, key string) { j.markDirty(tx, key) })
+			src.downs = append(src.downs, j)
 			for k := range src.items {
 				j.markDirty(tx, k)
 			}
@@ -50,11 +50,10 @@ func newJoin[T any](g *Graph, cols []Collection[T], merge func([]T) T, opts []Op
 }
 
 func (j *join[T]) markDirty(tx *Txn, key string) {
-	if j.dirty == nil {
-		j.dirty = map[string]struct{}{}
+	if !j.stopped {
+		markKey(&j.dirty, key)
+		tx.schedule(j)
 	}
-	j.dirty[key] = struct{}{}
-	tx.schedule(j)
 }
 
 func (j *join[T]) dropPending() { j.dirty = nil }
@@ -62,6 +61,9 @@ func (j *join[T]) dropPending() { j.dirty = nil }
 func (j *join[T]) process(tx *Txn) {
 	dirty := j.dirty
 	j.dirty = nil
+	if j.stopped { // emptied by Stop: only tell dependents
+		dirty = nil
+	}
 	for k := range dirty {
 		j.stats.recomputes.Add(1)
 		var found []T

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/krt/krttest"
 )
 
 // runGraph runs g until the returned stop is called; stop waits for Run.
@@ -62,21 +63,15 @@ func TestUnregisterStopsDelivery(t *testing.T) {
 	defer other.Unregister()
 	stop := runGraph(t, g)
 	defer stop()
-	in.Set(Num{"a", 1})
-	<-after
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		mu.Lock()
-		c := n
-		mu.Unlock()
-		if c == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("first batch not delivered")
-		}
-		time.Sleep(time.Millisecond)
+	if err := reg.WaitVersion(context.Background(), in.Set(Num{"a", 1})); err != nil {
+		t.Fatal(err)
 	}
+	<-after
+	mu.Lock()
+	if n != 1 {
+		t.Fatalf("handler got %d batches, want 1", n)
+	}
+	mu.Unlock()
 	reg.Unregister()
 	reg.Unregister() // idempotent
 	in.Set(Num{"a", 2})
@@ -90,14 +85,15 @@ func TestUnregisterStopsDelivery(t *testing.T) {
 
 func TestReplayThenLiveEvents(t *testing.T) {
 	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
-	in.Set(Num{"b", 2}, Num{"a", 1})
+	krttest.Run(t, g)
+	in := krttest.NewStatic(g, []Num{{"b", 2}, {"a", 1}})
 	got := make(chan krt.Batch[Num], 10)
 	reg := in.Register(func(b krt.Batch[Num]) { got <- b }, krt.WithReplay())
 	defer reg.Unregister()
-	stop := runGraph(t, g)
-	defer stop()
+	events := krttest.Track(t, g, in, krt.WithReplay())
+	events.Expect("add a", "add b")
 	in.Set(Num{"c", 3})
+	events.Expect("add c")
 	first, second := <-got, <-got
 	if len(first.Events) != 2 || first.Events[0].Key != "a" || first.Events[1].Key != "b" || first.Events[0].Type != krt.EventAdd {
 		t.Fatalf("replay batch %+v", first)

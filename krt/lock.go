@@ -36,6 +36,7 @@ func (l *commitLock) rlock() {
 		writing := l.writing
 		l.mu.Unlock()
 		if writing {
+			checkReadWouldDeadlock()
 			<-turn
 		} else {
 			t := time.NewTimer(readerPatience)
@@ -63,6 +64,11 @@ func (l *commitLock) runlock() {
 
 func (l *commitLock) lock() {
 	l.mu.Lock()
+	if l.writing || l.readers > 0 {
+		l.mu.Unlock()
+		checkWriteWouldDeadlock() // before waiting for a lock this goroutine may hold
+		l.mu.Lock()
+	}
 	if l.turn == nil {
 		l.turn = make(chan struct{})
 	}

@@ -23,6 +23,16 @@ type node interface {
 	edges() []Edge
 	explain(key string) (Explanation, bool)
 	dumpItems(prefix string, offset, limit int) ([]Item, int)
+	// subGraph returns the sub-graph the node belongs to, nil for none.
+	subGraph() *SubGraph
+	// stop empties the node within tx and detaches it from its
+	// upstreams and handlers (see SubGraph.Stop).
+	stop(tx *Txn)
+}
+
+// downstream is told about every key its upstream changes.
+type downstream interface {
+	markDirty(tx *Txn, key string)
 }
 
 // dependent is a node that can be told one of its inputs must be recomputed.

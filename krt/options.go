@@ -85,6 +85,16 @@ func resolveAccessors[T any](o options, what string) accessors[T] {
 	a.selector = optFunc[T, func(T) map[string]string](o.selFunc, "WithSelector", what)
 	a.equal = optFunc[T, func(a, b T) bool](o.equalFunc, "WithEquals", what)
 	var zero T
+	if isCollectionType[T]() {
+		// A collection of collections: keyed by name, compared by identity,
+		// never walked by reflect.DeepEqual.
+		if a.key == nil {
+			a.key = func(c T) string { return any(c).(interface{ Name() string }).Name() }
+		}
+		if a.equal == nil {
+			a.equal = func(x, y T) bool { return any(x) == any(y) }
+		}
+	}
 	if a.key == nil {
 		a.key = method[T, func(T) string]("ResourceName")
 		if a.key == nil {
@@ -187,3 +197,14 @@ type registerOptions struct{ replay bool }
 // WithReplay delivers the collection's current items as adds in the
 // handler's first batch, before any later change.
 func WithReplay() RegisterOption { return func(o *registerOptions) { o.replay = true } }
+
+// isCollectionType reports whether T is an interface type of krt
+// collections, such as Collection[Pod].
+func isCollectionType[T any]() bool {
+	t := reflect.TypeFor[T]()
+	return t.Kind() == reflect.Interface && t.Implements(reflect.TypeFor[interface {
+		Name() string
+		Synced() <-chan struct{}
+		WaitUntilSynced(stop <-chan struct{}) bool
+	}]())
+}

@@ -19,7 +19,7 @@ func (s singleton[T]) Value() (T, bool) { return s.Get(SingletonKey) }
 // NewSingleton derives a one-item collection from nothing but what compute
 // fetches, such as "the effective mesh config". A nil result means no item.
 // It is recomputed whenever anything it fetched changes.
-func NewSingleton[T any](g *Graph, compute func(ctx HandlerContext) *T, opts ...Option) Singleton[T] {
+func NewSingleton[T any](g Owner, compute func(ctx HandlerContext) *T, opts ...Option) Singleton[T] {
 	opts = append(opts, WithKey(func(T) string { return SingletonKey }))
 	d := newDerived(g, nil, "singleton", func(ctx HandlerContext, _ struct{}) *T { return compute(ctx) }, nil, opts)
 	return singleton[T]{d}
@@ -38,7 +38,7 @@ type StaticSingleton[T any] struct {
 // NewStaticSingleton returns a singleton holding initial, or nothing when
 // initial is nil. It is synced unless WithUnsynced is given; a WithKey
 // option is ignored.
-func NewStaticSingleton[T any](g *Graph, initial *T, opts ...Option) StaticSingleton[T] {
+func NewStaticSingleton[T any](g Owner, initial *T, opts ...Option) StaticSingleton[T] {
 	opts = append(opts, WithKey(func(T) string { return SingletonKey }))
 	s := StaticSingleton[T]{static: NewStatic[T](g, opts...).static}
 	if initial != nil {

@@ -1,5 +1,7 @@
 package krt
 
+import "fmt"
+
 // Static is a collection fed directly by its owner: the entry point of
 // inputs into a graph. Every method is a transaction of its own; use
 // Graph.Update with In to change several collections in one transaction.
@@ -14,11 +16,11 @@ type static[T any] struct {
 
 // NewStatic returns an empty static collection. It is synced unless
 // WithUnsynced is given.
-func NewStatic[T any](g *Graph, opts ...Option) Static[T] {
+func NewStatic[T any](g Owner, opts ...Option) Static[T] {
 	o := buildOptions(opts)
 	s := &static[T]{unsynced: o.unsynced}
 	s.init(g, "static", o)
-	g.construct(s, nil)
+	s.g.construct(s, nil)
 	return Static[T]{s}
 }
 
@@ -67,6 +69,9 @@ func (s Static[T]) MarkSynced() {
 func (s Static[T]) In(tx *Txn) Writer[T] {
 	if tx.g != s.g {
 		panic("krt: Static.In called with a transaction of another graph")
+	}
+	if s.stopped {
+		panic(fmt.Sprintf("krt: write to %q, whose sub-graph has stopped", s.name))
 	}
 	return Writer[T]{s: s.static, tx: tx}
 }

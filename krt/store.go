@@ -1,6 +1,7 @@
 package krt
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -27,7 +28,10 @@ type store[T any] struct {
 	selIdx   map[labelPair]map[string]struct{} // by smallest selector pair; built on first use
 
 	deps  dependents
-	downs []func(tx *Txn, key string) // collections taking this one as primary input
+	downs []downstream // collections taking this one as primary input
+
+	sub     *SubGraph // nil: owned by the graph itself
+	stopped bool      // its sub-graph stopped: detached, empty, read-only
 
 	// The open transaction's changes: the value each changed key had
 	// before it, and the keys whose dependents are not told yet.
@@ -53,8 +57,9 @@ type stats struct {
 	durations                  durationHistogram
 }
 
-func (s *store[T]) init(g *Graph, kind string, o options) {
-	s.g = g
+func (s *store[T]) init(owner Owner, kind string, o options) {
+	g, sub := owner.owner()
+	s.g, s.sub = g, sub
 	s.kind = kind
 	s.name = o.name
 	if s.name == "" {
@@ -206,7 +211,7 @@ func (s *store[T]) propagateChanges(tx *Txn) {
 		s.changes[key] = pc
 		nv, hasNew := s.items[key]
 		for _, down := range s.downs {
-			down(tx, key)
+			down.markDirty(tx, key)
 		}
 		s.trigger(tx, key, pc.old, pc.hadOld, nv, hasNew)
 	}
@@ -295,6 +300,10 @@ func (s *store[T]) Register(fn func(Batch[T]), opts ...RegisterOption) *Registra
 	}
 	h := newHandler(s, fn)
 	s.g.lock.lock()
+	if s.stopped {
+		s.g.lock.unlock()
+		panic(fmt.Sprintf("krt: Register on %q, whose sub-graph has stopped", s.name))
+	}
 	if o.replay {
 		items := s.sortedKeys()
 		events := make([]Event[T], 0, len(items))

@@ -106,6 +106,7 @@ func (tx *Txn) commit() uint64 {
 	}
 	if events > 0 {
 		g.version = next
+		g.commits.publish()
 	}
 	g.updateSynced()
 	return g.version

@@ -1,0 +1,54 @@
+package krt_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/meshd/meshd/krt"
+)
+
+// routeStatus is what a route transformation says about its input.
+type routeStatus struct {
+	Accepted bool
+	Reason   string
+}
+
+func TestStatusCollectionKeepsOutputAndStatusTogether(t *testing.T) {
+	g := krt.NewGraph()
+	routes := krt.NewStatic[Num](g, krt.WithName("routes"))
+	statuses, outs := krt.NewStatusCollection(g, routes, func(ctx krt.HandlerContext, r Num) (*routeStatus, *Num) {
+		switch {
+		case r.N < 0:
+			return &routeStatus{Reason: "negative weight"}, nil
+		case r.N == 99:
+			ctx.Fail(errors.New("backend lookup failed"))
+			return nil, nil
+		}
+		return &routeStatus{Accepted: true}, &Num{Key: "out-" + r.Key, N: r.N}
+	}, krt.WithName("compiled"))
+	routes.Set(Num{"a", 1}, Num{"b", -1})
+	if st, ok := statuses.Get("a"); !ok || !st.Status.Accepted {
+		t.Fatalf("a: status %+v %v", st, ok)
+	}
+	if st, _ := statuses.Get("b"); st.Status.Accepted || st.Status.Reason != "negative weight" {
+		t.Fatalf("b: status %+v", st)
+	}
+	if o, ok := outs.Get("out-a"); !ok || o.N != 1 || outs.Len() != 1 {
+		t.Fatalf("outputs %v", outs.List())
+	}
+	// A failure keeps both the last good output and status.
+	routes.Set(Num{"a", 99})
+	if st, _ := statuses.Get("a"); !st.Status.Accepted {
+		t.Fatalf("a after failure: status %+v", st)
+	}
+	if o, _ := outs.Get("out-a"); o.N != 1 {
+		t.Fatalf("a after failure: output %v", o)
+	}
+	routes.Delete("a", "b")
+	if statuses.Len() != 0 || outs.Len() != 0 {
+		t.Fatalf("after delete: statuses %v outputs %v", statuses.List(), outs.List())
+	}
+	if statuses.Name() != "compiled/status" || outs.Name() != "compiled" {
+		t.Fatalf("names %q %q", statuses.Name(), outs.Name())
+	}
+}
