@@ -80,6 +80,3 @@ func (tr *Tracker[T]) Expect(want ...string) {
 		tr.t.Fatalf("%s events %q, want %q", tr.c.Name(), got, want)
 	}
 }
-
-// Registration returns the tracker's handler registration.
-func (tr *Tracker[T]) Registration() *krt.Registration { return tr.reg }
