@@ -52,3 +52,25 @@ func TestStatusCollectionKeepsOutputAndStatusTogether(t *testing.T) {
 		t.Fatalf("names %q %q", statuses.Name(), outs.Name())
 	}
 }
+
+// TestStatusManyCollection: one input gives several outputs and one
+// status; a change of the input replaces all of its outputs.
+func TestStatusManyCollection(t *testing.T) {
+	g := krt.NewGraph()
+	in := krt.NewStatic[Num](g, krt.WithName("in"))
+	statuses, outs := krt.NewStatusManyCollection(g, in, func(ctx krt.HandlerContext, n Num) (*routeStatus, []Num) {
+		var out []Num
+		for i := range n.N {
+			out = append(out, Num{Key: n.Key + "-" + string(rune('0'+i)), N: i})
+		}
+		return &routeStatus{Accepted: n.N > 0}, out
+	}, krt.WithName("split"))
+	in.Set(Num{"a", 3})
+	if st, ok := statuses.Get("a"); !ok || !st.Status.Accepted || outs.Len() != 3 {
+		t.Fatalf("a=3: status %+v %v, outputs %v", st, ok, outs.List())
+	}
+	in.Set(Num{"a", 0})
+	if st, ok := statuses.Get("a"); !ok || st.Status.Accepted || outs.Len() != 0 {
+		t.Fatalf("a=0: status %+v %v, outputs %v", st, ok, outs.List())
+	}
+}
