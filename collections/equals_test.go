@@ -2,8 +2,10 @@ package collections
 
 import (
 	"testing"
+	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 
 	"github.com/meshd/meshd/internal/equalstest"
 )
@@ -45,6 +47,40 @@ func TestEquals(t *testing.T) {
 				Name: "c", Message: &clusterv3.Cluster{Name: "c"},
 				VisibleTo: []string{"ns"}, HiddenFrom: []string{"other"},
 			})
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, tc.check)
+	}
+}
+
+// TestSecurityEquals does what TestEquals does for the security kinds.
+func TestSecurityEquals(t *testing.T) {
+	scope := PolicyScope{Namespace: "ns", Name: "p", Selector: map[string]string{"app": "web"}, MeshWide: true,
+		Created: time.Unix(1700000000, 0), Generation: 2}
+	rule := AuthzRule{Name: "ns/p/rules[0]", Policy: &rbacv3.Policy{Permissions: []*rbacv3.Permission{
+		{Rule: &rbacv3.Permission_Any{Any: true}}}}}
+	tests := []struct {
+		name  string
+		check func(*testing.T)
+	}{
+		{"ClusterSecurity", func(t *testing.T) {
+			equalstest.Check(t, ClusterSecurity{Cluster: "c", MTLS: true, SANs: []string{"spiffe://cluster.local/ns/ns/sa/web"}})
+		}},
+		{"PeerAuthn", func(t *testing.T) {
+			equalstest.Check(t, PeerAuthn{PolicyScope: scope, Mode: MTLSStrict,
+				Ports: map[uint32]MTLSMode{8080: MTLSPermissive}, Problems: []string{"x"}})
+		}},
+		{"WorkloadMTLS", func(t *testing.T) {
+			equalstest.Check(t, WorkloadMTLS{Name: "web-0", Namespace: "ns", Mode: MTLSStrict,
+				Ports: map[uint32]MTLSMode{8080: MTLSPermissive}, Policies: []string{"ns/p"}})
+		}},
+		{"AuthzPolicy", func(t *testing.T) {
+			equalstest.Check(t, AuthzPolicy{PolicyScope: scope, Action: AuthzDeny, Rules: []AuthzRule{rule}, Problems: []string{"x"}})
+		}},
+		{"WorkloadRBAC", func(t *testing.T) {
+			equalstest.Check(t, WorkloadRBAC{Name: "web-0", Namespace: "ns", Deny: []AuthzRule{rule}, Allow: []AuthzRule{rule},
+				HasAllow: true, Policies: []string{"ns/p"}})
 		}},
 	}
 	for _, tc := range tests {
