@@ -3,18 +3,14 @@ package security
 import (
 	"context"
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
-	"net/url"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/spiffe/go-spiffe/v2/spiffeid"
+
+	"github.com/meshd/meshd/security/securitytest"
 )
 
 var td = spiffeid.RequireTrustDomainFromString("cluster.local")
@@ -31,31 +27,11 @@ func mustID(t testing.TB, ns, sa string) spiffeid.ID {
 	return id
 }
 
-func ecKey(t testing.TB) crypto.Signer {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
+func ecKey(t testing.TB) crypto.Signer { return securitytest.Key(t) }
 
 // csrPEM returns a CSR of key naming uris.
 func csrPEM(t testing.TB, key crypto.Signer, uris ...string) []byte {
-	t.Helper()
-	tmpl := &x509.CertificateRequest{}
-	for _, u := range uris {
-		p, err := url.Parse(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tmpl.URIs = append(tmpl.URIs, p)
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+	return []byte(securitytest.CSR(t, key, uris...))
 }
 
 func root(t testing.TB, at time.Time) KeyPair {
