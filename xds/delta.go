@@ -10,23 +10,11 @@ import (
 // versions on its first request of a type, and the names it subscribes
 // to and unsubscribes from. v is the cache the request is read against.
 func (s *session) delta(req *discovery.DeltaDiscoveryRequest, v view, now time.Time) error {
-	served, err := s.servedType(req.GetTypeUrl())
-	if err != nil {
+	ts, first, err := s.begin(req.GetTypeUrl(), req.GetNode())
+	if ts == nil {
 		return err
 	}
-	// The node counts whatever the type: a client names it in its first
-	// request only.
-	if err := s.setNode(req.GetNode()); err != nil {
-		return err
-	}
-	if !served {
-		return nil
-	}
-	first := s.types[req.TypeUrl] == nil
-	ts := s.typeState(req.TypeUrl)
-	if req.ResponseNonce != "" {
-		s.answer(ts, ts.version, req.ResponseNonce, nackOf(ts.version, req.ResponseNonce, req.GetErrorDetail(), now), now)
-	}
+	s.answer(ts, ts.version, req.ResponseNonce, req.GetErrorDetail(), now)
 	if first && len(req.InitialResourceVersions) > 0 {
 		// The client reconnects holding these versions, maybe from another
 		// replica (versions are hashes of content): only what differs is

@@ -102,11 +102,7 @@ func (s *session) typeState(typeURL string) *typeState {
 
 // addPending marks names of typeURL for recomputation.
 func (s *session) addPending(typeURL string, names []string) {
-	p := s.pending[typeURL]
-	if p == nil {
-		p = make(map[string]struct{}, len(names))
-		s.pending[typeURL] = p
-	}
+	p := s.pendingSet(typeURL)
 	for _, n := range names {
 		p[n] = struct{}{}
 	}
@@ -212,11 +208,51 @@ func (s *session) pendingSet(typeURL string) map[string]struct{} {
 	return p
 }
 
-// answer records an ACK or NACK of ts's type.
-func (s *session) answer(ts *typeState, version, nonce string, nack *Nack, now time.Time) {
+// begin opens a request of either protocol for typeURL: it checks the
+// type and records the node, which counts whatever the type (a client
+// names it in its first request only). It returns the type's state, nil
+// for a type the server does not serve, and whether this is the stream's
+// first request of the type.
+func (s *session) begin(typeURL string, node *core.Node) (ts *typeState, first bool, err error) {
+	served, err := s.servedType(typeURL)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := s.setNode(node); err != nil {
+		return nil, false, err
+	}
+	if !served {
+		return nil, false, nil
+	}
+	first = s.types[typeURL] == nil
+	return s.typeState(typeURL), first, nil
+}
+
+// answer records the ACK or NACK of version a request carries when it
+// names a response nonce: a NACK when its error_detail is set.
+func (s *session) answer(ts *typeState, version, nonce string, detail errorDetail, now time.Time) {
+	if nonce == "" {
+		return
+	}
+	nack := nackOf(version, nonce, detail, now)
 	if ts.answer(version, nonce, nack, now) {
 		s.report(event{kind: evAnswer, typeURL: ts.typeURL, nonce: nonce, nack: nack})
 	}
+}
+
+// errorDetail is the error_detail of a request of either protocol.
+type errorDetail interface {
+	GetCode() int32
+	GetMessage() string
+}
+
+// nackOf returns the NACK an answer's error_detail makes, or nil for an
+// ACK.
+func nackOf(version, nonce string, detail errorDetail, now time.Time) *Nack {
+	if detail == nil || (detail.GetCode() == 0 && detail.GetMessage() == "") {
+		return nil
+	}
+	return &Nack{Version: version, Nonce: nonce, Code: detail.GetCode(), Message: detail.GetMessage(), Time: now}
 }
 
 // resumed records that the first request of ts's type needed no

@@ -11,23 +11,11 @@ import (
 // last response of its type, and the subscription it carries (the whole
 // set of names). v is the cache the request is read against.
 func (s *session) sotw(req *discovery.DiscoveryRequest, v view, now time.Time) error {
-	served, err := s.servedType(req.GetTypeUrl())
-	if err != nil {
+	ts, first, err := s.begin(req.GetTypeUrl(), req.GetNode())
+	if ts == nil {
 		return err
 	}
-	// The node counts whatever the type: a client names it in its first
-	// request only.
-	if err := s.setNode(req.GetNode()); err != nil {
-		return err
-	}
-	if !served {
-		return nil
-	}
-	first := s.types[req.TypeUrl] == nil
-	ts := s.typeState(req.TypeUrl)
-	if req.ResponseNonce != "" {
-		s.answer(ts, req.VersionInfo, req.ResponseNonce, nackOf(req.VersionInfo, req.ResponseNonce, req.GetErrorDetail(), now), now)
-	}
+	s.answer(ts, req.VersionInfo, req.ResponseNonce, req.GetErrorDetail(), now)
 	if ts.answered && req.ResponseNonce != "" && req.ResponseNonce != ts.nonce {
 		// An answer to an older response: a newer one is on its way and
 		// the client's answer to it will carry its current subscription.
@@ -164,16 +152,4 @@ func unchanged(ts *typeState, names []string) bool {
 		}
 	}
 	return true
-}
-
-// nackOf returns the NACK an answer's error_detail makes, or nil for an
-// ACK.
-func nackOf(version, nonce string, detail interface {
-	GetCode() int32
-	GetMessage() string
-}, now time.Time) *Nack {
-	if detail == nil || (detail.GetCode() == 0 && detail.GetMessage() == "") {
-		return nil
-	}
-	return &Nack{Version: version, Nonce: nonce, Code: detail.GetCode(), Message: detail.GetMessage(), Time: now}
 }
