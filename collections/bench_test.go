@@ -39,7 +39,7 @@ func BenchmarkBuild(b *testing.B) {
 				g := krt.NewGraph()
 				in := newTestInputs(g)
 				populate(in, "ns", sz.services, sz.podsPer)
-				m := Build(g, in.inputs())
+				m := Build(g, in.Inputs())
 				if m.ClusterLoadAssignments.Len() != 2*sz.services {
 					b.Fatalf("%d CLAs", m.ClusterLoadAssignments.Len())
 				}
@@ -57,16 +57,16 @@ func BenchmarkPodChange(b *testing.B) {
 			g := krt.NewGraph()
 			in := newTestInputs(g)
 			populate(in, "ns", sz.services, sz.podsPer)
-			in.http.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
+			in.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
 				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("svc-1", 80, 90), backend("svc-2", 80, 10)}}))
-			m := Build(g, in.inputs())
+			m := Build(g, in.Inputs())
 			sel := map[string]string{"app": "svc-7"}
 			b.ReportAllocs()
 			start := cpuTime()
 			i := 0
 			for b.Loop() {
 				i++
-				in.pods.Set(pod("ns", "svc-7-1", fmt.Sprintf("10.200.%d.%d", (i/250)%250, i%250), sel, true))
+				in.Set(pod("ns", "svc-7-1", fmt.Sprintf("10.200.%d.%d", (i/250)%250, i%250), sel, true))
 			}
 			reportCPU(b, start)
 			if _, ok := m.ClusterLoadAssignments.Get("outbound|80||svc-7.ns.svc.cluster.local"); !ok {
@@ -84,14 +84,14 @@ func BenchmarkServiceChange(b *testing.B) {
 			g := krt.NewGraph()
 			in := newTestInputs(g)
 			populate(in, "ns", sz.services, sz.podsPer)
-			Build(g, in.inputs())
+			Build(g, in.Inputs())
 			sel := map[string]string{"app": "svc-7"}
 			b.ReportAllocs()
 			start := cpuTime()
 			i := 0
 			for b.Loop() {
 				i++
-				in.services.Set(service("ns", "svc-7", sel, svcPort("http", 80, 8080), svcPort("grpc", 9090, int(9000+i%2))))
+				in.Set(service("ns", "svc-7", sel, svcPort("http", 80, 8080), svcPort("grpc", 9090, int(9000+i%2))))
 			}
 			reportCPU(b, start)
 		})

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/sources/meshconfig"
 )
 
@@ -36,7 +37,7 @@ import (
 // detStep is one write of a history.
 type detStep struct {
 	desc  string
-	apply func(tx *krt.Txn, in testInputs)
+	apply func(tx *krt.Txn, in sources.StaticInputs)
 }
 
 // detChain is the history of one object: its steps keep their order when
@@ -52,7 +53,6 @@ type detObject[T any] interface {
 // detKind is one input collection of the universe.
 type detKind[T detObject[T]] struct {
 	name   string
-	static func(testInputs) krt.Static[T]
 	finals []T
 	extras []T
 	vary   func(*rand.Rand, T) T
@@ -65,13 +65,13 @@ func (k detKind[T]) chains(r *rand.Rand) []detChain {
 	set := func(o T, what string) detStep {
 		return detStep{
 			desc:  fmt.Sprintf("%s %s: set %s", k.name, metaKey(o), what),
-			apply: func(tx *krt.Txn, in testInputs) { k.static(in).In(tx).Set(o.DeepCopy()) },
+			apply: func(tx *krt.Txn, in sources.StaticInputs) { sources.StaticOf[T](in).In(tx).Set(o.DeepCopy()) },
 		}
 	}
 	del := func(o T) detStep {
 		return detStep{
 			desc:  fmt.Sprintf("%s %s: delete", k.name, metaKey(o)),
-			apply: func(tx *krt.Txn, in testInputs) { k.static(in).In(tx).Delete(metaKey(o)) },
+			apply: func(tx *krt.Txn, in sources.StaticInputs) { sources.StaticOf[T](in).In(tx).Delete(metaKey(o)) },
 		}
 	}
 	variant := func(o T) detStep { return set(k.vary(r, o), "variant") }
@@ -105,12 +105,12 @@ func (k detKind[T]) chains(r *rand.Rand) []detChain {
 	if r.IntN(3) == 0 {
 		out = append(out, detChain{{
 			desc: k.name + ": relist",
-			apply: func(tx *krt.Txn, in testInputs) {
+			apply: func(tx *krt.Txn, in sources.StaticInputs) {
 				items := make([]T, len(k.finals))
 				for i, o := range k.finals {
 					items[i] = o.DeepCopy()
 				}
-				k.static(in).In(tx).Reset(items)
+				sources.StaticOf[T](in).In(tx).Reset(items)
 			},
 		}})
 	}
@@ -121,25 +121,20 @@ func (k detKind[T]) chains(r *rand.Rand) []detChain {
 // chain, interleaved at random.
 func detHistory(r *rand.Rand, u detUniverse) []detStep {
 	var chains []detChain
-	chains = append(chains, detKind[*corev1.Namespace]{"namespace", func(in testInputs) krt.Static[*corev1.Namespace] { return in.namespaces },
-		u.namespaces, u.extraNamespaces, detVaryNamespace}.chains(r)...)
-	chains = append(chains, detKind[*corev1.Node]{"node", func(in testInputs) krt.Static[*corev1.Node] { return in.nodes },
-		u.nodes, u.extraNodes, detVaryNode}.chains(r)...)
-	chains = append(chains, detKind[*corev1.Service]{"service", func(in testInputs) krt.Static[*corev1.Service] { return in.services },
-		u.services, u.extraServices, detVaryService}.chains(r)...)
-	chains = append(chains, detKind[*corev1.Pod]{"pod", func(in testInputs) krt.Static[*corev1.Pod] { return in.pods },
-		u.pods, u.extraPods, detVaryPod}.chains(r)...)
-	chains = append(chains, detKind[*discoveryv1.EndpointSlice]{"endpointslice", func(in testInputs) krt.Static[*discoveryv1.EndpointSlice] { return in.slices },
-		u.slices, u.extraSlices, detVarySlice}.chains(r)...)
-	chains = append(chains, detKind[*gatewayv1.HTTPRoute]{"httproute", func(in testInputs) krt.Static[*gatewayv1.HTTPRoute] { return in.http },
-		u.http, u.extraHTTP, detVaryHTTPRoute}.chains(r)...)
-	chains = append(chains, detKind[*gatewayv1.GRPCRoute]{"grpcroute", func(in testInputs) krt.Static[*gatewayv1.GRPCRoute] { return in.grpc },
-		u.grpc, u.extraGRPC, detVaryGRPCRoute}.chains(r)...)
+	chains = append(chains, detKind[*corev1.Namespace]{"namespace", u.namespaces, u.extraNamespaces, detVaryNamespace}.chains(r)...)
+	chains = append(chains, detKind[*corev1.Node]{"node", u.nodes, u.extraNodes, detVaryNode}.chains(r)...)
+	chains = append(chains, detKind[*corev1.Service]{"service", u.services, u.extraServices, detVaryService}.chains(r)...)
+	chains = append(chains, detKind[*corev1.Pod]{"pod", u.pods, u.extraPods, detVaryPod}.chains(r)...)
+	chains = append(chains, detKind[*discoveryv1.EndpointSlice]{"endpointslice", u.slices, u.extraSlices, detVarySlice}.chains(r)...)
+	chains = append(chains, detKind[*gatewayv1.HTTPRoute]{"httproute", u.http, u.extraHTTP, detVaryHTTPRoute}.chains(r)...)
+	chains = append(chains, detKind[*gatewayv1.GRPCRoute]{"grpcroute", u.grpc, u.extraGRPC, detVaryGRPCRoute}.chains(r)...)
 
 	storeMesh := func(what string, m meshconfig.MeshConfig) detStep {
-		return detStep{desc: "meshconfig: store " + what, apply: func(tx *krt.Txn, in testInputs) { in.mesh.In(tx).Set(m) }}
+		return detStep{desc: "meshconfig: store " + what, apply: func(tx *krt.Txn, in sources.StaticInputs) { setIn(tx, in, m) }}
 	}
-	clearMesh := detStep{desc: "meshconfig: clear", apply: func(tx *krt.Txn, in testInputs) { in.mesh.In(tx).Clear() }}
+	clearMesh := detStep{desc: "meshconfig: clear", apply: func(tx *krt.Txn, in sources.StaticInputs) {
+		sources.StaticOf[meshconfig.MeshConfig](in).In(tx).Delete(krt.SingletonKey)
+	}}
 	final := storeMesh("final", u.mesh)
 	switch r.IntN(4) {
 	case 0:
@@ -179,14 +174,14 @@ func detHistory(r *rand.Rand, u detUniverse) []detStep {
 // the one with namespace views.
 type detModels struct {
 	g            *krt.Graph
-	in           testInputs
+	in           sources.StaticInputs
 	plain, views *Model
 }
 
 func newDetModels() detModels {
 	g := krt.NewGraph()
 	in := newTestInputs(g)
-	return detModels{g: g, in: in, plain: Build(g, in.inputs()), views: Build(g, in.inputs(), WithNamespaceViews(true))}
+	return detModels{g: g, in: in, plain: Build(g, in.Inputs()), views: Build(g, in.Inputs(), WithNamespaceViews(true))}
 }
 
 // applyBatches writes the steps in transactions of random sizes, of at
@@ -210,15 +205,20 @@ func (d detModels) loadFinal(u detUniverse) {
 	d.g.Update(func(tx *krt.Txn) { detLoad(tx, d.in, u) })
 }
 
-func detLoad(tx *krt.Txn, in testInputs, u detUniverse) {
-	in.namespaces.In(tx).Set(u.namespaces...)
-	in.nodes.In(tx).Set(u.nodes...)
-	in.services.In(tx).Set(u.services...)
-	in.pods.In(tx).Set(u.pods...)
-	in.slices.In(tx).Set(u.slices...)
-	in.http.In(tx).Set(u.http...)
-	in.grpc.In(tx).Set(u.grpc...)
-	in.mesh.In(tx).Set(u.mesh)
+func detLoad(tx *krt.Txn, in sources.StaticInputs, u detUniverse) {
+	setIn(tx, in, u.namespaces...)
+	setIn(tx, in, u.nodes...)
+	setIn(tx, in, u.services...)
+	setIn(tx, in, u.pods...)
+	setIn(tx, in, u.slices...)
+	setIn(tx, in, u.http...)
+	setIn(tx, in, u.grpc...)
+	setIn(tx, in, u.mesh)
+}
+
+// setIn sets items, as part of tx, in the collection of in holding T.
+func setIn[T any](tx *krt.Txn, in sources.StaticInputs, items ...T) {
+	sources.StaticOf[T](in).In(tx).Set(items...)
 }
 
 // detSnapshot is what a replica serves and reports.
@@ -473,7 +473,7 @@ func TestModelDeterministic(t *testing.T) {
 		g := krt.NewGraph()
 		in := newTestInputs(g)
 		g.Update(func(tx *krt.Txn) { detLoad(tx, in, u) })
-		d := detModels{g: g, in: in, plain: Build(g, in.inputs()), views: Build(g, in.inputs(), WithNamespaceViews(true))}
+		d := detModels{g: g, in: in, plain: Build(g, in.Inputs()), views: Build(g, in.Inputs(), WithNamespaceViews(true))}
 		want.compare(t, d.snapshot(t))
 	})
 

@@ -57,9 +57,9 @@ func TestEndpoints(t *testing.T) {
 	for _, tc := range append(podEndpointsCases(), sliceEndpointsCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, in, m := newTestModel()
-			in.services.Set(tc.svc)
-			in.pods.Set(tc.pods...)
-			in.slices.Set(tc.slices...)
+			in.Set(tc.svc)
+			set(in, tc.pods...)
+			set(in, tc.slices...)
 			got := map[string]string{}
 			for _, e := range m.Endpoints.List() {
 				got[e.Cluster] = endpointsString(e)

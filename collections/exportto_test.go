@@ -40,9 +40,9 @@ func TestExportToVisibility(t *testing.T) {
 		if exportTo != "" {
 			s.Annotations = map[string]string{AnnotationExportTo: exportTo}
 		}
-		in.services.Set(s)
+		in.Set(s)
 	}
-	in.pods.Set(pod("a", "web-0", "10.0.0.1", sel, true))
+	in.Set(pod("a", "web-0", "10.0.0.1", sel, true))
 
 	check := func(step string, want []string) {
 		t.Helper()
@@ -96,7 +96,7 @@ func TestNamespaceViews(t *testing.T) {
 		if exportTo != "" {
 			s.Annotations = map[string]string{AnnotationExportTo: exportTo}
 		}
-		in.services.Set(s)
+		in.Set(s)
 	}
 	set("a", "web", ".")
 	set("b", "api", "")

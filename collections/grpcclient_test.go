@@ -24,6 +24,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 	xds "google.golang.org/grpc/xds"
 )
 
@@ -195,20 +196,20 @@ func TestGRPCProxylessClient(t *testing.T) {
 // canary; echo sends Health/Check to canary (an exact method match);
 // canary sends the Health service to echo (a path prefix, a regular
 // expression for gRPC clients).
-func setProxylessMesh(in testInputs, port int) {
+func setProxylessMesh(in sources.StaticInputs, port int) {
 	grpcPort := func(p int) corev1.ServicePort { return svcPort("grpc", 7000, p) }
-	in.services.Set(
+	in.Set(
 		service("ns", "front", map[string]string{"app": "front"}, grpcPort(port)),
 		service("ns", "echo", map[string]string{"app": "echo"}, grpcPort(port)),
 		service("ns", "canary", map[string]string{"app": "canary"}, grpcPort(port)),
 	)
-	in.pods.Set(
+	in.Set(
 		pod("ns", "echo-0", "127.0.0.11", map[string]string{"app": "echo"}, true),
 		pod("ns", "echo-1", "127.0.0.12", map[string]string{"app": "echo"}, true),
 		pod("ns", "echo-2", "127.0.0.14", map[string]string{"app": "echo"}, false), // not ready: never picked
 		pod("ns", "canary-0", "127.0.0.13", map[string]string{"app": "canary"}, true),
 	)
-	in.http.Set(
+	in.Set(
 		httpRoute("ns", "split", serviceParent("front", nil), gatewayv1.HTTPRouteRule{
 			BackendRefs: []gatewayv1.HTTPBackendRef{backend("echo", 7000, 2), backend("canary", 7000, 1)},
 		}),
@@ -218,7 +219,7 @@ func setProxylessMesh(in testInputs, port int) {
 			BackendRefs: []gatewayv1.HTTPBackendRef{backend("echo", 7000, 1)},
 		}),
 	)
-	in.grpc.Set(grpcRoute("ns", "check", serviceParent("echo", ptr(int32(7000))), gatewayv1.GRPCRouteRule{
+	in.Set(grpcRoute("ns", "check", serviceParent("echo", ptr(int32(7000))), gatewayv1.GRPCRouteRule{
 		Matches: []gatewayv1.GRPCRouteMatch{{Method: &gatewayv1.GRPCMethodMatch{
 			Service: ptr("grpc.health.v1.Health"), Method: ptr("Check")}}},
 		BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: backendRef("canary", 7000, 1)}},

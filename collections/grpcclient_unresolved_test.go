@@ -24,15 +24,15 @@ func TestGRPCClientUnresolvedBackendShare(t *testing.T) {
 	port := serveHealth(t, "127.0.0.21", "127.0.0.22")
 	g, in, m := newTestModel()
 	grpcPort := svcPort("grpc", 7000, port)
-	in.services.Set(
+	in.Set(
 		service("ns", "front", map[string]string{"app": "front"}, grpcPort),
 		service("ns", "echo", map[string]string{"app": "echo"}, grpcPort),
 	)
-	in.pods.Set(
+	in.Set(
 		pod("ns", "echo-0", "127.0.0.21", map[string]string{"app": "echo"}, true),
 		pod("ns", "front-0", "127.0.0.22", map[string]string{"app": "front"}, true),
 	)
-	in.http.Set(httpRoute("ns", "split", serviceParent("front", nil), gatewayv1.HTTPRouteRule{
+	in.Set(httpRoute("ns", "split", serviceParent("front", nil), gatewayv1.HTTPRouteRule{
 		BackendRefs: []gatewayv1.HTTPBackendRef{backend("echo", 7000, 50), backend("echo-typo", 7000, 50)},
 	}))
 	if st, _ := m.RouteStatus.Get("HTTPRoute/ns/split"); statusString(st) != "ns/front:0 Accepted=true(Accepted) ResolvedRefs=false(BackendNotFound)" {

@@ -5,10 +5,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -16,20 +14,7 @@ import (
 
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
-	"github.com/meshd/meshd/sources/meshconfig"
 )
-
-// testInputs are static inputs, created with the options the sources use.
-type testInputs struct {
-	services   krt.Static[*corev1.Service]
-	pods       krt.Static[*corev1.Pod]
-	namespaces krt.Static[*corev1.Namespace]
-	slices     krt.Static[*discoveryv1.EndpointSlice]
-	nodes      krt.Static[*corev1.Node]
-	http       krt.Static[*gatewayv1.HTTPRoute]
-	grpc       krt.Static[*gatewayv1.GRPCRoute]
-	mesh       krt.StaticSingleton[meshconfig.MeshConfig]
-}
 
 func metaKey(o metav1.Object) string {
 	if o.GetNamespace() == "" {
@@ -38,33 +23,22 @@ func metaKey(o metav1.Object) string {
 	return o.GetNamespace() + "/" + o.GetName()
 }
 
-func newTestInputs(g *krt.Graph) testInputs {
-	return testInputs{
-		services: krt.NewStatic[*corev1.Service](g, krt.WithName("services"), krt.WithKey(func(s *corev1.Service) string { return metaKey(s) }),
-			krt.WithSelector(func(s *corev1.Service) map[string]string { return s.Spec.Selector })),
-		pods:       krt.NewStatic[*corev1.Pod](g, krt.WithName("pods"), krt.WithKey(func(p *corev1.Pod) string { return metaKey(p) })),
-		namespaces: krt.NewStatic[*corev1.Namespace](g, krt.WithName("namespaces"), krt.WithKey(func(n *corev1.Namespace) string { return metaKey(n) })),
-		slices: krt.NewStatic[*discoveryv1.EndpointSlice](g, krt.WithName("endpointslices"),
-			krt.WithKey(func(s *discoveryv1.EndpointSlice) string { return metaKey(s) })),
-		nodes: krt.NewStatic[*corev1.Node](g, krt.WithName("nodes"), krt.WithKey(func(n *corev1.Node) string { return metaKey(n) })),
-		http:  krt.NewStatic[*gatewayv1.HTTPRoute](g, krt.WithName("httproutes"), krt.WithKey(func(r *gatewayv1.HTTPRoute) string { return metaKey(r) })),
-		grpc:  krt.NewStatic[*gatewayv1.GRPCRoute](g, krt.WithName("grpcroutes"), krt.WithKey(func(r *gatewayv1.GRPCRoute) string { return metaKey(r) })),
-		mesh:  krt.NewStaticSingleton[meshconfig.MeshConfig](g, nil, krt.WithName("meshconfig")),
-	}
-}
+// newTestInputs returns static inputs made with the options the sources
+// use, written by type: in.Set(pod, svc) puts each item in the collection
+// of its kind.
+func newTestInputs(g *krt.Graph) sources.StaticInputs { return sources.NewStaticInputs(g, "test") }
 
-func (ti testInputs) inputs() sources.Inputs {
-	return sources.Inputs{
-		Services: ti.services, Pods: ti.pods, Namespaces: ti.namespaces, EndpointSlices: ti.slices,
-		Nodes: ti.nodes, HTTPRoutes: ti.http, GRPCRoutes: ti.grpc, MeshConfig: ti.mesh,
-	}
-}
+// set sets items, in one transaction, in the collection of in holding T.
+func set[T any](in sources.StaticInputs, items ...T) { sources.StaticOf[T](in).Set(items...) }
+
+// del deletes the items of type T at keys.
+func del[T any](in sources.StaticInputs, keys ...string) { sources.StaticOf[T](in).Delete(keys...) }
 
 // newTestModel builds a model over fresh static inputs.
-func newTestModel(opts ...Option) (*krt.Graph, testInputs, *Model) {
+func newTestModel(opts ...Option) (*krt.Graph, sources.StaticInputs, *Model) {
 	g := krt.NewGraph()
 	ti := newTestInputs(g)
-	return g, ti, Build(g, ti.inputs(), opts...)
+	return g, ti, Build(g, ti.Inputs(), opts...)
 }
 
 // svcPort builds a service port; target is an int or a string.

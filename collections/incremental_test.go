@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 )
 
 // counters returns, per collection name, its recompute and event counts.
@@ -38,7 +39,7 @@ func diffCounters(a, b map[string][2]uint64) map[string][2]uint64 {
 
 // populate adds n services "svc-i" in namespace ns, each with two ports
 // and podsPer ready pods, and an HTTPRoute splitting svc-0 traffic.
-func populate(in testInputs, ns string, n, podsPer int) {
+func populate(in sources.StaticInputs, ns string, n, podsPer int) {
 	var svcs []*corev1.Service
 	var pods []*corev1.Pod
 	for i := range n {
@@ -50,15 +51,15 @@ func populate(in testInputs, ns string, n, podsPer int) {
 			pods = append(pods, pod(ns, fmt.Sprintf("%s-%d", name, j), ip, sel, true))
 		}
 	}
-	in.services.Set(svcs...)
-	in.pods.Set(pods...)
+	set(in, svcs...)
+	set(in, pods...)
 }
 
 func TestChangesAreIncremental(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	g, in, m := newTestModel()
 	populate(in, "ns", 20, 3)
-	in.http.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
+	in.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
 		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("svc-1", 80, 90), backend("svc-2", 80, 10)}}))
 	if st, _ := m.RouteStatus.Get("HTTPRoute/ns/split"); !st.Parents[0].Accepted() {
 		t.Fatalf("route not accepted: %+v", st)
@@ -74,7 +75,7 @@ func TestChangesAreIncremental(t *testing.T) {
 
 	before := counters(g)
 	p := pod("ns", "svc-7-1", "10.0.7.99", map[string]string{"app": "svc-7"}, true)
-	in.pods.Set(p)
+	in.Set(p)
 	got := diffCounters(before, counters(g))
 
 	// The pod's workload, its service's endpoints (one recompute yielding
@@ -83,7 +84,7 @@ func TestChangesAreIncremental(t *testing.T) {
 	// added), and its identity, modes and RBAC are recomputed, unchanged,
 	// as is the security of its clusters.
 	want := map[string][2]uint64{
-		"pods":                   {0, 1},
+		"test/pods":              {0, 1},
 		"Workloads":              {1, 1},
 		"Endpoints":              {1, 2},
 		"ClusterLoadAssignments": {2, 2},
@@ -127,9 +128,9 @@ func TestChangesAreIncremental(t *testing.T) {
 	// A pod that no service selects changes nothing downstream of its
 	// workload and the workload's own security, and serves no listener.
 	before = counters(g)
-	in.pods.Set(pod("ns", "loner", "10.9.9.9", map[string]string{"app": "none"}, true))
+	in.Set(pod("ns", "loner", "10.9.9.9", map[string]string{"app": "none"}, true))
 	got = diffCounters(before, counters(g))
-	want = map[string][2]uint64{"pods": {0, 1}, "Workloads": {1, 1}, "WorkloadIdentities": {1, 1},
+	want = map[string][2]uint64{"test/pods": {0, 1}, "Workloads": {1, 1}, "WorkloadIdentities": {1, 1},
 		"WorkloadMTLS": {1, 1}, "WorkloadRBAC": {1, 1}, "ServerListeners": {1, 0}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("unselected pod: counters moved:\n got %v\nwant %v", got, want)
@@ -137,7 +138,7 @@ func TestChangesAreIncremental(t *testing.T) {
 
 	// A readiness flip that keeps the IP changes the health status only.
 	before = counters(g)
-	in.pods.Set(pod("ns", "svc-3-0", "10.0.3.1", map[string]string{"app": "svc-3"}, false))
+	in.Set(pod("ns", "svc-3-0", "10.0.3.1", map[string]string{"app": "svc-3"}, false))
 	got = diffCounters(before, counters(g))
 	if got["Endpoints"] != [2]uint64{1, 2} || got["Clusters"] != ([2]uint64{}) || got["Listeners"] != ([2]uint64{}) {
 		t.Errorf("readiness flip: counters moved: %v", got)
@@ -146,11 +147,11 @@ func TestChangesAreIncremental(t *testing.T) {
 	// A route weight change touches the routes of its parent service only:
 	// no cluster, load assignment, endpoint or workload.
 	before = counters(g)
-	in.http.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
+	in.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
 		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("svc-1", 80, 0), backend("svc-2", 80, 100)}}))
 	got = diffCounters(before, counters(g))
 	want = map[string][2]uint64{
-		"httproutes":              {0, 1},
+		"test/httproutes":         {0, 1},
 		"HTTPRouteResults":        {1, 1},
 		"RouteResults":            {1, 1},
 		"RouteStatus":             {1, 0}, // the status is unchanged

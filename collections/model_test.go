@@ -6,8 +6,8 @@ import (
 
 func TestBuildSmoke(t *testing.T) {
 	_, in, m := newTestModel()
-	in.services.Set(service("ns", "echo", map[string]string{"app": "echo"}, svcPort("grpc", 8080, 9090)))
-	in.pods.Set(
+	in.Set(service("ns", "echo", map[string]string{"app": "echo"}, svcPort("grpc", 8080, 9090)))
+	in.Set(
 		pod("ns", "echo-1", "127.0.0.11", map[string]string{"app": "echo"}, true),
 		pod("ns", "echo-2", "127.0.0.12", map[string]string{"app": "echo"}, false),
 	)

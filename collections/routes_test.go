@@ -322,8 +322,8 @@ func TestHTTPRoutes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, in, m := newTestModel()
-			in.services.Set(routeServices()...)
-			in.http.Set(tc.route)
+			set(in, routeServices()...)
+			in.Set(tc.route)
 			st, ok := m.RouteStatus.Get(RouteKey(KindHTTPRoute, "ns", tc.route.Name))
 			if got := statusString(st); got != tc.status || ok != (tc.status != "") {
 				t.Errorf("status:\n got %q (present %v)\nwant %q", got, ok, tc.status)
@@ -371,8 +371,8 @@ func TestGRPCRoutes(t *testing.T) {
 			BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: backendRef("v2", 9090, 3)}, {BackendRef: backendRef("v1", 9090, 1)}},
 		})
 	_, in, m := newTestModel()
-	in.services.Set(routeServices()...)
-	in.grpc.Set(route)
+	set(in, routeServices()...)
+	in.Set(route)
 	st, _ := m.RouteStatus.Get("GRPCRoute/ns/grpc")
 	if got, want := statusString(st), "ns/web:9090 Accepted=true(Accepted) ResolvedRefs=true(ResolvedRefs)"; got != want {
 		t.Errorf("status %q, want %q", got, want)
@@ -409,8 +409,8 @@ func TestRoutePrecedenceAcrossRoutes(t *testing.T) {
 		gatewayv1.HTTPRouteRule{Matches: prefix("/shop/cart"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 9090, 1)}})
 	b.CreationTimestamp = old
 	_, in, m := newTestModel()
-	in.services.Set(routeServices()...)
-	in.http.Set(a, b)
+	set(in, routeServices()...)
+	in.Set(a, b)
 	rc, _ := m.RouteConfigurations.Get("80")
 	got := vhostRoutes(rc.Message, "web.ns.svc.cluster.local:80")
 	want := []string{
@@ -428,8 +428,8 @@ func TestRoutePrecedenceAcrossRoutes(t *testing.T) {
 
 func TestRouteFollowsBackendLifecycle(t *testing.T) {
 	_, in, m := newTestModel()
-	in.services.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("grpc", 9090, 9090)))
-	in.http.Set(httpRoute("ns", "r", serviceParent("web", nil),
+	in.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("grpc", 9090, 9090)))
+	in.Set(httpRoute("ns", "r", serviceParent("web", nil),
 		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 9090, 1)}}))
 	routes := func() []string {
 		rc, _ := m.GRPCRouteConfigurations.Get("web.ns.svc.cluster.local:9090")
@@ -439,7 +439,7 @@ func TestRouteFollowsBackendLifecycle(t *testing.T) {
 	if st.Parents[0].Accepted() || !st.Parents[0].InEffect() || !slices.Equal(routes(), []string{"prefix:/ => 500", "prefix:/ => web:9090"}) {
 		t.Fatalf("before the backend exists: status %s, routes %q", statusString(st), routes())
 	}
-	in.services.Set(service("ns", "v1", map[string]string{"app": "v1"}, svcPort("grpc", 9090, 9090)))
+	in.Set(service("ns", "v1", map[string]string{"app": "v1"}, svcPort("grpc", 9090, 9090)))
 	st, _ = m.RouteStatus.Get("HTTPRoute/ns/r")
 	if !st.Parents[0].Accepted() || !slices.Equal(routes(), []string{"prefix:/ => v1:9090", "prefix:/ => web:9090"}) {
 		t.Fatalf("once the backend exists: status %s, routes %q", statusString(st), routes())
@@ -447,11 +447,11 @@ func TestRouteFollowsBackendLifecycle(t *testing.T) {
 	if _, ok := m.Clusters.Get("outbound|9090||v1.ns.svc.cluster.local"); !ok {
 		t.Error("the backend's cluster is missing")
 	}
-	in.services.Delete("ns/v1")
+	del[*corev1.Service](in, "ns/v1")
 	if !slices.Equal(routes(), []string{"prefix:/ => 500", "prefix:/ => web:9090"}) || m.RouteBindings.Len() != 1 {
 		t.Fatalf("after the backend is deleted: routes %q, bindings %d", routes(), m.RouteBindings.Len())
 	}
-	in.http.Delete("ns/r")
+	del[*gatewayv1.HTTPRoute](in, "ns/r")
 	if m.RouteStatus.Len() != 0 {
 		t.Errorf("status kept after the route is deleted")
 	}
@@ -461,8 +461,8 @@ func TestRouteFollowsBackendLifecycle(t *testing.T) {
 // every cluster a route configuration names is a cluster of the model.
 func TestRouteClustersExist(t *testing.T) {
 	_, in, m := newTestModel()
-	in.services.Set(routeServices()...)
-	in.http.Set(httpRoute("ns", "split", serviceParent("web", nil),
+	set(in, routeServices()...)
+	in.Set(httpRoute("ns", "split", serviceParent("web", nil),
 		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 90), backend("v2", 9090, 10)}}))
 	named := 0
 	for _, rc := range m.RouteConfigurations.List() {
@@ -496,14 +496,14 @@ func TestRouteClustersExist(t *testing.T) {
 // section name); the route binds to that port once.
 func TestRouteStatusPerParentRef(t *testing.T) {
 	_, in, m := newTestModel()
-	in.services.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080)))
+	in.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080)))
 	byPort := serviceParent("web", ptr(int32(80)))
 	bySection := serviceParent("web", nil)
 	bySection.SectionName = ptr(gatewayv1.SectionName("http"))
 	gateway := gatewayv1.ParentReference{Name: "gw"}
 	r := httpRoute("ns", "r", byPort, gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("web", 80, 1)}})
 	r.Spec.ParentRefs = []gatewayv1.ParentReference{gateway, byPort, bySection}
-	in.http.Set(r)
+	in.Set(r)
 
 	st, ok := m.RouteStatus.Get("HTTPRoute/ns/r")
 	if !ok || len(st.Parents) != 2 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/meshd/meshd/sources"
 	"google.golang.org/protobuf/proto"
 	securityv1beta1 "istio.io/api/security/v1beta1"
 	corev1 "k8s.io/api/core/v1"
@@ -12,7 +13,7 @@ import (
 // populateServers adds grpcServices services with one gRPC port and
 // tcpServices with one TCP port, podsPer pods each: only the gRPC pods
 // serve a server listener.
-func populateServers(in testInputs, grpcServices, tcpServices, podsPer int) {
+func populateServers(in sources.StaticInputs, grpcServices, tcpServices, podsPer int) {
 	var svcs []*corev1.Service
 	var pods []*corev1.Pod
 	for i := range grpcServices + tcpServices {
@@ -27,8 +28,8 @@ func populateServers(in testInputs, grpcServices, tcpServices, podsPer int) {
 			pods = append(pods, pod("ns", fmt.Sprintf("%s-%d", name, j), fmt.Sprintf("10.%d.%d.%d", i/250, i%250, j+1), sel, true))
 		}
 	}
-	in.services.Set(svcs...)
-	in.pods.Set(pods...)
+	set(in, svcs...)
+	set(in, pods...)
 }
 
 // BenchmarkAuthorizationPolicyChange measures one change to one
@@ -47,7 +48,7 @@ func BenchmarkAuthorizationPolicyChange(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		s.aps.Set(authzPolicy("ns", "p", "svc-7", securityv1beta1.AuthorizationPolicy_ALLOW,
+		s.in.Set(authzPolicy("ns", "p", "svc-7", securityv1beta1.AuthorizationPolicy_ALLOW,
 			fromPrincipals(fmt.Sprintf("cluster.local/ns/ns/sa/caller-%d", i%2))))
 	}
 	reportCPU(b, start)

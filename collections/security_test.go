@@ -15,29 +15,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 )
 
 // securityModel is a test model with policy inputs.
 type securityModel struct {
-	g   *krt.Graph
-	in  testInputs
-	pas krt.Static[*securityv1.PeerAuthentication]
-	aps krt.Static[*securityv1.AuthorizationPolicy]
-	m   *Model
+	g  *krt.Graph
+	in sources.StaticInputs
+	m  *Model
 }
 
 func newSecurityModel() securityModel {
-	g := krt.NewGraph()
-	s := securityModel{g: g, in: newTestInputs(g),
-		pas: krt.NewStatic[*securityv1.PeerAuthentication](g, krt.WithName("peerauthentications"),
-			krt.WithKey(func(p *securityv1.PeerAuthentication) string { return metaKey(p) })),
-		aps: krt.NewStatic[*securityv1.AuthorizationPolicy](g, krt.WithName("authorizationpolicies"),
-			krt.WithKey(func(p *securityv1.AuthorizationPolicy) string { return metaKey(p) })),
-	}
-	in := s.in.inputs()
-	in.PeerAuthentications, in.AuthorizationPolicies = s.pas, s.aps
-	s.m = Build(g, in)
-	return s
+	g, in, m := newTestModel()
+	return securityModel{g: g, in: in, m: m}
 }
 
 func selector(app string) *typev1beta1.WorkloadSelector {
@@ -111,8 +101,8 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 		}
 	}
 	deny := authzPolicy("ns", "deny", "svc-3", securityv1beta1.AuthorizationPolicy_DENY, fromPrincipals("cluster.local/ns/x/sa/y"))
-	step("selector policy", func() { s.aps.Set(deny) }, map[string][2]uint64{
-		"authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
+	step("selector policy", func() { s.in.Set(deny) }, map[string][2]uint64{
+		"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
 		"WorkloadRBAC": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
 	})
 	l, _ := s.m.ServerListeners.Get(ServerListenerName("10.0.3.1", 9090))
@@ -120,9 +110,9 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 		t.Errorf("svc-3 listener: %s", got)
 	}
 	step("strict for svc-4", func() {
-		s.pas.Set(peerAuthn("ns", "strict", "svc-4", securityv1beta1.PeerAuthentication_MutualTLS_STRICT))
+		s.in.Set(peerAuthn("ns", "strict", "svc-4", securityv1beta1.PeerAuthentication_MutualTLS_STRICT))
 	}, map[string][2]uint64{
-		"peerauthentications": {0, 1}, "PeerAuthentications": {1, 1},
+		"test/peerauthentications": {0, 1}, "PeerAuthentications": {1, 1},
 		"WorkloadMTLS": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
 		// Both ports' clusters switch to mTLS.
 		"ClusterSecurity": {2, 2}, "Clusters": {1, 2}, "AllClusters": {2, 2},
@@ -135,15 +125,15 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 	}
 	// A namespace-wide policy applies to every workload of the namespace.
 	step("namespace policy", func() {
-		s.aps.Set(authzPolicy("ns", "allow-all", "", securityv1beta1.AuthorizationPolicy_ALLOW, &securityv1beta1.Rule{}))
+		s.in.Set(authzPolicy("ns", "allow-all", "", securityv1beta1.AuthorizationPolicy_ALLOW, &securityv1beta1.Rule{}))
 	}, map[string][2]uint64{
-		"authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
+		"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
 		"WorkloadRBAC": {60, 60}, "ServerListeners": {60, 120}, "Listeners": {120, 120},
 	})
 	// A policy of another namespace touches nothing here.
 	step("other namespace", func() {
-		s.aps.Set(authzPolicy("other", "deny", "", securityv1beta1.AuthorizationPolicy_DENY, fromPrincipals("*")))
-	}, map[string][2]uint64{"authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1}})
+		s.in.Set(authzPolicy("other", "deny", "", securityv1beta1.AuthorizationPolicy_DENY, fromPrincipals("*")))
+	}, map[string][2]uint64{"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1}})
 	l, _ = s.m.ServerListeners.Get(ServerListenerName("10.0.4.1", 8080))
 	if got := listenerSummary(t, l.Message); got != "tls ALLOW[ns/allow-all/rules[0]]" {
 		t.Errorf("svc-4 listener: %s", got)

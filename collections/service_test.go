@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources/meshconfig"
 )
 
@@ -59,9 +60,9 @@ func TestServiceInfo(t *testing.T) {
 			if tc.domain != "" {
 				mc := meshconfig.Default()
 				mc.DomainSuffix = tc.domain
-				in.mesh.Set(mc)
+				in.Set(mc)
 			}
-			in.services.Set(tc.svc)
+			in.Set(tc.svc)
 			got, ok := m.Services.Get(tc.svc.Namespace + "/" + tc.svc.Name)
 			wantItem(t, got, ok, tc.want)
 			validateModel(t, m)
@@ -123,15 +124,15 @@ func serviceInfoCases() []serviceInfoCase {
 
 func TestMeshConfigChangeRenamesResources(t *testing.T) {
 	_, in, m := newTestModel()
-	in.services.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080)))
-	in.pods.Set(pod("ns", "web-0", "10.0.0.1", map[string]string{"app": "web"}, true))
+	in.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080)))
+	in.Set(pod("ns", "web-0", "10.0.0.1", map[string]string{"app": "web"}, true))
 	if _, ok := m.Clusters.Get("outbound|80||web.ns.svc.cluster.local"); !ok {
 		t.Fatal("default domain cluster missing")
 	}
 	mc := meshconfig.Default()
 	mc.DomainSuffix = "corp.internal"
 	mc.ConnectTimeout = meshconfig.Duration(3 * time.Second)
-	in.mesh.Set(mc)
+	in.Set(mc)
 	c, ok := m.Clusters.Get("outbound|80||web.ns.svc.corp.internal")
 	if !ok {
 		t.Fatalf("renamed cluster missing; clusters: %v", m.Clusters.List())
@@ -145,7 +146,7 @@ func TestMeshConfigChangeRenamesResources(t *testing.T) {
 	if _, ok := m.Listeners.Get("web.ns.svc.corp.internal:80"); !ok {
 		t.Error("renamed listener missing")
 	}
-	in.mesh.Clear()
+	del[meshconfig.MeshConfig](in, krt.SingletonKey)
 	if _, ok := m.Clusters.Get("outbound|80||web.ns.svc.cluster.local"); !ok {
 		t.Error("clearing the mesh config does not fall back to the defaults")
 	}

@@ -52,7 +52,7 @@ func TestSidecarListenersWithoutClusterIP(t *testing.T) {
 	redis.Annotations = map[string]string{AnnotationExportTo: "."}
 	db := service("ns", "db", map[string]string{"app": "db"}, svcPort("tcp", 5432, 5432))
 	db.Spec.ClusterIP = corev1.ClusterIPNone
-	in.services.Set(redis, db,
+	in.Set(redis, db,
 		service("ns", "pg", map[string]string{"app": "pg"}, svcPort("tcp", 5433, 5433)),
 		noIP(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080))),
 	)
@@ -81,11 +81,11 @@ func TestSidecarListenersWithoutClusterIP(t *testing.T) {
 
 	// A second service on 6379 makes the wildcard ambiguous: neither
 	// gets it, until the second one goes.
-	in.services.Set(noIP(service("ns", "cache", nil, svcPort("tcp", 6379, 6379))))
+	in.Set(noIP(service("ns", "cache", nil, svcPort("tcp", 6379, 6379))))
 	if want := []string{"0.0.0.0_80", "10.96.0.1_5433"}; !slices.Equal(names(), want) {
 		t.Errorf("with two services on 6379: sidecar listeners %v, want %v", names(), want)
 	}
-	in.services.Delete("ns/cache")
+	del[*corev1.Service](in, "ns/cache")
 	if !slices.Contains(names(), "0.0.0.0_6379") {
 		t.Errorf("cache deleted: sidecar listeners %v lack 0.0.0.0_6379", names())
 	}

@@ -87,17 +87,17 @@ func checkWorkload(t *testing.T, tc workloadCase) {
 	if tc.defaultLocality != "" {
 		mc := meshconfig.Default()
 		mc.DefaultLocality = tc.defaultLocality
-		in.mesh.Set(mc)
+		in.Set(mc)
 	}
 	zoned := map[string]string{LabelTopologyRegion: "eu-west", LabelTopologyZone: "eu-west-1a"}
-	in.nodes.Set(node("node-a", zoned), node("node-b", nil))
+	in.Set(node("node-a", zoned), node("node-b", nil))
 	web := map[string]string{"app": "web"}
-	in.services.Set(
+	in.Set(
 		service("ns", "web", web, svcPort("http", 80, 8080)),
 		service("other", "web", web, svcPort("http", 80, 8080)), // another namespace: never selects
 		service("ns", "all", nil, svcPort("http", 80, 8080)),    // no selector: selects nothing
 	)
-	in.pods.Set(tc.pod)
+	in.Set(tc.pod)
 	got, ok := m.Workloads.Get(tc.pod.Namespace + "/" + tc.pod.Name)
 	wantItem(t, got, ok, tc.want)
 }
@@ -106,18 +106,18 @@ func TestWorkloadFollowsNodeAndServices(t *testing.T) {
 	_, in, m := newTestModel()
 	p := pod("ns", "web-0", "10.0.0.1", map[string]string{"app": "web"}, true)
 	p.Spec.NodeName = "n1"
-	in.pods.Set(p)
+	in.Set(p)
 	w, _ := m.Workloads.Get("ns/web-0")
 	if w.Locality != (Locality{}) || len(w.Services) != 0 {
 		t.Fatalf("before node and service: %+v", w)
 	}
-	in.nodes.Set(node("n1", map[string]string{LabelTopologyZone: "z1"}))
-	in.services.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 80)))
+	in.Set(node("n1", map[string]string{LabelTopologyZone: "z1"}))
+	in.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 80)))
 	w, _ = m.Workloads.Get("ns/web-0")
 	if w.Locality != (Locality{Zone: "z1"}) || len(w.Services) != 1 {
 		t.Fatalf("after node and service: %+v", w)
 	}
-	in.services.Delete("ns/web")
+	del[*corev1.Service](in, "ns/web")
 	w, _ = m.Workloads.Get("ns/web-0")
 	if len(w.Services) != 0 {
 		t.Fatalf("after service delete: %+v", w)

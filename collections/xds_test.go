@@ -65,7 +65,7 @@ func TestListenersAndClusters(t *testing.T) {
 	_, in, m := newTestModel()
 	web := service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080), svcPort("grpc", 9090, 9090))
 	web.Spec.ClusterIP = "10.96.0.10"
-	in.services.Set(
+	in.Set(
 		web,
 		service("ns", "api", map[string]string{"app": "api"}, svcPort("http-api", 80, 8080)),
 		service("ns", "db", map[string]string{"app": "db"}, svcPort("tcp", 5432, 5432)),
@@ -84,7 +84,7 @@ func TestListenersAndClusters(t *testing.T) {
 
 	// Without sidecar resources only the gRPC ones remain.
 	_, in2, m2 := newTestModel(WithSidecarResources(false))
-	in2.services.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080)))
+	in2.Set(service("ns", "web", map[string]string{"app": "web"}, svcPort("http", 80, 8080)))
 	if m2.Listeners.Len() != 1 || m2.RouteConfigurations.Len() != 1 || m2.SidecarListeners != nil {
 		t.Errorf("without sidecar: %d listeners, %d route configurations", m2.Listeners.Len(), m2.RouteConfigurations.Len())
 	}
