@@ -133,23 +133,45 @@ func detGRPCBackends(refs ...gatewayv1.BackendRef) []gatewayv1.GRPCBackendRef {
 func detHTTPBackends(refs ...gatewayv1.HTTPBackendRef) []gatewayv1.HTTPBackendRef { return refs }
 
 func newDetUniverse() detUniverse {
-	var u detUniverse
-	u.mesh = meshconfig.Default()
-	u.mesh.DefaultLocality = "r0/z0/s0"
-	u.mesh.ConnectTimeout = meshconfig.Duration(2 * time.Second)
+	u := detUniverse{
+		mesh: detMesh(), namespaces: detNamespaces(), nodes: detNodes(), services: detServices(), pods: detPods(),
+		slices: detSlices(), http: append(detHTTPRoutes(), detMoreHTTPRoutes()...), grpc: detGRPCRoutes(),
+	}
+	detAddExtras(&u)
+	return u
+}
 
-	u.namespaces = []*corev1.Namespace{
+// detEarlier and detLater are creation times around detT0's.
+var (
+	detEarlier = metav1.NewTime(detT0.Add(-time.Hour))
+	detLater   = metav1.NewTime(detT0.Add(time.Second))
+)
+
+func detMesh() meshconfig.MeshConfig {
+	m := meshconfig.Default()
+	m.DefaultLocality = "r0/z0/s0"
+	m.ConnectTimeout = meshconfig.Duration(2 * time.Second)
+	return m
+}
+
+func detNamespaces() []*corev1.Namespace {
+	return []*corev1.Namespace{
 		detNamespace("alpha", map[string]string{"team": "a"}),
 		detNamespace("beta", nil),
 		detNamespace("gamma", map[string]string{"team": "g"}),
 	}
-	u.nodes = []*corev1.Node{
+}
+
+func detNodes() []*corev1.Node {
+	return []*corev1.Node{
 		node("n1", map[string]string{LabelTopologyRegion: "r1", LabelTopologyZone: "r1a"}),
 		node("n2", map[string]string{LabelTopologyRegion: "r1", LabelTopologyZone: "r1b", LabelTopologySubzone: "s1"}),
 		node("n3", map[string]string{"kubernetes.io/os": "linux"}), // no topology: the mesh default
 		node("n-idle", map[string]string{LabelTopologyRegion: "r2"}),
 	}
+}
 
+func detServices() []*corev1.Service {
 	web := map[string]string{"app": "web"}
 	api := map[string]string{"app": "api", "tier": "backend"}
 	udp := svcPort("dns", 53, 53)
@@ -160,7 +182,7 @@ func newDetUniverse() detUniverse {
 	ext.Spec.Type, ext.Spec.ExternalName = corev1.ServiceTypeExternalName, "example.com"
 	gammaWeb := detService("gamma", "web", "10.96.3.1", web, "", svcPort("http", 80, "http"))
 	gammaWeb.Spec.PublishNotReadyAddresses = true
-	u.services = []*corev1.Service{
+	return []*corev1.Service{
 		detService("alpha", "web", "10.96.1.1", web, "",
 			svcPort("http", 80, "http-web"), svcPort("grpc", 9090, 9090), svcPort("tcp-db", 5432, 5432), udp, h2c),
 		detService("alpha", "api", "10.96.1.2", api, ".", svcPort("grpc-api", 8080, "grpc"), svcPort("http", 80, 8081)),
@@ -177,12 +199,16 @@ func newDetUniverse() detUniverse {
 		gammaWeb,
 		detService("gamma", "api", "10.96.3.2", map[string]string{"app": "api"}, "~", svcPort("grpc", 8080, 8080)),
 	}
+}
 
+func detPods() []*corev1.Pod {
+	web := map[string]string{"app": "web"}
+	api := map[string]string{"app": "api", "tier": "backend"}
 	terminating := detPod("alpha", "web-4", "10.1.1.14", "n-missing", web, true, "http-web", 8080)
 	terminating.DeletionTimestamp = &detT0
 	succeeded := detPod("alpha", "web-5", "10.1.1.15", "n1", web, true, "http-web", 8080)
 	succeeded.Status.Phase = corev1.PodSucceeded
-	u.pods = []*corev1.Pod{
+	return []*corev1.Pod{
 		detPod("alpha", "web-0", "10.1.1.10", "n1", web, true, "http-web", 8080),
 		detPod("alpha", "web-1", "10.1.1.11", "n2", web, false, "http-web", 8080),
 		detPod("alpha", "web-2", "10.1.1.12", "n3", web, true), // no named port: not on port 80
@@ -204,8 +230,16 @@ func newDetUniverse() detUniverse {
 		detPod("gamma", "web-1", "10.3.1.11", "n2", web, true, "http", 8000),
 		detPod("gamma", "api-0", "10.3.2.10", "n1", map[string]string{"app": "api"}, true),
 	}
+}
 
-	tcp, udpP := ptr(corev1.ProtocolTCP), ptr(corev1.ProtocolUDP)
+// detLegacyPorts are the ports of the legacy service's slices.
+func detLegacyPorts() []discoveryv1.EndpointPort {
+	return []discoveryv1.EndpointPort{{Name: ptr("http"), Port: ptr(int32(8080)), Protocol: ptr(corev1.ProtocolTCP)}, {Name: ptr("metrics"), Port: ptr(int32(9100))}}
+}
+
+func detSlices() []*discoveryv1.EndpointSlice {
+	legacyPorts := detLegacyPorts()
+	udpP := ptr(corev1.ProtocolUDP)
 	onNode := func(e discoveryv1.Endpoint, node string) discoveryv1.Endpoint {
 		e.NodeName = ptr(node)
 		return e
@@ -214,8 +248,7 @@ func newDetUniverse() detUniverse {
 		e.TargetRef = &corev1.ObjectReference{Kind: "Pod", Name: name}
 		return e
 	}
-	legacyPorts := []discoveryv1.EndpointPort{{Name: ptr("http"), Port: ptr(int32(8080)), Protocol: tcp}, {Name: ptr("metrics"), Port: ptr(int32(9100))}}
-	u.slices = []*discoveryv1.EndpointSlice{
+	return []*discoveryv1.EndpointSlice{
 		slice("alpha", "legacy-a", "legacy", discoveryv1.AddressTypeIPv4, legacyPorts,
 			withPod(onNode(sliceEP(ptr(true), "", "10.1.9.1"), "n1"), "legacy-pod-1"),
 			sliceEP(ptr(false), "r1b", "10.1.9.2"),
@@ -228,21 +261,25 @@ func newDetUniverse() detUniverse {
 		slice("alpha", "legacy-fqdn", "legacy", discoveryv1.AddressTypeFQDN, legacyPorts, sliceEP(nil, "", "legacy.example.com")),
 		slice("alpha", "orphan", "nope", discoveryv1.AddressTypeIPv4, legacyPorts, sliceEP(nil, "", "10.1.9.9")),
 	}
+}
 
+// detUserRE matches a regular expression on the x-user header.
+func detUserRE() gatewayv1.HTTPRouteMatch {
+	return gatewayv1.HTTPRouteMatch{Headers: []gatewayv1.HTTPHeaderMatch{{Name: "x-user", Type: ptr(gatewayv1.HeaderMatchRegularExpression), Value: "a.*"}}}
+}
+
+func detHTTPRoutes() []*gatewayv1.HTTPRoute {
+	userRE := detUserRE()
 	exact, prefix, regex := gatewayv1.PathMatchExact, gatewayv1.PathMatchPathPrefix, gatewayv1.PathMatchRegularExpression
-	earlier := metav1.NewTime(detT0.Add(-time.Hour))
-	later := metav1.NewTime(detT0.Add(time.Second))
 	canary := detPath(prefix, "/api")
 	canary.Headers = []gatewayv1.HTTPHeaderMatch{{Name: "X-Canary", Value: "1"}}
 	versioned := detPath(regex, "/v[0-9]+/.*")
 	versioned.Method = ptr(gatewayv1.HTTPMethodGet)
 	versioned.QueryParams = []gatewayv1.HTTPQueryParamMatch{{Name: "q", Value: "1"}}
-	userRE := gatewayv1.HTTPRouteMatch{Headers: []gatewayv1.HTTPHeaderMatch{{Name: "x-user", Type: ptr(gatewayv1.HeaderMatchRegularExpression), Value: "a.*"}}}
 	crossNS := gatewayv1.HTTPBackendRef{BackendRef: backendRef("web", 80, 1)}
 	crossNS.Namespace = ptr(gatewayv1.Namespace("beta"))
 	port80 := ptr(int32(80))
-	gatewayParent := gatewayv1.ParentReference{Name: "gw"}
-	u.http = []*gatewayv1.HTTPRoute{
+	return []*gatewayv1.HTTPRoute{
 		detHTTPRoute("alpha", "canary", detT0, detParents(serviceParent("web", nil)),
 			gatewayv1.HTTPRouteRule{
 				Matches:     []gatewayv1.HTTPRouteMatch{canary},
@@ -269,18 +306,27 @@ func newDetUniverse() detUniverse {
 			gatewayv1.HTTPRouteRule{Matches: []gatewayv1.HTTPRouteMatch{detPath(prefix, "/shop")}, BackendRefs: detHTTPBackends(backend("api", 80, 1))}),
 		detHTTPRoute("beta", "tie-c", detT0, detParents(detInNamespace(serviceParent("web", port80), "alpha")),
 			gatewayv1.HTTPRouteRule{Matches: []gatewayv1.HTTPRouteMatch{detPath(prefix, "/shop")}, BackendRefs: detHTTPBackends(backend("web", 80, 1))}),
-		detHTTPRoute("alpha", "older", earlier, detParents(serviceParent("web", nil)),
+		detHTTPRoute("alpha", "older", detEarlier, detParents(serviceParent("web", nil)),
 			gatewayv1.HTTPRouteRule{Matches: []gatewayv1.HTTPRouteMatch{detPath(prefix, "/shop")}, BackendRefs: detHTTPBackends(backend("web", 9090, 1))}),
 		detHTTPRoute("alpha", "broken", detT0, detParents(serviceParent("web", nil)),
 			gatewayv1.HTTPRouteRule{BackendRefs: detHTTPBackends(backend("nope", 80, 1), backend("web", 80, 1))}),
 		detHTTPRoute("alpha", "crossns", detT0, detParents(serviceParent("web", nil)),
 			gatewayv1.HTTPRouteRule{BackendRefs: detHTTPBackends(crossNS)}),
+	}
+}
+
+// detMoreHTTPRoutes are the routes with several parents or none that binds.
+func detMoreHTTPRoutes() []*gatewayv1.HTTPRoute {
+	exact, prefix := gatewayv1.PathMatchExact, gatewayv1.PathMatchPathPrefix
+	port80 := ptr(int32(80))
+	gatewayParent := gatewayv1.ParentReference{Name: "gw"}
+	return []*gatewayv1.HTTPRoute{
 		// Several parents, among them the same one twice and web both on
 		// port 80 and on all ports.
-		detHTTPRoute("alpha", "multi", later,
+		detHTTPRoute("alpha", "multi", detLater,
 			detParents(serviceParent("web", port80), detSectionParent("web", "grpc"), serviceParent("api", nil), serviceParent("web", port80), serviceParent("web", nil)),
 			gatewayv1.HTTPRouteRule{BackendRefs: detHTTPBackends(backend("web", 80, 0), backend("web", 9090, 2), backend("api", 80, 1))},
-			gatewayv1.HTTPRouteRule{Matches: []gatewayv1.HTTPRouteMatch{userRE}, BackendRefs: detHTTPBackends(backend("api", 80, 1))}),
+			gatewayv1.HTTPRouteRule{Matches: []gatewayv1.HTTPRouteMatch{detUserRE()}, BackendRefs: detHTTPBackends(backend("api", 80, 1))}),
 		detHTTPRoute("alpha", "missing-parent", detT0, detParents(serviceParent("nope", nil)),
 			gatewayv1.HTTPRouteRule{BackendRefs: detHTTPBackends(backend("web", 80, 1))}),
 		detHTTPRoute("alpha", "badport", detT0, detParents(serviceParent("web", ptr(int32(1234)))),
@@ -300,11 +346,13 @@ func newDetUniverse() detUniverse {
 		detHTTPRoute("gamma", "hidden", detT0, detParents(serviceParent("api", nil)),
 			gatewayv1.HTTPRouteRule{Matches: []gatewayv1.HTTPRouteMatch{detPath(prefix, "/x")}, BackendRefs: detHTTPBackends(backend("web", 80, 1))}),
 	}
+}
 
+func detGRPCRoutes() []*gatewayv1.GRPCRoute {
 	port8080 := ptr(int32(8080))
 	tenant := detGRPCMethod("echo.Echo", "Say", false)
 	tenant.Headers = []gatewayv1.GRPCHeaderMatch{{Name: "x-tenant", Value: "a"}}
-	u.grpc = []*gatewayv1.GRPCRoute{
+	return []*gatewayv1.GRPCRoute{
 		detGRPCRoute("alpha", "g-exact", detT0, detParents(serviceParent("api", port8080)),
 			gatewayv1.GRPCRouteRule{Matches: []gatewayv1.GRPCRouteMatch{tenant}, BackendRefs: detGRPCBackends(backendRef("api", 8080, 3), backendRef("web", 9090, 1))}),
 		detGRPCRoute("alpha", "g-svc", detT0, detParents(serviceParent("api", nil)),
@@ -313,7 +361,7 @@ func newDetUniverse() detUniverse {
 			gatewayv1.GRPCRouteRule{Matches: []gatewayv1.GRPCRouteMatch{detGRPCMethod("echo.Echo", "", false)}, BackendRefs: detGRPCBackends(backendRef("web", 9090, 1))}),
 		detGRPCRoute("alpha", "g-method", detT0, detParents(serviceParent("api", nil)),
 			gatewayv1.GRPCRouteRule{Matches: []gatewayv1.GRPCRouteMatch{detGRPCMethod("", "Ping", false)}, BackendRefs: detGRPCBackends(backendRef("api", 8080, 1))}),
-		detGRPCRoute("alpha", "g-regex", later, detParents(detSectionParent("api", "grpc-api")),
+		detGRPCRoute("alpha", "g-regex", detLater, detParents(detSectionParent("api", "grpc-api")),
 			gatewayv1.GRPCRouteRule{
 				Matches:     []gatewayv1.GRPCRouteMatch{detGRPCMethod(`echo\..*`, "", true)},
 				BackendRefs: detGRPCBackends(backendRef("api", 8080, 1)),
@@ -329,7 +377,13 @@ func newDetUniverse() detUniverse {
 			gatewayv1.GRPCRouteRule{Matches: []gatewayv1.GRPCRouteMatch{detGRPCMethod("echo.Echo", "", false)}, BackendRefs: detGRPCBackends(backendRef("api", 8080, 1))},
 			gatewayv1.GRPCRouteRule{BackendRefs: detGRPCBackends(backendRef("api", 8080, 5), backendRef("web", 9090, 5))}),
 	}
+}
 
+// detAddExtras sets the objects of u that histories add and delete again.
+func detAddExtras(u *detUniverse) {
+	web := map[string]string{"app": "web"}
+	api := map[string]string{"app": "api", "tier": "backend"}
+	port8080 := ptr(int32(8080))
 	u.extraNamespaces = []*corev1.Namespace{detNamespace("delta", nil)}
 	u.extraNodes = []*corev1.Node{node("n-extra", map[string]string{LabelTopologyRegion: "r3"})}
 	u.extraServices = []*corev1.Service{
@@ -341,17 +395,16 @@ func newDetUniverse() detUniverse {
 		detPod("alpha", "api-9", "10.1.2.99", "n1", api, true, "grpc", 9000),
 	}
 	u.extraSlices = []*discoveryv1.EndpointSlice{
-		slice("alpha", "legacy-c", "legacy", discoveryv1.AddressTypeIPv4, legacyPorts, sliceEP(ptr(false), "", "10.1.9.1", "10.1.9.5")),
+		slice("alpha", "legacy-c", "legacy", discoveryv1.AddressTypeIPv4, detLegacyPorts(), sliceEP(ptr(false), "", "10.1.9.1", "10.1.9.5")),
 	}
 	u.extraHTTP = []*gatewayv1.HTTPRoute{
 		detHTTPRoute("alpha", "zzz-extra", detT0, detParents(serviceParent("web", nil)),
-			gatewayv1.HTTPRouteRule{Matches: []gatewayv1.HTTPRouteMatch{detPath(exact, "/healthz")}, BackendRefs: detHTTPBackends(backend("api", 80, 1))}),
+			gatewayv1.HTTPRouteRule{Matches: []gatewayv1.HTTPRouteMatch{detPath(gatewayv1.PathMatchExact, "/healthz")}, BackendRefs: detHTTPBackends(backend("api", 80, 1))}),
 	}
 	u.extraGRPC = []*gatewayv1.GRPCRoute{
-		detGRPCRoute("alpha", "g-extra", earlier, detParents(serviceParent("api", port8080)),
+		detGRPCRoute("alpha", "g-extra", detEarlier, detParents(serviceParent("api", port8080)),
 			gatewayv1.GRPCRouteRule{Matches: []gatewayv1.GRPCRouteMatch{detGRPCMethod("echo.Echo", "Say", false)}, BackendRefs: detGRPCBackends(backendRef("web", 9090, 1))}),
 	}
-	return u
 }
 
 // Variants: a random other content for an object, as an earlier revision
