@@ -55,6 +55,22 @@ func populate(in sources.StaticInputs, ns string, n, podsPer int) {
 	set(in, pods...)
 }
 
+// moved applies change and returns the counters it moved.
+func moved(g *krt.Graph, change func()) map[string][2]uint64 {
+	before := counters(g)
+	change()
+	return diffCounters(before, counters(g))
+}
+
+// expectMoved applies change and checks that the counters it moved, and
+// only those, moved by want.
+func expectMoved(t *testing.T, g *krt.Graph, what string, change func(), want map[string][2]uint64) {
+	t.Helper()
+	if got := moved(g, change); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s: counters moved:\n got %v\nwant %v", what, got, want)
+	}
+}
+
 func TestChangesAreIncremental(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	g, in, m := newTestModel()
@@ -73,17 +89,13 @@ func TestChangesAreIncremental(t *testing.T) {
 	go func() { done <- g.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 
-	before := counters(g)
-	p := pod("ns", "svc-7-1", "10.0.7.99", map[string]string{"app": "svc-7"}, true)
-	in.Set(p)
-	got := diffCounters(before, counters(g))
-
 	// The pod's workload, its service's endpoints (one recompute yielding
 	// the endpoints of both ports) and the two ports' load assignments;
 	// the workload's server listeners move to its new IP (two removed, two
 	// added), and its identity, modes and RBAC are recomputed, unchanged,
 	// as is the security of its clusters.
-	want := map[string][2]uint64{
+	p := pod("ns", "svc-7-1", "10.0.7.99", map[string]string{"app": "svc-7"}, true)
+	expectMoved(t, g, "pod change", func() { in.Set(p) }, map[string][2]uint64{
 		"test/pods":              {0, 1},
 		"Workloads":              {1, 1},
 		"Endpoints":              {1, 2},
@@ -97,12 +109,17 @@ func TestChangesAreIncremental(t *testing.T) {
 		"WorkloadRBAC":              {1, 0},
 		"ServerListeners":           {1, 4},
 		"Listeners":                 {4, 4},
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("counters moved:\n got %v\nwant %v", got, want)
-	}
+	})
+	checkPodMoveCLAs(t, m, <-claEvents)
+	checkSmallChanges(t, g, in)
+	validateModel(t, m)
+}
 
-	b := <-claEvents
+// checkPodMoveCLAs checks the load assignment batch of the pod change of
+// TestChangesAreIncremental: an update of both ports of svc-7, holding
+// the pod's new IP.
+func checkPodMoveCLAs(t *testing.T, m *Model, b krt.Batch[Resource[*endpointv3.ClusterLoadAssignment]]) {
+	t.Helper()
 	var keys []string
 	for _, e := range b.Events {
 		keys = append(keys, e.Key)
@@ -124,33 +141,31 @@ func TestChangesAreIncremental(t *testing.T) {
 	if !found {
 		t.Errorf("new IP missing from CLA: %v", cla.Message)
 	}
+}
 
+// checkSmallChanges goes on from TestChangesAreIncremental's pod change
+// with changes that should touch little.
+func checkSmallChanges(t *testing.T, g *krt.Graph, in sources.StaticInputs) {
+	t.Helper()
 	// A pod that no service selects changes nothing downstream of its
 	// workload and the workload's own security, and serves no listener.
-	before = counters(g)
-	in.Set(pod("ns", "loner", "10.9.9.9", map[string]string{"app": "none"}, true))
-	got = diffCounters(before, counters(g))
-	want = map[string][2]uint64{"test/pods": {0, 1}, "Workloads": {1, 1}, "WorkloadIdentities": {1, 1},
-		"WorkloadMTLS": {1, 1}, "WorkloadRBAC": {1, 1}, "ServerListeners": {1, 0}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("unselected pod: counters moved:\n got %v\nwant %v", got, want)
-	}
+	expectMoved(t, g, "unselected pod", func() {
+		in.Set(pod("ns", "loner", "10.9.9.9", map[string]string{"app": "none"}, true))
+	}, map[string][2]uint64{"test/pods": {0, 1}, "Workloads": {1, 1}, "WorkloadIdentities": {1, 1},
+		"WorkloadMTLS": {1, 1}, "WorkloadRBAC": {1, 1}, "ServerListeners": {1, 0}})
 
 	// A readiness flip that keeps the IP changes the health status only.
-	before = counters(g)
-	in.Set(pod("ns", "svc-3-0", "10.0.3.1", map[string]string{"app": "svc-3"}, false))
-	got = diffCounters(before, counters(g))
+	got := moved(g, func() { in.Set(pod("ns", "svc-3-0", "10.0.3.1", map[string]string{"app": "svc-3"}, false)) })
 	if got["Endpoints"] != [2]uint64{1, 2} || got["Clusters"] != ([2]uint64{}) || got["Listeners"] != ([2]uint64{}) {
 		t.Errorf("readiness flip: counters moved: %v", got)
 	}
 
 	// A route weight change touches the routes of its parent service only:
 	// no cluster, load assignment, endpoint or workload.
-	before = counters(g)
-	in.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
-		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("svc-1", 80, 0), backend("svc-2", 80, 100)}}))
-	got = diffCounters(before, counters(g))
-	want = map[string][2]uint64{
+	expectMoved(t, g, "route change", func() {
+		in.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
+			gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("svc-1", 80, 0), backend("svc-2", 80, 100)}}))
+	}, map[string][2]uint64{
 		"test/httproutes":         {0, 1},
 		"HTTPRouteResults":        {1, 1},
 		"RouteResults":            {1, 1},
@@ -164,9 +179,5 @@ func TestChangesAreIncremental(t *testing.T) {
 		"GRPCListeners":                 {2, 0}, // recomputed, equal: no event
 		"SidecarRouteConfigurations":    {2, 2},
 		"RouteConfigurations":           {4, 4}, // two gRPC, two sidecar
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("route change: counters moved:\n got %v\nwant %v", got, want)
-	}
-	validateModel(t, m)
+	})
 }

@@ -94,11 +94,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 	}
 	step := func(what string, change func(), want map[string][2]uint64) {
 		t.Helper()
-		before := counters(s.g)
-		change()
-		if got := diffCounters(before, counters(s.g)); fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%s: counters moved:\n got %v\nwant %v", what, got, want)
-		}
+		expectMoved(t, s.g, what, change, want)
 	}
 	deny := authzPolicy("ns", "deny", "svc-3", securityv1beta1.AuthorizationPolicy_DENY, fromPrincipals("cluster.local/ns/x/sa/y"))
 	step("selector policy", func() { s.in.Set(deny) }, map[string][2]uint64{
