@@ -148,23 +148,33 @@ func routeServices() []*corev1.Service {
 
 func d(s string) *gatewayv1.Duration { return ptr(gatewayv1.Duration(s)) }
 
-func TestHTTPRoutes(t *testing.T) {
-	accepted := "ns/web:0 Accepted=true(Accepted) ResolvedRefs=true(ResolvedRefs)"
-	const dflt80, dflt9090 = "prefix:/ => web:80", "prefix:/ => web:9090"
+// An httpRouteCase is a route added beside routeServices, and what it
+// yields.
+type httpRouteCase struct {
+	name    string
+	route   *gatewayv1.HTTPRoute
+	status  string
+	grpc80  []string // routes of the gRPC route config web:80
+	grpc90  []string // routes of the gRPC route config web:9090
+	envoy80 []string // routes of web's virtual host in the sidecar route config "80"
+}
+
+// The status of a route accepted on every port of web, and web's own
+// default routes.
+const (
+	acceptedOnWeb    = "ns/web:0 Accepted=true(Accepted) ResolvedRefs=true(ResolvedRefs)"
+	dflt80, dflt9090 = "prefix:/ => web:80", "prefix:/ => web:9090"
+)
+
+// httpRouteMatchCases translate splits, parent ports and matches.
+func httpRouteMatchCases() []httpRouteCase {
 	exact, prefix, regex := ptr(gatewayv1.PathMatchExact), ptr(gatewayv1.PathMatchPathPrefix), ptr(gatewayv1.PathMatchRegularExpression)
-	for _, tc := range []struct {
-		name    string
-		route   *gatewayv1.HTTPRoute
-		status  string
-		grpc80  []string // routes of the gRPC route config web:80
-		grpc90  []string // routes of the gRPC route config web:9090
-		envoy80 []string // routes of web's virtual host in the sidecar route config "80"
-	}{
+	return []httpRouteCase{
 		{
 			name: "weighted split on every port",
 			route: httpRoute("ns", "split", serviceParent("web", nil),
 				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 90), backend("v2", 80, 10)}}),
-			status:  accepted,
+			status:  acceptedOnWeb,
 			grpc80:  []string{"prefix:/ => v1:80*90 v2:80*10", dflt80},
 			grpc90:  []string{"prefix:/ => v1:80*90 v2:80*10", dflt9090},
 			envoy80: []string{"prefix:/ => v1:80*90 v2:80*10", dflt80},
@@ -207,6 +217,13 @@ func TestHTTPRoutes(t *testing.T) {
 				dflt80,
 			},
 		},
+	}
+}
+
+// httpRouteRuleCases carry a rule's policies, or fields meshd refuses.
+func httpRouteRuleCases() []httpRouteCase {
+	regex := ptr(gatewayv1.PathMatchRegularExpression)
+	return []httpRouteCase{
 		{
 			name: "timeouts, retries and header modifiers",
 			route: httpRoute("ns", "policy", serviceParent("web", ptr(int32(80))), gatewayv1.HTTPRouteRule{
@@ -227,6 +244,39 @@ func TestHTTPRoutes(t *testing.T) {
 			envoy80: []string{"prefix:/ => v1:80 timeout=5s retry=connect-failure,refused-stream,retriable-status-codes/3[503 504 404] pertry=1s backoff=100ms" +
 				" req+x-route=policy(OVERWRITE_IF_EXISTS_OR_ADD) req+x-hop=1(APPEND_IF_EXISTS_OR_ADD) req-x-debug resp+x-served-by=mesh(OVERWRITE_IF_EXISTS_OR_ADD)", dflt80},
 		},
+		{
+			name: "unsupported filter",
+			route: httpRoute("ns", "redirect", serviceParent("web", nil), gatewayv1.HTTPRouteRule{
+				Filters:     []gatewayv1.HTTPRouteFilter{{Type: gatewayv1.HTTPRouteFilterRequestRedirect, RequestRedirect: &gatewayv1.HTTPRequestRedirectFilter{}}},
+				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}),
+			status: "ns/web:0 Accepted=false(UnsupportedValue) ResolvedRefs=true(ResolvedRefs)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+		{
+			name: "invalid regex and bad duration",
+			route: httpRoute("ns", "regex", serviceParent("web", nil), gatewayv1.HTTPRouteRule{
+				Matches:     []gatewayv1.HTTPRouteMatch{{Path: &gatewayv1.HTTPPathMatch{Type: regex, Value: ptr("/(")}}},
+				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}, gatewayv1.HTTPRouteRule{
+				Timeouts:    &gatewayv1.HTTPRouteTimeouts{Request: d("soon")},
+				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}),
+			status: "ns/web:0 Accepted=false(UnsupportedValue) ResolvedRefs=true(ResolvedRefs)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+		{
+			name: "invalid header name",
+			route: httpRoute("ns", "header", serviceParent("web", nil), gatewayv1.HTTPRouteRule{
+				Matches:     []gatewayv1.HTTPRouteMatch{{Headers: []gatewayv1.HTTPHeaderMatch{{Name: "bad header", Value: "x"}}}},
+				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}),
+			status: "ns/web:0 Accepted=false(UnsupportedValue) ResolvedRefs=true(ResolvedRefs)",
+			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
+		},
+	}
+}
+
+// httpRouteBackendCases name backends that are missing, unnamed or not
+// permitted.
+func httpRouteBackendCases() []httpRouteCase {
+	return []httpRouteCase{
 		{
 			name:   "no backend answers 500",
 			route:  httpRoute("ns", "none", serviceParent("web", ptr(int32(80))), gatewayv1.HTTPRouteRule{}),
@@ -276,32 +326,12 @@ func TestHTTPRoutes(t *testing.T) {
 			status: "ns/web:0 Accepted=true(Accepted) ResolvedRefs=false(InvalidKind)",
 			grpc80: []string{"prefix:/ => v2:80*3 invalid*1", dflt80}, grpc90: []string{"prefix:/ => v2:80*3 invalid*1", dflt9090},
 		},
-		{
-			name: "unsupported filter",
-			route: httpRoute("ns", "redirect", serviceParent("web", nil), gatewayv1.HTTPRouteRule{
-				Filters:     []gatewayv1.HTTPRouteFilter{{Type: gatewayv1.HTTPRouteFilterRequestRedirect, RequestRedirect: &gatewayv1.HTTPRequestRedirectFilter{}}},
-				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}),
-			status: "ns/web:0 Accepted=false(UnsupportedValue) ResolvedRefs=true(ResolvedRefs)",
-			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
-		},
-		{
-			name: "invalid regex and bad duration",
-			route: httpRoute("ns", "regex", serviceParent("web", nil), gatewayv1.HTTPRouteRule{
-				Matches:     []gatewayv1.HTTPRouteMatch{{Path: &gatewayv1.HTTPPathMatch{Type: regex, Value: ptr("/(")}}},
-				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}, gatewayv1.HTTPRouteRule{
-				Timeouts:    &gatewayv1.HTTPRouteTimeouts{Request: d("soon")},
-				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}),
-			status: "ns/web:0 Accepted=false(UnsupportedValue) ResolvedRefs=true(ResolvedRefs)",
-			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
-		},
-		{
-			name: "invalid header name",
-			route: httpRoute("ns", "header", serviceParent("web", nil), gatewayv1.HTTPRouteRule{
-				Matches:     []gatewayv1.HTTPRouteMatch{{Headers: []gatewayv1.HTTPHeaderMatch{{Name: "bad header", Value: "x"}}}},
-				BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}),
-			status: "ns/web:0 Accepted=false(UnsupportedValue) ResolvedRefs=true(ResolvedRefs)",
-			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
-		},
+	}
+}
+
+// httpRouteParentCases name parents that are not the mesh's services.
+func httpRouteParentCases() []httpRouteCase {
+	return []httpRouteCase{
 		{
 			name: "missing parent service and missing parent port",
 			route: func() *gatewayv1.HTTPRoute {
@@ -319,7 +349,12 @@ func TestHTTPRoutes(t *testing.T) {
 				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}}),
 			grpc80: []string{dflt80}, grpc90: []string{dflt9090},
 		},
-	} {
+	}
+}
+
+func TestHTTPRoutes(t *testing.T) {
+	cases := slices.Concat(httpRouteMatchCases(), httpRouteRuleCases(), httpRouteBackendCases(), httpRouteParentCases())
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, in, m := newTestModel()
 			set(in, routeServices()...)
