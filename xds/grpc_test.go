@@ -2,17 +2,18 @@ package xds_test
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"testing"
 	"time"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/peer"
-	grpcxds "google.golang.org/grpc/xds"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // backend is a real gRPC server (the health service) on a loopback
@@ -42,20 +43,8 @@ func startBackend(t testing.TB, ip string) backend {
 // the server at addr.
 func xdsClient(t testing.TB, addr, nodeID, target string) *grpc.ClientConn {
 	t.Helper()
-	bootstrap := fmt.Sprintf(`{
-		"xds_servers": [{"server_uri": %q, "channel_creds": [{"type": "insecure"}], "server_features": ["xds_v3"]}],
-		"node": {"id": %q, "metadata": {"test": "grpc_test"}}
-	}`, addr, nodeID)
-	rb, err := grpcxds.NewXDSResolverWithConfigForTesting([]byte(bootstrap))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := grpc.NewClient("xds:///"+target, grpc.WithResolvers(rb), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cc.Close() })
-	return cc
+	node := &corev3.Node{Id: nodeID, Metadata: &structpb.Struct{Fields: map[string]*structpb.Value{"test": structpb.NewStringValue("grpc_test")}}}
+	return xdstest.DialXDS(t, xdstest.Bootstrap(t, node, addr), target)
 }
 
 // call makes one RPC and returns the address of the backend that served it.

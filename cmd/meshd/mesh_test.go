@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/peer"
-	grpcxds "google.golang.org/grpc/xds"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -22,6 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
+
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // startHealthBackends serves the gRPC health service on each ip, all on
@@ -48,21 +48,7 @@ func startHealthBackends(t *testing.T, ips ...string) int {
 // as node with the servers' URIs in priority order.
 func xdsClientConn(t *testing.T, servers []string, node, target string) *grpc.ClientConn {
 	t.Helper()
-	var entries []string
-	for _, s := range servers {
-		entries = append(entries, fmt.Sprintf(`{"server_uri": %q, "channel_creds": [{"type": "insecure"}], "server_features": ["xds_v3"]}`, s))
-	}
-	bootstrap := fmt.Sprintf(`{"xds_servers": [%s], "node": {"id": %q}}`, strings.Join(entries, ","), node)
-	rb, err := grpcxds.NewXDSResolverWithConfigForTesting([]byte(bootstrap))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := grpc.NewClient("xds:///"+target, grpc.WithResolvers(rb), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cc.Close() })
-	return cc
+	return xdstest.DialXDS(t, xdstest.Bootstrap(t, &corev3.Node{Id: node}, servers...), target)
 }
 
 // rpc makes one health check and returns the IP of the backend that

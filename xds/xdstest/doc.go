@@ -4,6 +4,9 @@
 //   - a raw ADS client, Stream, over either protocol (NewSotW, NewDelta):
 //     the test sends each request, decides what to ACK or NACK, and may
 //     leave responses unread (Unread) to stand for a stuck proxy;
+//   - a grpc-go xDS client: a bootstrap naming plaintext servers
+//     (Bootstrap) and a connection through grpc-go's xDS resolver on it
+//     (DialXDS);
 //   - a certificate authority, made in memory for one test, that issues
 //     server certificates for 127.0.0.1 and client certificates with URI
 //     SANs (SPIFFE IDs), and writes them as PEM files for the options and

@@ -104,20 +104,11 @@ func serveXDS(t *testing.T, w meshWorkload, lis net.Listener, opts ...grpc.Serve
 // the cluster says so, plaintext otherwise.
 func xdsClient(t *testing.T, w meshWorkload, target string) *grpc.ClientConn {
 	t.Helper()
-	r, err := grpcxds.NewXDSResolverWithConfigForTesting(w.bootstrap)
-	if err != nil {
-		t.Fatal(err)
-	}
 	creds, err := xdscreds.NewClientCredentials(xdscreds.ClientOptions{FallbackCreds: insecure.NewCredentials()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc, err := grpc.NewClient("xds:///"+target, grpc.WithTransportCredentials(creds), grpc.WithResolvers(r))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cc.Close() })
-	return cc
+	return xdstest.DialXDS(t, w.bootstrap, target, grpc.WithTransportCredentials(creds))
 }
 
 // call makes one RPC (Check or List) with optional request headers and
