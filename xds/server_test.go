@@ -45,16 +45,7 @@ func TestShutdown(t *testing.T) {
 	go func() { serveDone <- srv.Serve(serveCtx, lis) }()
 
 	cc := dial(t, lis.Addr().String())
-	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := stream.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stream.Recv(); err != nil {
-		t.Fatal(err)
-	}
+	stream := subscribedEDS(t, ctx, cc, "a")
 	stop()
 	if _, err := stream.Recv(); status.Code(err) != codes.Unavailable {
 		t.Fatalf("Recv after shutdown: %v, want Unavailable", err)
@@ -73,6 +64,24 @@ func TestShutdown(t *testing.T) {
 	<-graphDone
 }
 
+// subscribedEDS opens a SotW stream on cc for the life of ctx, subscribes
+// it to the endpoints of names and returns it once the first response
+// has arrived.
+func subscribedEDS(t *testing.T, ctx context.Context, cc grpc.ClientConnInterface, names ...string) discovery.AggregatedDiscoveryService_StreamAggregatedResourcesClient {
+	t.Helper()
+	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: names}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	return stream
+}
+
 // endpointCLA is a non-proto item turned into a proto by the source's
 // function.
 type endpointCLA struct{ name string }
@@ -85,16 +94,7 @@ func TestRetention(t *testing.T) {
 	cc := dial(t, f.addr)
 	for i := range 3 {
 		ctx, cancel := context.WithCancel(context.Background())
-		stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := stream.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: []string{"a"}}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := stream.Recv(); err != nil {
-			t.Fatal(err)
-		}
+		subscribedEDS(t, ctx, cc, "a")
 		cancel()
 		waitFor(t, "the disconnection", func() bool {
 			n := 0
@@ -219,17 +219,8 @@ func TestRetainedNamesBound(t *testing.T) {
 	var retained []uint64
 	for i := range 3 {
 		ctx, cancel := context.WithCancel(context.Background())
-		stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
 		// 60 names subscribed, one held: 61 per stream, two over 100.
-		if err := stream.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: names}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := stream.Recv(); err != nil {
-			t.Fatal(err)
-		}
+		subscribedEDS(t, ctx, cc, names...)
 		cancel()
 		waitFor(t, "the disconnection", func() bool {
 			retained = retained[:0]
