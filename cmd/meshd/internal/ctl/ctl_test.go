@@ -18,6 +18,7 @@ import (
 	"github.com/meshd/meshd/cmd/meshd/app"
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // startMeshd runs meshd on the demo mesh, on free loopback ports, until
@@ -92,22 +93,12 @@ func TestProxies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	ads := xdstest.NewSotW(t, conn, &corev3.Node{Id: "ctl-test"})
+	ads.Send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.ClusterType})
+	resp := ads.Recv()
+	ads.Ack(resp)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(conn).StreamAggregatedResources(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := stream.Send(&discoveryv3.DiscoveryRequest{Node: &corev3.Node{Id: "ctl-test"}, TypeUrl: xds.ClusterType}); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := stream.Recv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := stream.Send(&discoveryv3.DiscoveryRequest{TypeUrl: xds.ClusterType, VersionInfo: resp.VersionInfo, ResponseNonce: resp.Nonce}); err != nil {
-		t.Fatal(err)
-	}
 	var r debugui.ProxiesResult
 	for {
 		if err := json.Unmarshal([]byte(wantRun(t, "proxies", "--addr", addr, "-o", "json")), &r); err != nil {
