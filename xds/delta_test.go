@@ -1,16 +1,16 @@
 package xds_test
 
 import (
-	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	"github.com/meshd/meshd/xds/xdstest"
 	"slices"
 	"testing"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // TestDeltaProtocol walks incremental streams over real gRPC through
@@ -18,9 +18,7 @@ import (
 // with known versions, in that order: each step relies on the state the
 // previous one left.
 func TestDeltaProtocol(t *testing.T) {
-	f := newFixture(t)
-	f.cds.Set(edsCluster("a"), edsCluster("b"))
-	f.eds.Set(cla("a", "10.0.0.1:80"), cla("b", "10.0.0.2:80"), cla("c", "10.0.0.3:80"))
+	f := newWalkFixture(t)
 	cc := dial(t, f.addr)
 	d := &deltaWalk{t: t, f: f, c: xdstest.NewDelta(t, cc, &corev3.Node{Id: "node-1"}), versions: map[string]string{}}
 

@@ -77,6 +77,16 @@ func newFixture(t testing.TB, opts ...xds.Option) *fixture {
 	return f
 }
 
+// newWalkFixture is the fixture of the protocol walks: clusters a and b,
+// and the CLAs of a, b and c.
+func newWalkFixture(t testing.TB) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	f.cds.Set(edsCluster("a"), edsCluster("b"))
+	f.eds.Set(cla("a", "10.0.0.1:80"), cla("b", "10.0.0.2:80"), cla("c", "10.0.0.3:80"))
+	return f
+}
+
 // serve runs g and srv on a loopback port (and the plaintext listeners)
 // until the test ends, and checks that both return.
 func serve(t testing.TB, g *krt.Graph, srv *xds.Server, plaintext ...net.Listener) string {

@@ -1,29 +1,27 @@
 package xds_test
 
 import (
-	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	"github.com/meshd/meshd/xds/xdstest"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // TestSotWProtocol walks one state-of-the-world stream over real gRPC
 // through subscription, change, NACK, removal and unsubscription, in that
 // order: each step relies on the state the previous one left.
 func TestSotWProtocol(t *testing.T) {
-	f := newFixture(t)
-	f.cds.Set(edsCluster("a"), edsCluster("b"))
-	f.eds.Set(cla("a", "10.0.0.1:80"), cla("b", "10.0.0.2:80"), cla("c", "10.0.0.3:80"))
+	f := newWalkFixture(t)
 	s := &sotwWalk{t: t, f: f, c: xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "node-1"})}
 
 	s.subscribe()
