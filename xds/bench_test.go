@@ -2,15 +2,15 @@ package xds_test
 
 import (
 	"fmt"
-	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	"github.com/meshd/meshd/xds/xdstest"
 	"syscall"
 	"testing"
 	"time"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // cpuTime returns the CPU time the process has used: server and clients,

@@ -3,7 +3,6 @@ package xds_test
 import (
 	"context"
 	"fmt"
-	"github.com/meshd/meshd/xds/xdstest"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // TestFanOut connects many raw SotW streams, each subscribed to one of ten

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/meshd/meshd/xds/xdstest"
 	"net"
 	"sync"
 	"testing"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // bigCLA is a load assignment of about 40 KB whose first address encodes v.

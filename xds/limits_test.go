@@ -2,18 +2,18 @@ package xds_test
 
 import (
 	"fmt"
-	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	"github.com/meshd/meshd/xds/xdstest"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // edsNames returns the names e0 .. e<n-1>.

@@ -2,13 +2,12 @@ package xds_test
 
 import (
 	"fmt"
-	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	"github.com/meshd/meshd/xds/xdstest"
 	"maps"
 	"slices"
 	"testing"
 	"time"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/genproto/googleapis/rpc/status"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // These tests run two servers as two replicas of meshd would: each with

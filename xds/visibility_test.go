@@ -1,7 +1,6 @@
 package xds_test
 
 import (
-	"github.com/meshd/meshd/xds/xdstest"
 	"slices"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/xds"
+	"github.com/meshd/meshd/xds/xdstest"
 )
 
 // scoped is a cluster with the namespaces it is exported to (nil: all;
