@@ -17,23 +17,10 @@ func TestInterfaceItemType(t *testing.T) {
 	g := krt.NewGraph()
 	in := krt.NewStatic[Named](g)
 	in.Set(Pod{Name: "a", Namespace: "x"}, Service{Name: "b", Namespace: "y"})
-	got := fetchKeysAny(g, in, krt.FilterNamespace("y"))
+	got := fetchKeys(g, krt.Collection[Named](in), []krt.Filter{krt.FilterNamespace("y")})
 	if len(got) != 1 || got[0] != "y/b" {
 		t.Fatalf("got %v", got)
 	}
-}
-
-func fetchKeysAny(g *krt.Graph, c krt.Collection[Named], filters ...krt.Filter) []string {
-	type keys struct{ K []string }
-	s := krt.NewSingleton(g, func(ctx krt.HandlerContext) *keys {
-		out := &keys{}
-		for _, v := range krt.Fetch(ctx, c, filters...) {
-			out.K = append(out.K, v.ResourceName())
-		}
-		return out
-	})
-	v, _ := s.Value()
-	return v.K
 }
 
 func TestMissingKeyPanicsAtConstruction(t *testing.T) {
