@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
-
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 )
 
 // cpuTime returns the CPU time the process has used.
@@ -49,51 +48,50 @@ func BenchmarkBuild(b *testing.B) {
 	}
 }
 
-// BenchmarkPodChange measures one pod IP change propagated through a
-// built model: its workload, endpoints and load assignments.
-func BenchmarkPodChange(b *testing.B) {
+// benchChange measures change, applied once per iteration i, at every
+// size of benchSizes, to a model built over populated inputs and extra.
+// check, if not nil, then looks at the model.
+func benchChange(b *testing.B, extra []any, change func(in sources.StaticInputs, i int), check func(*testing.B, *Model)) {
 	for _, sz := range benchSizes {
 		b.Run(fmt.Sprintf("services=%d/pods=%d", sz.services, sz.services*sz.podsPer), func(b *testing.B) {
 			g := krt.NewGraph()
 			in := newTestInputs(g)
 			populate(in, "ns", sz.services, sz.podsPer)
-			in.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
-				gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("svc-1", 80, 90), backend("svc-2", 80, 10)}}))
+			in.Set(extra...)
 			m := Build(g, in.Inputs())
-			sel := map[string]string{"app": "svc-7"}
 			b.ReportAllocs()
 			start := cpuTime()
 			i := 0
 			for b.Loop() {
 				i++
-				in.Set(pod("ns", "svc-7-1", fmt.Sprintf("10.200.%d.%d", (i/250)%250, i%250), sel, true))
+				change(in, i)
 			}
 			reportCPU(b, start)
-			if _, ok := m.ClusterLoadAssignments.Get("outbound|80||svc-7.ns.svc.cluster.local"); !ok {
-				b.Fatal("CLA missing")
+			if check != nil {
+				check(b, m)
 			}
 		})
 	}
 }
 
+// BenchmarkPodChange measures one pod IP change propagated through a
+// built model: its workload, endpoints and load assignments.
+func BenchmarkPodChange(b *testing.B) {
+	sel := map[string]string{"app": "svc-7"}
+	benchChange(b, []any{splitRoute(90, 10)}, func(in sources.StaticInputs, i int) {
+		in.Set(pod("ns", "svc-7-1", fmt.Sprintf("10.200.%d.%d", (i/250)%250, i%250), sel, true))
+	}, func(b *testing.B, m *Model) {
+		if _, ok := m.ClusterLoadAssignments.Get("outbound|80||svc-7.ns.svc.cluster.local"); !ok {
+			b.Fatal("CLA missing")
+		}
+	})
+}
+
 // BenchmarkServiceChange measures one service change: its clusters,
 // listeners, routes and the shared sidecar route configuration.
 func BenchmarkServiceChange(b *testing.B) {
-	for _, sz := range benchSizes {
-		b.Run(fmt.Sprintf("services=%d/pods=%d", sz.services, sz.services*sz.podsPer), func(b *testing.B) {
-			g := krt.NewGraph()
-			in := newTestInputs(g)
-			populate(in, "ns", sz.services, sz.podsPer)
-			Build(g, in.Inputs())
-			sel := map[string]string{"app": "svc-7"}
-			b.ReportAllocs()
-			start := cpuTime()
-			i := 0
-			for b.Loop() {
-				i++
-				in.Set(service("ns", "svc-7", sel, svcPort("http", 80, 8080), svcPort("grpc", 9090, int(9000+i%2))))
-			}
-			reportCPU(b, start)
-		})
-	}
+	sel := map[string]string{"app": "svc-7"}
+	benchChange(b, nil, func(in sources.StaticInputs, i int) {
+		in.Set(service("ns", "svc-7", sel, svcPort("http", 80, 8080), svcPort("grpc", 9090, int(9000+i%2))))
+	}, nil)
 }

@@ -38,7 +38,7 @@ func diffCounters(a, b map[string][2]uint64) map[string][2]uint64 {
 }
 
 // populate adds n services "svc-i" in namespace ns, each with two ports
-// and podsPer ready pods, and an HTTPRoute splitting svc-0 traffic.
+// and podsPer ready pods.
 func populate(in sources.StaticInputs, ns string, n, podsPer int) {
 	var svcs []*corev1.Service
 	var pods []*corev1.Pod
@@ -53,6 +53,13 @@ func populate(in sources.StaticInputs, ns string, n, podsPer int) {
 	}
 	set(in, svcs...)
 	set(in, pods...)
+}
+
+// splitRoute is the HTTPRoute "ns/split" of svc-0, splitting its traffic
+// between port 80 of svc-1 and svc-2 by the weights given.
+func splitRoute(w1, w2 int32) *gatewayv1.HTTPRoute {
+	return httpRoute("ns", "split", serviceParent("svc-0", nil),
+		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("svc-1", 80, w1), backend("svc-2", 80, w2)}})
 }
 
 // moved applies change and returns the counters it moved.
@@ -75,8 +82,7 @@ func TestChangesAreIncremental(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	g, in, m := newTestModel()
 	populate(in, "ns", 20, 3)
-	in.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
-		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("svc-1", 80, 90), backend("svc-2", 80, 10)}}))
+	in.Set(splitRoute(90, 10))
 	if st, _ := m.RouteStatus.Get("HTTPRoute/ns/split"); !st.Parents[0].Accepted() {
 		t.Fatalf("route not accepted: %+v", st)
 	}
@@ -163,8 +169,7 @@ func checkSmallChanges(t *testing.T, g *krt.Graph, in sources.StaticInputs) {
 	// A route weight change touches the routes of its parent service only:
 	// no cluster, load assignment, endpoint or workload.
 	expectMoved(t, g, "route change", func() {
-		in.Set(httpRoute("ns", "split", serviceParent("svc-0", nil),
-			gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("svc-1", 80, 0), backend("svc-2", 80, 100)}}))
+		in.Set(splitRoute(0, 100))
 	}, map[string][2]uint64{
 		"test/httproutes":         {0, 1},
 		"HTTPRouteResults":        {1, 1},
