@@ -146,6 +146,24 @@ func routeServices() []*corev1.Service {
 	return out
 }
 
+// newRouteModel returns a model over routeServices and routes.
+func newRouteModel(routes ...any) *Model {
+	_, in, m := newTestModel()
+	set(in, routeServices()...)
+	in.Set(routes...)
+	return m
+}
+
+// expectRoutes checks the routes of virtual host vhost in the route
+// configuration named rc; what names them in the error.
+func expectRoutes(t *testing.T, m *Model, what, rc, vhost string, want []string) {
+	t.Helper()
+	c, _ := m.RouteConfigurations.Get(rc)
+	if got := vhostRoutes(c.Message, vhost); !slices.Equal(got, want) {
+		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
+	}
+}
+
 func d(s string) *gatewayv1.Duration { return ptr(gatewayv1.Duration(s)) }
 
 // An httpRouteCase is a route added beside routeServices, and what it
@@ -356,26 +374,15 @@ func TestHTTPRoutes(t *testing.T) {
 	cases := slices.Concat(httpRouteMatchCases(), httpRouteRuleCases(), httpRouteBackendCases(), httpRouteParentCases())
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, in, m := newTestModel()
-			set(in, routeServices()...)
-			in.Set(tc.route)
+			m := newRouteModel(tc.route)
 			st, ok := m.RouteStatus.Get(RouteKey(KindHTTPRoute, "ns", tc.route.Name))
 			if got := statusString(st); got != tc.status || ok != (tc.status != "") {
 				t.Errorf("status:\n got %q (present %v)\nwant %q", got, ok, tc.status)
 			}
-			rc80, _ := m.RouteConfigurations.Get("web.ns.svc.cluster.local:80")
-			rc90, _ := m.RouteConfigurations.Get("web.ns.svc.cluster.local:9090")
-			if got := vhostRoutes(rc80.Message, "web.ns.svc.cluster.local:80"); !slices.Equal(got, tc.grpc80) {
-				t.Errorf("gRPC routes of port 80:\n got %q\nwant %q", got, tc.grpc80)
-			}
-			if got := vhostRoutes(rc90.Message, "web.ns.svc.cluster.local:9090"); !slices.Equal(got, tc.grpc90) {
-				t.Errorf("gRPC routes of port 9090:\n got %q\nwant %q", got, tc.grpc90)
-			}
+			expectRoutes(t, m, "gRPC routes of port 80", "web.ns.svc.cluster.local:80", "web.ns.svc.cluster.local:80", tc.grpc80)
+			expectRoutes(t, m, "gRPC routes of port 9090", "web.ns.svc.cluster.local:9090", "web.ns.svc.cluster.local:9090", tc.grpc90)
 			if tc.envoy80 != nil {
-				side, _ := m.RouteConfigurations.Get("80")
-				if got := vhostRoutes(side.Message, "web.ns.svc.cluster.local:80"); !slices.Equal(got, tc.envoy80) {
-					t.Errorf("sidecar routes of port 80:\n got %q\nwant %q", got, tc.envoy80)
-				}
+				expectRoutes(t, m, "sidecar routes of port 80", "80", "web.ns.svc.cluster.local:80", tc.envoy80)
 			}
 			validateModel(t, m)
 		})
@@ -405,16 +412,12 @@ func TestGRPCRoutes(t *testing.T) {
 				{Headers: []gatewayv1.GRPCHeaderMatch{{Name: "x-tenant", Value: "a"}}}},
 			BackendRefs: []gatewayv1.GRPCBackendRef{{BackendRef: backendRef("v2", 9090, 3)}, {BackendRef: backendRef("v1", 9090, 1)}},
 		})
-	_, in, m := newTestModel()
-	set(in, routeServices()...)
-	in.Set(route)
+	m := newRouteModel(route)
 	st, _ := m.RouteStatus.Get("GRPCRoute/ns/grpc")
 	if got, want := statusString(st), "ns/web:9090 Accepted=true(Accepted) ResolvedRefs=true(ResolvedRefs)"; got != want {
 		t.Errorf("status %q, want %q", got, want)
 	}
-	rc, _ := m.RouteConfigurations.Get("web.ns.svc.cluster.local:9090")
-	got := vhostRoutes(rc.Message, "web.ns.svc.cluster.local:9090")
-	want := []string{
+	expectRoutes(t, m, "routes", "web.ns.svc.cluster.local:9090", "web.ns.svc.cluster.local:9090", []string{
 		"path:/pkg.Echo/Say => v1:9090",
 		// Regular expressions: the longer one first.
 		`regex:/pkg\..*/[^/]+ => v2:9090*3 v1:9090*1`,
@@ -422,10 +425,7 @@ func TestGRPCRoutes(t *testing.T) {
 		"prefix:/pkg.Echo/ => v2:9090*3 v1:9090*1",
 		"prefix:/ h:x-tenant=a => v2:9090*3 v1:9090*1",
 		"prefix:/ => web:9090",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("routes:\n got %q\nwant %q", got, want)
-	}
+	})
 	validateModel(t, m)
 }
 
@@ -443,21 +443,14 @@ func TestRoutePrecedenceAcrossRoutes(t *testing.T) {
 		gatewayv1.HTTPRouteRule{Matches: prefix("/shop"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 1)}},
 		gatewayv1.HTTPRouteRule{Matches: prefix("/shop/cart"), BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 9090, 1)}})
 	b.CreationTimestamp = old
-	_, in, m := newTestModel()
-	set(in, routeServices()...)
-	in.Set(a, b)
-	rc, _ := m.RouteConfigurations.Get("80")
-	got := vhostRoutes(rc.Message, "web.ns.svc.cluster.local:80")
-	want := []string{
+	m := newRouteModel(a, b)
+	expectRoutes(t, m, "routes", "80", "web.ns.svc.cluster.local:80", []string{
 		"sep:/shop/cart => v1:9090", // longest prefix
 		"sep:/shop => v1:80",        // same prefix: the older route wins
 		"sep:/shop => v2:80",
 		"prefix:/ => v2:80",
 		"prefix:/ => web:80",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("routes:\n got %q\nwant %q", got, want)
-	}
+	})
 	validateModel(t, m)
 }
 
@@ -495,9 +488,7 @@ func TestRouteFollowsBackendLifecycle(t *testing.T) {
 // TestRouteClustersExist checks the invariant gRPC clients depend on:
 // every cluster a route configuration names is a cluster of the model.
 func TestRouteClustersExist(t *testing.T) {
-	_, in, m := newTestModel()
-	set(in, routeServices()...)
-	in.Set(httpRoute("ns", "split", serviceParent("web", nil),
+	m := newRouteModel(httpRoute("ns", "split", serviceParent("web", nil),
 		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 90), backend("v2", 9090, 10)}}))
 	named := 0
 	for _, rc := range m.RouteConfigurations.List() {
