@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/meshd/meshd/internal/atomicfile"
 	"github.com/meshd/meshd/security"
 )
 
@@ -81,32 +82,12 @@ func (d *Dir) Update(ctx context.Context, rev string, files map[string][]byte) (
 
 // write writes data to name atomically through a temporary file; with
 // exclusive it fails with fs.ErrExist instead of replacing name.
-func (d *Dir) write(name string, data []byte, exclusive bool) (err error) {
-	f, err := os.CreateTemp(d.path, "."+name+".tmp-")
+func (d *Dir) write(name string, data []byte, exclusive bool) error {
+	tmp, err := atomicfile.Temp(d.path, name, data, modes[name])
 	if err != nil {
 		return fmt.Errorf("castore: %w", err)
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil || exclusive {
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(modes[name]); err != nil {
-		f.Close()
-		return fmt.Errorf("castore: %w", err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("castore: writing %s: %w", name, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("castore: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("castore: %w", err)
-	}
+	defer os.Remove(tmp) // after a link, the temporary name; after a rename, nothing
 	final := filepath.Join(d.path, name)
 	if exclusive {
 		// A link fails if final exists: the first creator wins.
