@@ -60,7 +60,7 @@ function renderProxy(p) {
       el('span', { class: 'muted' }, [p.cluster, p.address, p.protocol, p.variant && 'variant ' + p.variant].filter(Boolean).join(' · ')),
       el('button', { type: 'button', class: 'dump-btn', onclick: () => showDump(p.nodeId) }, 'Config dump')),
     renderIdentity(p),
-    p.closeError ? el('div', { class: 'close-error' }, 'ended by meshd: ' + p.closeError) : null,
+    p.state === 'disconnected' ? renderClose(p) : null,
     el('div', { class: 'proxy-times' },
       p.state === 'disconnected' ? ago('disconnected', p.disconnectedAt) : ago('connected', p.connectedSince),
       ago('last push', p.lastPush),
@@ -69,9 +69,41 @@ function renderProxy(p) {
         ? el('details', { class: 'meta' }, el('summary', {}, `metadata (${meta.length})`),
           el('div', { class: 'meta-list' }, meta.map(([k, v]) => el('code', {}, `${k}=${v}`))))
         : null),
+    renderHistory(p.history),
     el('table', { class: 'types' },
       el('thead', {}, el('tr', {}, ['type', 'subscribed', 'sent', 'ACKed', 'last NACK'].map((h) => el('th', {}, h)))),
       el('tbody', {}, p.types.map(renderType))));
+}
+
+// renderClose says why the proxy's stream ended, with the error meshd
+// ended it with, if any.
+function renderClose(p) {
+  return el('div', { class: 'close-reason' + (p.closeError ? ' close-error' : '') },
+    'closed: ', el('b', {}, p.closeReason || 'unknown'),
+    p.closeError ? ' — ' + p.closeError : null);
+}
+
+// renderHistory lists the proxy's earlier streams under its node id,
+// newest first: a proxy that reconnects is one proxy with a history.
+function renderHistory(h) {
+  if (!h.length) return null;
+  return el('details', { class: 'history' },
+    el('summary', {}, `${h.length} earlier connection${h.length > 1 ? 's' : ''} · last closed: ${h[0].closeReason}`),
+    el('ol', {}, h.map((s) => el('li', {},
+      el('b', { class: 'close-reason' }, s.closeReason), ' ',
+      el('span', { class: 'muted' }, [s.protocol, s.address].filter(Boolean).join(' · ')), ' ',
+      el('span', { title: s.connectedSince }, 'connected ' + fmtAgo(s.connectedSince)), ', ',
+      el('span', { title: s.disconnectedAt }, 'ended ' + fmtAgo(s.disconnectedAt)),
+      s.closeError ? el('div', { class: 'close-error' }, s.closeError) : null))));
+}
+
+// renderSubscribed shows a type's subscription: all of it, or the names,
+// which unfold.
+function renderSubscribed(t) {
+  if (t.wildcard) return 'all (wildcard)';
+  if (!t.subscribed.length) return '0 named';
+  return el('details', { class: 'subscribed' }, el('summary', {}, `${t.subscribed.length} named`),
+    el('ul', {}, t.subscribed.map((n) => el('li', {}, el('code', {}, n)))));
 }
 
 // renderIdentity shows who the proxy proved to be: the SPIFFE ID of its
@@ -90,7 +122,7 @@ function renderType(t) {
   const rejecting = t.lastNack && (!t.lastAck || new Date(t.lastNack.time) >= new Date(t.lastAck));
   return el('tr', { class: rejecting ? 'rejecting' : (t.sentVersion !== t.ackedVersion ? 'pending' : '') },
     el('td', { title: t.typeUrl }, shortTypeURL(t.typeUrl)),
-    el('td', {}, t.wildcard ? 'all (wildcard)' : `${t.subscribed.length} named`),
+    el('td', {}, renderSubscribed(t)),
     el('td', {}, el('code', { title: t.sentVersion }, shortVersion(t.sentVersion)),
       el('span', { class: 'muted' }, ` · ${t.pushes} pushes`),
       t.resumed ? el('span', { class: 'muted', title: 'reconnected holding the current config: nothing was re-sent' }, ' · resumed') : null),
