@@ -44,27 +44,34 @@ func Parse(fs *pflag.FlagSet, args []string, out io.Writer, usage string) error 
 // line of its own with its value's placeholder, and its description
 // below, indented and wrapped at width columns.
 func Usages(fs *pflag.FlagSet, width int) string {
-	const indent = "        "
 	var b strings.Builder
 	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Hidden {
 			return
 		}
 		name, text := flagLine(f)
-		b.WriteString(name + "\n")
-		line := indent
-		for _, w := range strings.Fields(text) {
-			if len(line) > len(indent) && len(line)+1+len(w) > width {
-				b.WriteString(line + "\n")
-				line = indent
-			}
-			if len(line) > len(indent) {
-				line += " "
-			}
-			line += w
-		}
-		b.WriteString(line + "\n")
+		b.WriteString(name + "\n" + Wrap(text, "        ", width))
 	})
+	return b.String()
+}
+
+// Wrap fills text's words into lines of at most width columns, each
+// starting with indent and ending in a newline; a word longer than a line
+// has a line of its own.
+func Wrap(text, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for _, w := range strings.Fields(text) {
+		if len(line) > len(indent) && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += w
+	}
+	b.WriteString(line + "\n")
 	return b.String()
 }
 

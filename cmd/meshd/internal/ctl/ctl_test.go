@@ -282,4 +282,12 @@ func TestBadCommandLines(t *testing.T) {
 	if _, out, _ := ctl("proxies", "--help"); !strings.Contains(out, "--addr HOST:PORT") || !strings.Contains(out, "Usage:") {
 		t.Errorf("proxies --help: %s", out)
 	}
+	for _, name := range []string{"status", "proxies", "explain", "translate"} {
+		_, out, _ := ctl(name, "--help")
+		for _, l := range strings.Split(out, "\n") {
+			if len(l) > 80 {
+				t.Errorf("%s --help: a line of %d columns: %q", name, len(l), l)
+			}
+		}
+	}
 }
