@@ -4,6 +4,7 @@
 import { $, el } from './dom.js';
 import { fmtAgo, fmtUntil, shortTypeURL, shortVersion, pretty } from './format.js';
 import { api } from './api.js';
+import { links } from './location.js';
 
 const VERDICT_TEXT = {
   'up-to-date': 'up to date',
@@ -16,6 +17,16 @@ const VERDICT_TEXT = {
 const verdictText = (v) => VERDICT_TEXT[v] || v;
 
 let result = null; // the latest ProxiesResult
+let focused = null; // the node id a link asked for
+let scrollPending = false;
+
+// focusProxy marks the proxy with the node id and scrolls to it, now or
+// once it shows.
+export function focusProxy(id) {
+  focused = id;
+  scrollPending = true;
+  showProxies();
+}
 
 // showProxies shows a ProxiesResult; with none, it redraws the last one,
 // to keep relative times current.
@@ -37,6 +48,11 @@ export function showProxies(res) {
     return;
   }
   box.replaceChildren(renderSummary(ps), ...ps.map(renderProxy));
+  const card = box.querySelector('.proxy.focused');
+  if (card && scrollPending) {
+    scrollPending = false;
+    card.scrollIntoView({ block: 'start' });
+  }
 }
 
 // hasProxies reports whether an answer was shown yet.
@@ -53,10 +69,10 @@ function renderSummary(ps) {
 function renderProxy(p) {
   const ago = (label, t) => el('span', {}, label + ' ', el('b', { title: t }, fmtAgo(t)));
   const meta = Object.entries(p.metadata).sort();
-  return el('div', { class: 'proxy v-' + p.verdict, dataset: { node: p.nodeId } },
+  return el('div', { class: 'proxy v-' + p.verdict + (p.nodeId === focused ? ' focused' : ''), dataset: { node: p.nodeId } },
     el('div', { class: 'proxy-head' },
       el('span', { class: 'verdict v-' + p.verdict }, verdictText(p.verdict)),
-      el('code', { class: 'node-id' }, p.nodeId),
+      el('a', { class: 'node-link', href: links.proxy(p.nodeId), title: 'link to this proxy' }, el('code', { class: 'node-id' }, p.nodeId)),
       el('span', { class: 'muted' }, [p.cluster, p.address, p.protocol, p.variant && 'variant ' + p.variant].filter(Boolean).join(' · ')),
       el('button', { type: 'button', class: 'dump-btn', onclick: () => showDump(p.nodeId) }, 'Config dump')),
     renderIdentity(p),
