@@ -32,7 +32,9 @@
 // them as %2F.
 //
 // The page is plain ES modules, one per tab or concern (ui/main.js wires
-// them), with no build step. The JSON fields it reads are declared in one
+// them), with no build step. What it shows is in its URL's fragment
+// (ui/location.js: #/collection/NAME, #/explain/KEY, #/proxy/ID, ...), so
+// a link opens it and a reload keeps it. The JSON fields it reads are declared in one
 // place, ui/fields.js, through which every answer is decoded; a test holds
 // that file to the Go types above, so renaming or dropping a field the page
 // reads fails the build's tests rather than blanking the page.
