@@ -181,6 +181,18 @@
 // and the proxies that left a response unanswered longer than
 // WithUnansweredAfter (Unanswered; each is also logged).
 //
+// # Disconnections
+//
+// When a stream ends, the registry records why (ProxyStatus.CloseReason):
+// the client closed or cancelled it, its connection closed, the server
+// closed the connection for a keepalive timeout or at its maximum age,
+// the server shut down, or it refused a request. gRPC hands a stream
+// handler only a cancelled context, so the server tells these apart from
+// its connections, which it follows from their handshake (when each last
+// read, and who closed it first). A node id's ended streams, the last
+// MaxSessions, are its History, and its newest ended stream replaces the
+// earlier ones among the retained: a proxy that reconnects is one proxy.
+//
 // # Requests
 //
 // The server decodes discovery requests with its own gRPC codec: resource

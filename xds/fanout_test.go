@@ -152,8 +152,8 @@ func TestStuckClient(t *testing.T) {
 	if ts.Pending > 1 || ts.Pushes >= changes {
 		t.Fatalf("stuck stream: %d pending, %d pushes for %d changes", ts.Pending, ts.Pushes, changes)
 	}
-	if !p.Stale {
-		t.Fatalf("stuck stream not flagged stale: %+v", p)
+	if !p.Behind {
+		t.Fatalf("stuck stream not flagged behind: %+v", p)
 	}
 }
 

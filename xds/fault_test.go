@@ -134,8 +134,8 @@ func TestFaultSlowConsumers(t *testing.T) {
 		if ts.Pending > 1 || p.Pending > 1 || ts.Pushes > uint64(changes)+1 {
 			t.Errorf("stuck-%d: %d pending, %d pushes for %d changes", i, ts.Pending, ts.Pushes, changes)
 		}
-		if !p.Stale {
-			t.Errorf("stuck-%d not flagged stale", i)
+		if !p.Behind {
+			t.Errorf("stuck-%d not flagged behind", i)
 		}
 	}
 }

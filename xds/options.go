@@ -237,6 +237,7 @@ func WithShutdownGrace(d time.Duration) Option { return func(o *options) { o.shu
 
 // WithUnansweredAfter sets how long a proxy may leave a response
 // unanswered (no ACK or NACK) before the server logs a warning naming it
-// and counts it in Stats.Unanswered; it logs again, at info, when the
-// proxy answers. 0 turns the check off. Default: 10s.
+// and counts it in Stats.Unanswered, and ProxyStatus.Stale shows it; it
+// logs again, at info, when the proxy answers. 0 turns the check off.
+// Default: 10s.
 func WithUnansweredAfter(d time.Duration) Option { return func(o *options) { o.unansweredAfter = d } }

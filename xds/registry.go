@@ -3,6 +3,7 @@ package xds
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -33,11 +34,17 @@ type ProxyStatus struct {
 	CertificateExpiry time.Time `json:"certificateExpiry,omitzero"`
 
 	ConnectedAt time.Time `json:"connectedAt"`
-	// Connected is false once the stream ended, at DisconnectedAt, with
-	// CloseError (empty when the client closed it).
-	Connected      bool      `json:"connected"`
-	DisconnectedAt time.Time `json:"disconnectedAt,omitzero"`
-	CloseError     string    `json:"closeError,omitempty"`
+	// Connected is false once the stream ended, at DisconnectedAt, for
+	// CloseReason, with the error it ended with (empty when the client
+	// closed it).
+	Connected      bool        `json:"connected"`
+	DisconnectedAt time.Time   `json:"disconnectedAt,omitzero"`
+	CloseReason    CloseReason `json:"closeReason,omitempty"`
+	CloseError     string      `json:"closeError,omitempty"`
+	// History holds the node id's other ended streams, newest first, at
+	// most MaxSessions: a proxy that reconnected is one node id with a
+	// history. Empty for a stream without a node id.
+	History []Session `json:"history,omitempty"`
 
 	// Types holds the stream's state per type URL.
 	Types map[string]TypeStatus `json:"types"`
@@ -45,8 +52,13 @@ type ProxyStatus struct {
 	LastPush time.Time `json:"lastPush,omitzero"`
 	// Pending is the number of changed names waiting to be pushed.
 	Pending int `json:"pending"`
-	// Stale is set when a response is not acknowledged yet or changes are
-	// pending; Rejecting when the last answer of some type is a NACK.
+	// Behind is set while the proxy does not hold the latest config: a
+	// response is not answered yet or changes are pending. Stale is set
+	// once a response has gone unanswered (neither ACK nor NACK) longer
+	// than WithUnansweredAfter: the proxy is not keeping up, or is gone
+	// without closing its stream. Rejecting is set when the last answer
+	// of some type is a NACK.
+	Behind    bool `json:"behind"`
 	Stale     bool `json:"stale"`
 	Rejecting bool `json:"rejecting"`
 }
@@ -87,7 +99,9 @@ type TypeStatus struct {
 }
 
 // Proxies returns every connected stream and the disconnected ones still
-// retained (see WithRetention), ordered by ID.
+// retained (see WithRetention), ordered by ID. A node id's disconnected
+// stream is left out while the node id has a connected one: it is in
+// that stream's History.
 func (s *Server) Proxies() []ProxyStatus {
 	s.mu.Lock()
 	s.pruneLocked(time.Now())
@@ -98,9 +112,18 @@ func (s *Server) Proxies() []ProxyStatus {
 	conns = append(conns, s.gone...)
 	s.mu.Unlock()
 	out := make([]ProxyStatus, 0, len(conns))
+	now := time.Now()
 	for _, c := range conns {
-		out = append(out, c.status())
+		out = append(out, c.status(now))
 	}
+	s.addHistory(out)
+	open := map[string]bool{}
+	for _, p := range out {
+		if p.Connected && p.NodeID != "" {
+			open[p.NodeID] = true
+		}
+	}
+	out = slices.DeleteFunc(out, func(p ProxyStatus) bool { return !p.Connected && open[p.NodeID] })
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
@@ -111,7 +134,19 @@ func (s *Server) Proxy(id uint64) (ProxyStatus, error) {
 	if err != nil {
 		return ProxyStatus{}, err
 	}
-	return c.status(), nil
+	p := []ProxyStatus{c.status(time.Now())}
+	s.addHistory(p)
+	return p[0], nil
+}
+
+// addHistory sets each status's History. It takes the registry lock,
+// which is never held with a conn's.
+func (s *Server) addHistory(ps []ProxyStatus) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range ps {
+		ps[i].History = s.history.of(ps[i].NodeID, ps[i].ID)
+	}
 }
 
 func (s *Server) find(id uint64) (*conn, error) {
@@ -128,7 +163,7 @@ func (s *Server) find(id uint64) (*conn, error) {
 	return nil, fmt.Errorf("proxy %d: %w", id, ErrUnknownProxy)
 }
 
-func (c *conn) status() ProxyStatus {
+func (c *conn) status(now time.Time) ProxyStatus {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := ProxyStatus{
@@ -140,6 +175,7 @@ func (c *conn) status() ProxyStatus {
 		ConnectedAt:       c.connected,
 		Connected:         c.disconnected.IsZero(),
 		DisconnectedAt:    c.disconnected,
+		CloseReason:       c.closeReason,
 		CloseError:        c.closeErr,
 		Variant:           c.s.variant,
 		Types:             make(map[string]TypeStatus, len(c.s.types)),
@@ -163,13 +199,17 @@ func (c *conn) status() ProxyStatus {
 			p.LastPush = ts.lastPush
 		}
 		if ts.nonce != "" && ts.nonce != ts.ackedNonce && (ts.lastNack == nil || ts.lastNack.Nonce != ts.nonce) {
-			p.Stale = true
+			p.Behind = true
 		}
 		p.Pending += st.Pending
 		p.Types[t] = st
 	}
 	if p.Pending > 0 {
-		p.Stale = true
+		p.Behind = true
+	}
+	if after := c.srv.opts.unansweredAfter; after > 0 && p.Connected {
+		oldest, ok := c.s.oldestUnanswered()
+		p.Stale = ok && now.Sub(oldest) > after
 	}
 	return p
 }

@@ -389,8 +389,8 @@ func checkResumed(t *testing.T, b *fixture, p xds.ProxyStatus, ra map[string]*di
 			t.Errorf("%s on b: %+v; want resumed, holding %d resources at %s, nothing sent or pending", typ, ts, n, v)
 		}
 	}
-	if p.Stale || p.Rejecting {
-		t.Errorf("proxy on b stale %v, rejecting %v; want neither", p.Stale, p.Rejecting)
+	if p.Behind || p.Stale || p.Rejecting {
+		t.Errorf("proxy on b behind %v, stale %v, rejecting %v; want none", p.Behind, p.Stale, p.Rejecting)
 	}
 	st := b.srv.Stats()
 	for _, typ := range []string{"cds", "eds", "lds", "rds"} {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -37,14 +38,20 @@ type Server struct {
 	changed chan struct{}
 	// stopping is closed when Serve's context ends: every stream returns.
 	stopping chan struct{}
+	// tracker follows the listeners' connections, to tell why a stream
+	// ended (closeReason).
+	tracker connTracker
 
 	mu sync.Mutex // guards following
 	// dirty holds the changed names not yet handed to streams, per type.
 	dirty map[string]map[string]struct{}
 	conns map[uint64]*conn
-	gone  []*conn // disconnected, oldest first
+	// gone are the disconnected streams, oldest first, at most one per
+	// node id: a node's earlier streams are in its history.
+	gone []*conn
 	// goneNames is the sum of the gone conns' retainedNames.
 	goneNames int
+	history   *histories
 	nextID    uint64
 	started   bool
 }
@@ -69,6 +76,7 @@ func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
 		stopping: make(chan struct{}),
 		dirty:    map[string]map[string]struct{}{},
 		conns:    map[uint64]*conn{},
+		history:  newHistories(o.maxRetained),
 	}
 	cols := make([]krt.Collection[entry], 0, len(sources))
 	variants := s.addSources(sources)
@@ -195,10 +203,13 @@ func (s *Server) newGRPCServers(n int) ([]*grpc.Server, error) {
 	}
 	servers := make([]*grpc.Server, n)
 	for i := range servers {
-		opts := gopts
-		if i == 0 && creds != nil {
-			opts = append(append([]grpc.ServerOption(nil), gopts...), creds)
+		var c credentials.TransportCredentials
+		if i == 0 {
+			c = creds
 		}
+		// First, so that credentials given by WithGRPCServerOptions win
+		// (their connections' close reasons are then unknown).
+		opts := append([]grpc.ServerOption{grpc.Creds(s.tracker.creds(c))}, gopts...)
 		gs := grpc.NewServer(opts...)
 		discovery.RegisterAggregatedDiscoveryServiceServer(gs, &adsService{s: s})
 		for _, register := range s.opts.services {
@@ -287,7 +298,7 @@ func (s *Server) stopGRPC(servers []*grpc.Server) {
 
 // grpcOptions returns the gRPC server options every listener shares and,
 // apart, the TLS credentials of the main one (nil: plaintext).
-func (s *Server) grpcOptions() ([]grpc.ServerOption, grpc.ServerOption, error) {
+func (s *Server) grpcOptions() ([]grpc.ServerOption, credentials.TransportCredentials, error) {
 	opts := []grpc.ServerOption{
 		grpc.KeepaliveParams(s.opts.keepalive),
 		grpc.KeepaliveEnforcementPolicy(s.opts.enforcement),
@@ -306,7 +317,7 @@ func (s *Server) grpcOptions() ([]grpc.ServerOption, grpc.ServerOption, error) {
 	if tc == nil {
 		return opts, nil, nil
 	}
-	return opts, grpc.Creds(credentials.NewTLS(tc)), nil
+	return opts, credentials.NewTLS(tc), nil
 }
 
 func loadTLS(f tlsFiles) (*tls.Config, error) {
@@ -367,30 +378,55 @@ func (s *Server) connect(c *conn) {
 	s.opts.logger.Debug("xds: stream opened", "conn", c.id, "kind", c.kind, "peer", c.peer)
 }
 
-// disconnect moves c to the disconnected proxies.
+// disconnect moves c to the disconnected proxies, in place of an earlier
+// stream of its node, and records the stream in its node's history.
 func (s *Server) disconnect(c *conn, err error) {
 	now := time.Now()
+	end := streamEnd{err: err, conn: c.tc.end(), keepalive: s.opts.keepalive}
+	select {
+	case <-s.stopping:
+		end.shutdown = true
+	default:
+	}
 	c.mu.Lock()
 	c.disconnected = now
+	c.closeReason = closeReason(end)
 	if err != nil {
 		c.closeErr = err.Error()
 	}
-	node := c.s.nodeID()
+	c.endedNode = c.s.nodeID()
 	for _, ts := range c.s.types {
 		c.retainedNames += len(ts.names) + len(ts.sent)
 	}
 	c.mu.Unlock()
 	s.mu.Lock()
 	delete(s.conns, c.id)
+	s.dropGoneLocked(c.endedNode)
 	s.gone = append(s.gone, c)
 	s.goneNames += c.retainedNames
+	s.history.add(c.endedNode, c.session())
 	s.pruneLocked(now)
 	s.mu.Unlock()
 	s.stats.stream(-1)
 	if o := s.opts.observer; o != nil {
 		o.Disconnect(c.kind)
 	}
-	s.opts.logger.Debug("xds: stream closed", "conn", c.id, "proxy", node, "error", err)
+	s.opts.logger.Debug("xds: stream closed", "conn", c.id, "proxy", c.endedNode, "reason", c.closeReason, "error", err)
+}
+
+// dropGoneLocked drops the retained stream of node, if any; streams
+// without a node id are kept. s.mu must be held.
+func (s *Server) dropGoneLocked(node string) {
+	if node == "" {
+		return
+	}
+	s.gone = slices.DeleteFunc(s.gone, func(g *conn) bool {
+		if g.endedNode != node {
+			return false
+		}
+		s.goneNames -= g.retainedNames
+		return true
+	})
 }
 
 // pruneLocked drops disconnected proxies past retention, beyond the
@@ -418,6 +454,9 @@ func (s *Server) newConn(ctx context.Context, kind StreamKind) *conn {
 	id := s.nextID
 	s.mu.Unlock()
 	c := newConn(s, id, kind, addr)
+	if p != nil {
+		c.tc = s.tracker.find(p.LocalAddr, p.Addr)
+	}
 	cert := verifiedLeaf(p)
 	if cert != nil {
 		c.identity, c.certExpiry = peerIdentity(cert), cert.NotAfter

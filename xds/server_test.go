@@ -25,7 +25,8 @@ import (
 )
 
 // TestShutdown checks that ending Serve's context ends open streams with
-// Unavailable, and that the registry keeps the disconnected proxy, flagged.
+// Unavailable, and that the registry keeps the disconnected proxy, flagged
+// with the reason.
 func TestShutdown(t *testing.T) {
 	g := krt.NewGraph()
 	eds := krt.NewStatic[*endpointCLA](g, krt.WithKey(func(c *endpointCLA) string { return c.name }))
@@ -56,6 +57,9 @@ func TestShutdown(t *testing.T) {
 	ps := srv.Proxies()
 	if len(ps) != 1 || ps[0].Connected || ps[0].DisconnectedAt.IsZero() {
 		t.Fatalf("proxies after shutdown = %+v", ps)
+	}
+	if ps[0].CloseReason != xds.CloseServerShutdown {
+		t.Errorf("close reason after shutdown = %q, want %q", ps[0].CloseReason, xds.CloseServerShutdown)
 	}
 	if err := srv.Serve(ctx, lis); !errors.Is(err, xds.ErrServing) {
 		t.Fatalf("second Serve: %v, want ErrServing", err)

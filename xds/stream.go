@@ -32,7 +32,9 @@ type conn struct {
 	identity   string
 	certExpiry time.Time
 	connected  time.Time
-	srv        *Server
+	// tc is the stream's connection; nil when not tracked.
+	tc  *trackedConn
+	srv *Server
 	// wake has room for one signal: notifications coalesce in the
 	// session's pending set.
 	wake chan struct{}
@@ -50,6 +52,20 @@ type conn struct {
 	// what keeping it in the registry costs (WithMaxRetainedNames).
 	retainedNames int
 	closeErr      string
+	closeReason   CloseReason
+	// endedNode is the node id, set once disconnected; read under the
+	// server's lock by then.
+	endedNode string
+}
+
+// session returns the record of c's ended stream. c.mu must be held, or
+// c disconnected.
+func (c *conn) session() Session {
+	return Session{
+		ID: c.id, Kind: c.kind, Peer: c.peer,
+		ConnectedAt: c.connected, DisconnectedAt: c.disconnected,
+		CloseReason: c.closeReason, CloseError: c.closeErr,
+	}
 }
 
 func newConn(s *Server, id uint64, kind StreamKind, peer string) *conn {

@@ -62,6 +62,7 @@ func TestUnansweredProxyIsReported(t *testing.T) {
 	if got := f.srv.Stats().Unanswered; got != 1 {
 		t.Fatalf("Stats.Unanswered = %d, want 1", got)
 	}
+	wantStale(t, f.srv, map[string]bool{"mute-proxy": true, "live-proxy": false})
 
 	// More changes while it stays mute do not repeat the warning. (The
 	// mute proxy gets them last: its push is held for its answer, up to
@@ -87,7 +88,19 @@ func TestUnansweredProxyIsReported(t *testing.T) {
 	if again := sink.lines("answering again"); !strings.Contains(again[0], "proxy=mute-proxy") {
 		t.Fatalf("recovery line %q does not name mute-proxy", again[0])
 	}
+	wantStale(t, f.srv, map[string]bool{"mute-proxy": false})
 	if l := sink.lines("live-proxy"); len(l) != 0 {
 		t.Fatalf("the answering proxy was reported: %q", l)
+	}
+}
+
+// wantStale checks which nodes the registry calls stale, as the UI and
+// the stale metric do; a stale proxy is behind too.
+func wantStale(t *testing.T, s *xds.Server, stale map[string]bool) {
+	t.Helper()
+	for node, want := range stale {
+		if p := proxyByNode(t, s, node); p.Stale != want || (want && !p.Behind) {
+			t.Errorf("%s: stale %v, behind %v; want stale %v", node, p.Stale, p.Behind, want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -341,11 +342,14 @@ func (s *Source) readAll(files map[string]bool) map[string]*parsed {
 }
 
 // applyLocked applies decoded files as one transaction and reports their
-// problems. The caller holds loadMu.
+// problems, the conflicts they start and, after the first load, the files
+// that loaded. The caller holds loadMu.
 func (s *Source) applyLocked(changes map[string]*parsed) {
 	s.mu.Lock()
-	w := s.st.apply(changes)
+	w, conflicts := s.st.apply(changes)
 	s.stats.Loads++
+	reload := s.stats.Loads > 1
+	var loaded []string
 	for path, p := range changes {
 		if p == nil {
 			s.opts.logger.Info("manifest file removed", "path", s.displayPath(path))
@@ -353,17 +357,21 @@ func (s *Source) applyLocked(changes map[string]*parsed) {
 		}
 		if p.failed {
 			s.stats.FileErrors++
+		} else {
+			loaded = append(loaded, s.displayPath(path))
 		}
-		for _, pr := range p.problems {
-			pr.Path = s.displayPath(pr.Path)
-			if pr.Severity == SeverityError {
-				s.opts.logger.Error("manifest rejected; keeping the file's last good objects", "problem", pr.String())
-			} else {
-				s.opts.logger.Warn("manifest warning", "problem", pr.String())
-			}
-		}
+		s.logProblems(p.problems)
+	}
+	for _, id := range conflicts {
+		owners := s.st.claims[id]
+		s.opts.logger.Warn("manifest conflict: an object is defined in more than one file; the first path wins",
+			"object", describe(id), "used", s.displayPath(owners[0]), "ignored", displayAll(s.displayPath, owners[1:]))
 	}
 	s.mu.Unlock()
+	if reload && len(loaded) > 0 {
+		slices.Sort(loaded)
+		s.opts.logger.Info("manifests reloaded", "files", loaded, "changed", w.count())
+	}
 	if w.empty() {
 		return
 	}
@@ -375,6 +383,27 @@ func (s *Source) applyLocked(changes map[string]*parsed) {
 			k.del(tx, keys)
 		}
 	})
+}
+
+// logProblems logs a loaded file's problems: an error keeps the file's
+// last good objects.
+func (s *Source) logProblems(problems []Problem) {
+	for _, pr := range problems {
+		pr.Path = s.displayPath(pr.Path)
+		if pr.Severity == SeverityError {
+			s.opts.logger.Error("manifest rejected; keeping the file's last good objects", "problem", pr.String())
+		} else {
+			s.opts.logger.Warn("manifest warning", "problem", pr.String())
+		}
+	}
+}
+
+func displayAll(display func(string) string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = display(p)
+	}
+	return out
 }
 
 // walk returns the manifest files under dir, skipping hidden entries.

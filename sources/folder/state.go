@@ -44,10 +44,23 @@ type writes struct {
 
 func (w *writes) empty() bool { return len(w.sets) == 0 && len(w.dels) == 0 }
 
+// count is the number of objects the writes set or delete.
+func (w *writes) count() int {
+	n := 0
+	for _, objs := range w.sets {
+		n += len(objs)
+	}
+	for _, keys := range w.dels {
+		n += len(keys)
+	}
+	return n
+}
+
 // apply records new contents for some files (nil: the file is gone) and
-// returns the writes that bring the collections in line. A file that
-// failed keeps its last good objects.
-func (st *state) apply(changes map[string]*parsed) writes {
+// returns the writes that bring the collections in line, and the objects
+// it made conflicts (defined in more than one file) that were not. A
+// file that failed keeps its last good objects.
+func (st *state) apply(changes map[string]*parsed) (writes, []objectID) {
 	affected := map[objectID]struct{}{}
 	// Visit files in order so that claims are built the same way every time.
 	paths := make([]string, 0, len(changes))
@@ -86,9 +99,13 @@ func (st *state) apply(changes map[string]*parsed) writes {
 	}
 
 	w := writes{sets: map[*kind][]runtime.Object{}, dels: map[*kind][]string{}}
+	var started []objectID
 	for id := range affected {
 		owners := st.claims[id]
 		if len(owners) > 1 {
+			if _, was := st.conflicts[id]; !was {
+				started = append(started, id)
+			}
 			st.conflicts[id] = struct{}{}
 		} else {
 			delete(st.conflicts, id)
@@ -99,7 +116,7 @@ func (st *state) apply(changes map[string]*parsed) writes {
 		}
 		w.sets[id.kind] = append(w.sets[id.kind], st.files[owners[0]].objs[id].obj)
 	}
-	return w
+	return w, started
 }
 
 func (st *state) claim(path string, id objectID) {

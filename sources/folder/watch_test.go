@@ -1,6 +1,8 @@
 package folder
 
 import (
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -273,5 +275,37 @@ func TestWatchDebounce(t *testing.T) {
 	// The burst is applied in one go (two if it straddled a period).
 	if n := s.Stats().Loads - before; n < 1 || n > 2 {
 		t.Errorf("%d writes applied in %d loads", writes-1, n)
+	}
+}
+
+// TestWatchLogsReloadsAndConflicts: a conflict is logged once, when it
+// starts, naming the file used and the one ignored; a reload that loads
+// is logged with its files, the first load is not.
+func TestWatchLogsReloadsAndConflicts(t *testing.T) {
+	dir := t.TempDir()
+	var log testrun.Buffer
+	write(t, filepath.Join(dir, "a.yaml"), serviceYAML("ns", "web", "web", 81))
+	write(t, filepath.Join(dir, "b.yaml"), serviceYAML("ns", "web", "web", 82))
+	s, _ := startDir(t, dir, WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+	lines := func(substr string) int { return strings.Count(log.String(), substr) }
+	conflict := fmt.Sprintf("object=\"Service ns/web\" used=%s ignored=[%s]", filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml"))
+	if lines("level=WARN msg=\"manifest conflict") != 1 || lines(conflict) != 1 {
+		t.Errorf("want one conflict warning with %s:\n%s", conflict, log.String())
+	}
+	if lines("manifests reloaded") != 0 {
+		t.Errorf("the first load is logged as a reload:\n%s", log.String())
+	}
+
+	// Editing the ignored file is a reload; the conflict goes on, unlogged.
+	write(t, filepath.Join(dir, "b.yaml"), serviceYAML("ns", "web", "web", 83))
+	eventually(t, "the reload logged", func() bool { return lines("manifests reloaded") == 1 })
+	if want := fmt.Sprintf("files=[%s] changed=1", filepath.Join(dir, "b.yaml")); lines(want) != 1 {
+		t.Errorf("reload line lacks %q:\n%s", want, log.String())
+	}
+	if lines("manifest conflict") != 1 {
+		t.Errorf("an ongoing conflict logged again:\n%s", log.String())
+	}
+	if s.Stats().Conflicts != 1 {
+		t.Errorf("stats %+v, want one conflict", s.Stats())
 	}
 }

@@ -167,6 +167,17 @@ func TestHelp(t *testing.T) {
 			t.Errorf("help does not explain %s", flag)
 		}
 	}
+	// It reads in an 80-column terminal, and values have placeholders.
+	for _, l := range strings.Split(out.String(), "\n") {
+		if len(l) > 80 {
+			t.Errorf("help line of %d columns: %q", len(l), l)
+		}
+	}
+	for _, want := range []string{"\n  --config-dir DIR\n", "\n  --xds-addr host:port\n", "\n  --version\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
 }
 
 func TestIsLoopback(t *testing.T) {

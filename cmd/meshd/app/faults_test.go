@@ -303,15 +303,19 @@ func TestFaultSlowProxy(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "ratings.yaml"), ratingsService)
 	live.Ack(recvCluster(t, live, ratingsCluster))
 
-	// Metrics: one stale proxy, at once (a response is unanswered).
-	r.waitMetric(t, "meshd_xds_stale_proxies", func(v float64) bool { return v == 1 })
-
-	// API: the stuck proxy turns stale once its response has gone
-	// unanswered for staleAfter; the live one is up to date.
+	// Metrics and API say the same: no stale proxy while the stuck one's
+	// response is younger than staleAfter (a stuck proxy stays stale, so
+	// a metric read before an API answer of "not stale" must be 0), one
+	// once the API calls it stale.
+	before := r.waitMetric(t, "meshd_xds_stale_proxies", func(float64) bool { return true })
+	if p := r.proxy(t, "stuck", "listed", func(debugui.ProxyEntry) bool { return true }); p.State != debugui.ProxyStale && before != 0 {
+		t.Errorf("meshd_xds_stale_proxies = %v while the UI calls no proxy stale", before)
+	}
 	p := r.proxy(t, "stuck", "stale", func(p debugui.ProxyEntry) bool { return p.State == debugui.ProxyStale })
 	if p.Verdict != "stale" {
 		t.Errorf("stuck proxy verdict = %q, want stale", p.Verdict)
 	}
+	r.waitMetric(t, "meshd_xds_stale_proxies", func(v float64) bool { return v == 1 })
 	r.proxy(t, "live", "up to date", func(p debugui.ProxyEntry) bool { return p.Verdict == "up-to-date" })
 
 	// Log: one warning names the stuck proxy, none the live one.

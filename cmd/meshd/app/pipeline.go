@@ -22,7 +22,8 @@ import (
 )
 
 // staleAfter is how long a proxy may leave a response unanswered before
-// the debug UI calls it stale.
+// the xDS registry, hence the debug UI and meshd_xds_stale_proxies, calls
+// it stale.
 const staleAfter = 10 * time.Second
 
 // build creates the sources, the mesh model and the xDS server in the
@@ -172,7 +173,7 @@ func (a *App) buildXDS() error {
 	a.ready.add("xDS server (first version)", s.Ready())
 	// Every source has added its problem report by now.
 	a.metrics = append(a.metrics, metrics.NewXDSCollector(s), metrics.NewProblemsCollector(a.problems))
-	a.proxies = proxyView{s: s, staleAfter: staleAfter, now: time.Now, mtls: m.WorkloadMTLS.Get}
+	a.proxies = proxyView{s: s, mtls: m.WorkloadMTLS.Get}
 	a.components = append(a.components, component{"xds", func(ctx context.Context) error {
 		if a.plainLis != nil {
 			return s.Serve(ctx, a.xdsLis, a.plainLis)

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 	"github.com/meshd/meshd/collections"
@@ -25,19 +24,17 @@ type proxyRegistry interface {
 // the debug UI's, which is keyed by node id.
 type proxyView struct {
 	s proxyRegistry
-	// staleAfter is how long a response may go unanswered before the
-	// proxy counts as stale rather than merely busy.
-	staleAfter time.Duration
-	now        func() time.Time
 	// mtls returns the mTLS mode of the workload "namespace/name"; nil:
 	// none known.
 	mtls func(key string) (collections.WorkloadMTLS, bool)
 }
 
-// Proxies implements debugui.Proxies. A node id held by several streams
-// (a proxy that reconnected, with its old stream still retained) is shown
-// as "<node>#<stream>" for all but its latest stream, so every entry has an
-// id of its own; an empty node id shows as "stream-<id>".
+// Proxies implements debugui.Proxies. A proxy that reconnected is one
+// entry, its earlier streams in its history (the registry lists a node
+// id's ended stream only while it has no open one). A node id held by
+// several open streams is shown as "<node>#<stream>" for all but its
+// latest stream, so every entry has an id of its own; an empty node id
+// shows as "stream-<id>".
 func (v proxyView) Proxies() []debugui.ProxyStatus {
 	ps := v.s.Proxies()
 	latest := map[string]uint64{}
@@ -46,7 +43,6 @@ func (v proxyView) Proxies() []debugui.ProxyStatus {
 			latest[p.NodeID] = p.ID
 		}
 	}
-	now := v.now()
 	out := make([]debugui.ProxyStatus, 0, len(ps))
 	for _, p := range ps {
 		id := p.NodeID
@@ -56,13 +52,13 @@ func (v proxyView) Proxies() []debugui.ProxyStatus {
 		case latest[id] != p.ID:
 			id += "#" + strconv.FormatUint(p.ID, 10)
 		}
-		out = append(out, v.convert(id, p, now))
+		out = append(out, v.convert(id, p))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].NodeID < out[j].NodeID })
 	return out
 }
 
-func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.ProxyStatus {
+func (v proxyView) convert(id string, p xds.ProxyStatus) debugui.ProxyStatus {
 	s := debugui.ProxyStatus{
 		NodeID:            id,
 		Cluster:           p.Cluster,
@@ -75,29 +71,52 @@ func (v proxyView) convert(id string, p xds.ProxyStatus, now time.Time) debugui.
 		State:             debugui.ProxyConnected,
 		ConnectedSince:    p.ConnectedAt,
 		DisconnectedAt:    p.DisconnectedAt,
-		CloseError:        p.CloseError,
+		CloseReason:       string(p.CloseReason),
+		CloseError:        closeError(p.CloseReason, p.CloseError),
+		History:           sessions(p.History),
 		LastPush:          p.LastPush,
 		PendingPushes:     p.Pending,
-		Types:             []debugui.TypeStatus{},
+		Types:             convertTypes(p.Types),
 		Metadata:          proxyMetadata(p),
 	}
-	var stale bool
-	s.Types, stale = v.convertTypes(p.Types, now)
 	sort.Slice(s.Types, func(i, j int) bool { return s.Types[i].TypeURL < s.Types[j].TypeURL })
 	switch {
 	case !p.Connected:
 		s.State = debugui.ProxyDisconnected
-	case stale:
+	case p.Stale:
+		// The registry's stale, which meshd_xds_stale_proxies counts.
 		s.State = debugui.ProxyStale
 	}
 	return s
 }
 
-// convertTypes converts a proxy's per-type states, and reports whether a
-// response has gone unanswered for staleAfter.
-func (v proxyView) convertTypes(types map[string]xds.TypeStatus, now time.Time) ([]debugui.TypeStatus, bool) {
+// sessions converts a proxy's earlier streams; nil for none.
+func sessions(h []xds.Session) []debugui.Session {
+	var out []debugui.Session
+	for _, s := range h {
+		out = append(out, debugui.Session{
+			Protocol: string(s.Kind), Address: s.Peer,
+			ConnectedSince: s.ConnectedAt, DisconnectedAt: s.DisconnectedAt,
+			CloseReason: string(s.CloseReason), CloseError: closeError(s.CloseReason, s.CloseError),
+		})
+	}
+	return out
+}
+
+// closeError is the error a stream ended with, as the UI shows it: none
+// where the reason says it all ("context canceled" for a client's
+// cancel, Unavailable for a shutdown).
+func closeError(reason xds.CloseReason, err string) string {
+	switch reason {
+	case xds.CloseClientClosed, xds.CloseClientCancelled, xds.CloseServerShutdown, xds.CloseConnectionAge, xds.CloseKeepaliveTimeout:
+		return ""
+	}
+	return err
+}
+
+// convertTypes converts a proxy's per-type states.
+func convertTypes(types map[string]xds.TypeStatus) []debugui.TypeStatus {
 	out := make([]debugui.TypeStatus, 0, len(types))
-	stale := false
 	for _, t := range types {
 		ts := debugui.TypeStatus{
 			TypeURL:      t.TypeURL,
@@ -114,16 +133,9 @@ func (v proxyView) convertTypes(types map[string]xds.TypeStatus, now time.Time) 
 		if n := t.LastNack; n != nil {
 			ts.LastNACK = &debugui.NACK{Time: n.Time, Version: n.Version, Nonce: n.Nonce, Reason: n.Message}
 		}
-		// A response neither ACKed nor NACKed for staleAfter: the proxy
-		// is not keeping up (or is gone without closing its stream).
-		answered := t.SentNonce == "" || t.SentNonce == t.AckedNonce ||
-			(t.LastNack != nil && t.LastNack.Nonce == t.SentNonce)
-		if !answered && now.Sub(t.LastPush) > v.staleAfter {
-			stale = true
-		}
 		out = append(out, ts)
 	}
-	return out, stale
+	return out
 }
 
 // mtlsMode shows the mTLS mode of the workload a node id names: an

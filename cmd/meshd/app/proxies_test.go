@@ -22,29 +22,27 @@ func (f fakeRegistry) ConfigDump(id uint64) (xds.ConfigDump, error) {
 	return xds.ConfigDump{}, xds.ErrUnknownProxy
 }
 
+// TestProxyViewStates: the UI's state is the registry's, stale included
+// (what meshd_xds_stale_proxies counts): a proxy merely behind is
+// connected.
 func TestProxyViewStates(t *testing.T) {
-	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	old, recent := now.Add(-time.Minute), now.Add(-time.Second)
 	tests := []struct {
 		name string
 		p    xds.ProxyStatus
 		want debugui.ProxyState
 	}{
 		{"acked", xds.ProxyStatus{Connected: true, Types: map[string]xds.TypeStatus{
-			xds.ClusterType: {SentNonce: "1", AckedNonce: "1", LastPush: old}}}, debugui.ProxyConnected},
-		{"push in flight", xds.ProxyStatus{Connected: true, Types: map[string]xds.TypeStatus{
-			xds.ClusterType: {SentNonce: "2", AckedNonce: "1", LastPush: recent}}}, debugui.ProxyConnected},
-		{"push unanswered for a minute", xds.ProxyStatus{Connected: true, Types: map[string]xds.TypeStatus{
-			xds.ClusterType: {SentNonce: "2", AckedNonce: "1", LastPush: old}}}, debugui.ProxyStale},
-		{"nacked is answered", xds.ProxyStatus{Connected: true, Types: map[string]xds.TypeStatus{
-			xds.ClusterType: {SentNonce: "2", AckedNonce: "1", LastPush: old, LastNack: &xds.Nack{Nonce: "2", Message: "bad"}}}},
-			debugui.ProxyConnected},
+			xds.ClusterType: {SentNonce: "1", AckedNonce: "1"}}}, debugui.ProxyConnected},
+		{"push in flight", xds.ProxyStatus{Connected: true, Behind: true, Types: map[string]xds.TypeStatus{
+			xds.ClusterType: {SentNonce: "2", AckedNonce: "1"}}}, debugui.ProxyConnected},
+		{"push unanswered too long", xds.ProxyStatus{Connected: true, Behind: true, Stale: true, Types: map[string]xds.TypeStatus{
+			xds.ClusterType: {SentNonce: "2", AckedNonce: "1"}}}, debugui.ProxyStale},
 		{"gone", xds.ProxyStatus{Connected: false}, debugui.ProxyDisconnected},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.p.ID, tc.p.NodeID = 1, "n"
-			v := proxyView{s: fakeRegistry{tc.p}, staleAfter: 10 * time.Second, now: func() time.Time { return now }}
+			v := proxyView{s: fakeRegistry{tc.p}}
 			got := v.Proxies()
 			if len(got) != 1 || got[0].State != tc.want {
 				t.Fatalf("Proxies() = %+v, want state %s", got, tc.want)
@@ -53,12 +51,31 @@ func TestProxyViewStates(t *testing.T) {
 	}
 }
 
+// TestProxyViewHistory: why a stream ended, and the node's earlier
+// streams, reach the UI; a close error only where it adds to the reason.
+func TestProxyViewHistory(t *testing.T) {
+	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	v := proxyView{s: fakeRegistry{{ID: 3, NodeID: "n", CloseReason: xds.CloseKeepaliveTimeout, History: []xds.Session{
+		{ID: 2, Kind: xds.Delta, Peer: "127.0.0.1:5", ConnectedAt: at, DisconnectedAt: at.Add(time.Minute), CloseReason: xds.CloseRefused, CloseError: "rpc error: limit"},
+		{ID: 1, Kind: xds.SotW, CloseReason: xds.CloseClientCancelled, CloseError: "context canceled"},
+	}}}}
+	p := v.Proxies()[0]
+	if p.CloseReason != "keepalive timeout" || len(p.History) != 2 {
+		t.Fatalf("proxy = %+v; want its close reason and two earlier streams", p)
+	}
+	want := debugui.Session{Protocol: "delta", Address: "127.0.0.1:5", ConnectedSince: at, DisconnectedAt: at.Add(time.Minute), CloseReason: "refused", CloseError: "rpc error: limit"}
+	// A cancel's "context canceled" says nothing the reason does not.
+	if p.History[0] != want || p.History[1].CloseReason != "client cancelled" || p.History[1].CloseError != "" {
+		t.Errorf("history = %+v; want %+v first", p.History, want)
+	}
+}
+
 func TestProxyViewNack(t *testing.T) {
 	nackAt := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	v := proxyView{s: fakeRegistry{{ID: 1, NodeID: "n", Connected: true, Types: map[string]xds.TypeStatus{
 		xds.RouteType: {TypeURL: xds.RouteType, SentVersion: "v2", SentNonce: "2", AckedVersion: "v1", AckedNonce: "1",
 			AckedAt: nackAt.Add(-time.Minute), LastNack: &xds.Nack{Nonce: "2", Version: "v1", Message: "no such cluster", Time: nackAt}},
-	}}}, staleAfter: time.Second, now: func() time.Time { return nackAt }}
+	}}}}
 	p := v.Proxies()[0]
 	if len(p.Types) != 1 || p.Types[0].LastNACK == nil || p.Types[0].LastNACK.Reason != "no such cluster" {
 		t.Fatalf("types = %+v", p.Types)
@@ -73,7 +90,7 @@ func TestProxyViewIDs(t *testing.T) {
 		{ID: 1, NodeID: "sidecar~a"},
 		{ID: 4, NodeID: "sidecar~a", Connected: true},
 		{ID: 5, NodeID: ""},
-	}, staleAfter: time.Second, now: time.Now}
+	}}
 	var ids []string
 	for _, p := range v.Proxies() {
 		ids = append(ids, p.NodeID)
@@ -118,7 +135,7 @@ func TestProxyViewIdentity(t *testing.T) {
 	v := proxyView{s: fakeRegistry{
 		{ID: 1, NodeID: "sidecar~10.0.0.1~echo-0.shop~shop.svc.cluster.local", Identity: id, CertificateExpiry: expires, CloseError: "refused"},
 		{ID: 2, NodeID: "stranger", Connected: true},
-	}, now: time.Now, mtls: func(key string) (collections.WorkloadMTLS, bool) {
+	}, mtls: func(key string) (collections.WorkloadMTLS, bool) {
 		if key != "shop/echo-0" {
 			return collections.WorkloadMTLS{}, false
 		}

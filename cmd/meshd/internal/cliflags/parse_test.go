@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,5 +44,49 @@ func TestParse(t *testing.T) {
 	}
 	if err := cliflags.Parse(flagSet(&addr), []string{"--bogus"}, io.Discard, ""); err == nil || !strings.Contains(err.Error(), "--bogus") {
 		t.Errorf("an unknown flag: err = %v", err)
+	}
+}
+
+// TestHelpFitsEightyColumns: every help line fits in 80 columns, each
+// flag shows its placeholder, and a long description wraps under it.
+func TestHelpFitsEightyColumns(t *testing.T) {
+	var addr, dir string
+	fs := flagSet(&addr)
+	fs.StringVar(&dir, "config-directory-of-the-mesh", "", "read Kubernetes YAML (Services, Pods, EndpointSlices, HTTPRoutes and more) from `DIR`, recursively, and watch it for changes")
+	var out bytes.Buffer
+	if err := cliflags.Parse(fs, []string{"--help"}, &out, "Usage: meshd test [flags]\n"); !errors.Is(err, pflag.ErrHelp) {
+		t.Fatalf("--help: %v", err)
+	}
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	for _, l := range lines {
+		if len(l) > cliflags.Width {
+			t.Errorf("%d columns: %q", len(l), l)
+		}
+	}
+	want := []string{
+		"  --addr host:port",
+		`        host:port to listen on (default "127.0.0.1:1")`,
+		"  --config-directory-of-the-mesh DIR",
+		"        read Kubernetes YAML (Services, Pods, EndpointSlices, HTTPRoutes and",
+		"        more) from DIR, recursively, and watch it for changes",
+		"  -h, --help",
+		"  --version",
+	}
+	for _, w := range want {
+		if !slices.Contains(lines, w) {
+			t.Errorf("help lacks the line %q:\n%s", w, out.String())
+		}
+	}
+}
+
+// TestVersion: --version prints the build and exits as --help does.
+func TestVersion(t *testing.T) {
+	var addr string
+	var out bytes.Buffer
+	if err := cliflags.Parse(flagSet(&addr), []string{"--version"}, &out, "usage\n"); !errors.Is(err, pflag.ErrHelp) {
+		t.Fatalf("--version: %v", err)
+	}
+	if got := out.String(); got != cliflags.Version()+"\n" || !strings.HasPrefix(got, "meshd ") || !strings.Contains(got, "go1.") {
+		t.Errorf("--version printed %q", got)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/spf13/pflag"
+
+	"github.com/meshd/meshd/cmd/meshd/internal/cliflags"
 )
 
 // usage is a subcommand's usage line and what it does.
@@ -94,7 +96,7 @@ func parse(name string, args []string, out io.Writer, c *common, more func(fs *p
 		return nil, usageError{err}
 	}
 	if *help {
-		fmt.Fprintf(out, "meshd %s: %s.\n\nUsage:\n  %s\n\nFlags:\n%s", name, u.summary, u.line, fs.FlagUsagesWrapped(78))
+		fmt.Fprintf(out, "%s\nUsage:\n  %s\n\nFlags:\n%s", cliflags.Wrap("meshd "+name+": "+u.summary+".", "", cliflags.Width), u.line, cliflags.Usages(fs, cliflags.Width))
 		return nil, pflag.ErrHelp
 	}
 	if c.output != "text" && c.output != "json" {

@@ -120,6 +120,74 @@ func TestProxies(t *testing.T) {
 	}
 }
 
+// TestProxiesReconnect: a grpc-go client cancels its stream and opens
+// another under the same node id. `meshd proxies` shows why the first
+// closed, and then one proxy, connected, with the first in its history.
+func TestProxiesReconnect(t *testing.T) {
+	addr, xdsAddr := startMeshd(t)
+	conn, err := grpc.NewClient(xdsAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	openClusters(t, conn, "reconnecting")()
+	p := waitProxy(t, addr, func(p debugui.ProxyEntry) bool { return p.State == debugui.ProxyDisconnected })
+	if p.CloseReason != string(xds.CloseClientCancelled) {
+		t.Errorf("close reason of the cancelled stream = %q, want %q", p.CloseReason, xds.CloseClientCancelled)
+	}
+	if words := strings.Fields(wantRun(t, "proxies", "--addr", addr)); !strings.Contains(strings.Join(words, " "), "closed client cancelled") {
+		t.Errorf("proxies does not say why the stream closed: %s", words)
+	}
+
+	defer openClusters(t, conn, "reconnecting")()
+	p = waitProxy(t, addr, func(p debugui.ProxyEntry) bool { return p.State == debugui.ProxyConnected })
+	if len(p.History) != 1 || p.History[0].CloseReason != string(xds.CloseClientCancelled) || p.History[0].Protocol != "sotw" {
+		t.Errorf("history after the reconnect = %+v; want the cancelled stream", p.History)
+	}
+	out := wantRun(t, "proxies", "--addr", addr)
+	if n := strings.Count(out, "reconnecting"); n != 1 || !strings.Contains(strings.Join(strings.Fields(out), " "), "earlier client cancelled, ended") {
+		t.Errorf("proxies after the reconnect: want one row with the earlier stream:\n%s", out)
+	}
+}
+
+// openClusters opens a SotW stream as node, asks for every cluster and
+// waits for them; the returned func cancels the stream.
+func openClusters(t *testing.T, conn *grpc.ClientConn, node string) context.CancelFunc {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stream, err := discoveryv3.NewAggregatedDiscoveryServiceClient(conn).StreamAggregatedResources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&discoveryv3.DiscoveryRequest{Node: &corev3.Node{Id: node}, TypeUrl: xds.ClusterType}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	return cancel
+}
+
+// waitProxy waits until `meshd proxies -o json` lists exactly one proxy
+// and ok accepts it.
+func waitProxy(t *testing.T, addr string, ok func(debugui.ProxyEntry) bool) debugui.ProxyEntry {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var r debugui.ProxiesResult
+		if err := json.Unmarshal([]byte(wantRun(t, "proxies", "--addr", addr, "-o", "json")), &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Proxies) == 1 && ok(r.Proxies[0]) {
+			return r.Proxies[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("proxies -o json: %+v", r.Proxies)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func TestExplain(t *testing.T) {
 	addr, _ := startMeshd(t)
 	out := wantRun(t, "explain", "ServiceInfo", "shop/reviews", "--addr", addr)
@@ -204,5 +272,13 @@ func TestBadCommandLines(t *testing.T) {
 	}
 	if _, out, _ := ctl("proxies", "--help"); !strings.Contains(out, "--addr HOST:PORT") || !strings.Contains(out, "Usage:") {
 		t.Errorf("proxies --help: %s", out)
+	}
+	for _, name := range []string{"status", "proxies", "explain", "translate"} {
+		_, out, _ := ctl(name, "--help")
+		for _, l := range strings.Split(out, "\n") {
+			if len(l) > 80 {
+				t.Errorf("%s --help: a line of %d columns: %q", name, len(l), l)
+			}
+		}
 	}
 }

@@ -3,7 +3,7 @@
 // reads istiod's, or that translate a folder offline.
 //
 //	meshd status                     sources, sync and problems
-//	meshd proxies                    connected, stale or rejecting proxies, per type
+//	meshd proxies                    connected, stale or rejecting proxies, why they closed, per type
 //	meshd explain COLLECTION KEY     why an item of a collection is what it is
 //	meshd translate --config-dir DIR --node ID
 //	                                 the xDS a folder yields for a node, serving nothing

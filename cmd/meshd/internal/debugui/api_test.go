@@ -400,7 +400,9 @@ func TestRoutesAndPrefix(t *testing.T) {
 		{name: "layout library", url: "/debug/ui/vendor/dagre.min.js", status: http.StatusOK, contains: "graphlib"},
 		{name: "prefix root", url: "/debug/", status: http.StatusFound, location: "/debug/ui"},
 		{name: "trailing slash", url: "/debug/ui/", status: http.StatusFound, location: "/debug/ui"},
-		{name: "unknown api", url: "/debug/api/nope", status: http.StatusNotFound, contains: `"error"`},
+		{name: "unknown api", url: "/debug/api/nope", status: http.StatusNotFound, contains: `listed at /debug/api/`},
+		{name: "api index", url: "/debug/api/", status: http.StatusOK, contains: `{"path":"/debug/api/proxies/{id}/config","about":"the proxy's config dump"}`},
+		{name: "custom prefix api index", prefix: "/x/debug/", url: "/x/debug/api/", status: http.StatusOK, contains: `"path":"/x/debug/api/graph"`},
 		{name: "unknown asset", url: "/debug/ui/nope.js", status: http.StatusNotFound},
 		{name: "custom prefix page", prefix: "/x/debug/", url: "/x/debug/ui", status: http.StatusOK, contains: "<svg"},
 		{name: "custom prefix api", prefix: "/x/debug/", url: "/x/debug/api/graph", status: http.StatusOK, contains: `"collections"`},
@@ -544,6 +546,31 @@ func TestProblemsOrderAndNodes(t *testing.T) {
 		}
 		if c.Problems != want {
 			t.Errorf("collection %s: %d problems, want %d", c.Name, c.Problems, want)
+		}
+	}
+}
+
+// TestAPIIndex: api/ lists every API, and each one listed is served.
+func TestAPIIndex(t *testing.T) {
+	h := New(newFixture().g)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/debug/api/", nil))
+	var idx APIIndex
+	if err := json.Unmarshal(rec.Body.Bytes(), &idx); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("api/: %d %v", rec.Code, err)
+	}
+	if len(idx.APIs) != 9 {
+		t.Errorf("api/ lists %d APIs, want 9: %+v", len(idx.APIs), idx.APIs)
+	}
+	fill := strings.NewReplacer("{name}", "pods", "{id}", "nobody")
+	for _, a := range idx.APIs {
+		if a.About == "" || strings.HasSuffix(a.Path, "/stream") {
+			continue // the event stream does not end
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, fill.Replace(a.Path), nil))
+		if strings.Contains(rec.Body.String(), "no such API") {
+			t.Errorf("%s is listed but not served", a.Path)
 		}
 	}
 }

@@ -58,6 +58,7 @@ func TestBrowser(t *testing.T) {
 		{"graph nodes", withFixture(testGraphNodes)},
 		{"graph edges", withFixture(testGraphEdges)},
 		{"graph layout", withFixture(testGraphLayout)},
+		{"node labels", testNodeLabels},
 		{"zoom and fit", testZoomAndFit},
 		{"failing nodes", testFailingNodes},
 		{"click a node", testClickNode},
@@ -75,6 +76,11 @@ func TestBrowser(t *testing.T) {
 	if headless.Eval[int](b, `window.__noReload`) != 1 {
 		t.Error("the page reloaded during the test")
 	}
+	// On a browser of its own: it reloads the page, and its own guard
+	// leaves this one's time to the steps above.
+	t.Run("deep links", func(t *testing.T) {
+		testDeepLinks(t, exe, srv.URL+"/debug/ui", len(f.g.Describe().Collections), proxies)
+	})
 	t.Run("replica badge", func(t *testing.T) { testReplicaBadge(t, b.On(t)) })
 	if errs := b.PageErrors(); len(errs) > 0 {
 		t.Errorf("the page reported errors: %q", errs)
@@ -211,6 +217,7 @@ func testClickNode(t *testing.T, b *headless.Browser) {
 	if got := headless.Eval[string](b, `document.getElementById('p-name').textContent`); got != "pods" {
 		t.Errorf("panel shows %q, want pods", got)
 	}
+	wantPanelBesideGraph(t, b, "pods")
 	if got := headless.Eval[string](b, `document.getElementById('p-items-count').textContent`); got != "12" {
 		t.Errorf("item count %q, want 12", got)
 	}
@@ -306,7 +313,7 @@ func testClosePanel(t *testing.T, b *headless.Browser) {
 	if n := headless.Eval[int](b, marked); n != 0 {
 		t.Errorf("%d nodes still selected or dimmed", n)
 	}
-	b.Run(chromedp.Click(chromedp.CSS(nodeSel("services"))))
+	clickNode(b, "services")
 	b.WaitJS("the services panel", `document.getElementById('p-name').textContent === 'services' && `+open)
 	b.Run(chromedp.KeyEvent("\x1b")) // Escape
 	b.WaitJS("the panel to close on Escape", `document.getElementById('panel').hidden`)

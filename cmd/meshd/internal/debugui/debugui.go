@@ -88,18 +88,55 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET "+p+"ui", h.serveIndex)
 	h.mux.HandleFunc("GET "+p+"ui/{$}", h.redirectToUI)
 	h.mux.Handle("GET "+p+"ui/", http.StripPrefix(p+"ui/", assetServer()))
-	h.mux.HandleFunc("GET "+p+"api/graph", h.serveGraph)
-	h.mux.HandleFunc("GET "+p+"api/collections/{name}", h.serveCollection)
-	h.mux.HandleFunc("GET "+p+"api/collections/{name}/items", h.serveItems)
-	h.mux.HandleFunc("GET "+p+"api/explain", h.serveExplain)
-	h.mux.HandleFunc("GET "+p+"api/proxies", h.serveProxies)
-	h.mux.HandleFunc("GET "+p+"api/proxies/{id}/config", h.serveConfigDump)
-	h.mux.HandleFunc("GET "+p+"api/problems", h.serveProblems)
-	h.mux.HandleFunc("GET "+p+"api/replica", h.serveReplica)
-	h.mux.HandleFunc("GET "+p+"api/stream", h.serveStream)
+	for _, a := range h.apis() {
+		h.mux.HandleFunc("GET "+p+a.pattern, a.serve)
+	}
+	h.mux.HandleFunc("GET "+p+"api/{$}", h.serveAPIIndex)
 	h.mux.HandleFunc(p+"api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such API: "+r.URL.Path)
+		writeError(w, http.StatusNotFound, "no such API: "+r.URL.Path+" (the APIs are listed at "+p+"api/)")
 	})
+}
+
+// api is one JSON API: its route, relative to the prefix, and what it
+// answers, which api/ lists.
+type api struct {
+	pattern, about string
+	serve          http.HandlerFunc
+}
+
+// apis are the handler's APIs, in the order api/ lists them.
+func (h *Handler) apis() []api {
+	return []api{
+		{"api/graph", "GraphSummary: every collection and edge", h.serveGraph},
+		{"api/collections/{name}", "CollectionDetail: counters, recent events and errors, upstreams, downstreams", h.serveCollection},
+		{"api/collections/{name}/items", "ItemsPage; query: prefix, offset, limit (default 50, max 1000)", h.serveItems},
+		{"api/explain", "ExplainResult; query: key, and collection to look in one only", h.serveExplain},
+		{"api/proxies", "ProxiesResult: the xDS proxies, why each closed, and their earlier connections", h.serveProxies},
+		{"api/proxies/{id}/config", "the proxy's config dump", h.serveConfigDump},
+		{"api/problems", "ProblemsResult: the sources' problems, errors first", h.serveProblems},
+		{"api/replica", "ReplicaResult: this replica's role in the leader election", h.serveReplica},
+		{"api/stream", `text/event-stream of "graph", "proxies", "problems" and "replica" events`, h.serveStream},
+	}
+}
+
+// APIIndex is the answer of api/: the APIs, as paths relative to the
+// prefix (a {name} stands for a path segment, slashes escaped as %2F).
+type APIIndex struct {
+	APIs []APIEntry `json:"apis"`
+}
+
+// APIEntry is one API of APIIndex.
+type APIEntry struct {
+	Path  string `json:"path"`
+	About string `json:"about"`
+}
+
+func (h *Handler) serveAPIIndex(w http.ResponseWriter, r *http.Request) {
+	idx := APIIndex{}
+	for _, a := range h.apis() {
+		idx.APIs = append(idx.APIs, APIEntry{Path: h.opts.prefix + a.pattern, About: a.about})
+	}
+	h.writeJSON(w, idx)
 }
 
 // ServeHTTP implements http.Handler.

@@ -21,17 +21,20 @@
 //	api/collections/{name}           CollectionDetail: counters, recent events and errors, upstreams, downstreams
 //	api/collections/{name}/items     ItemsPage; query: prefix, offset, limit (default 50, max 1000)
 //	api/explain?key=K[&collection=C] ExplainResult for every collection holding K (or only C); 404 if none
-//	api/proxies                      ProxiesResult: the registry, or available=false without an xDS server
+//	api/proxies                      ProxiesResult: the registry (close reasons, earlier connections), or available=false without an xDS server
 //	api/proxies/{id}/config          the proxy's config dump; 404 if unknown
 //	api/problems                     ProblemsResult: source problems, or available=false
 //	api/replica                      ReplicaResult: this replica's role in the leader election, or available=false
 //	api/stream                       text/event-stream of "graph", "proxies", "problems" and "replica" events
+//	api/                             APIIndex: these APIs, each with what it answers
 //
 // Collection names and proxy ids are single path segments; escape slashes in
 // them as %2F.
 //
 // The page is plain ES modules, one per tab or concern (ui/main.js wires
-// them), with no build step. The JSON fields it reads are declared in one
+// them), with no build step. What it shows is in its URL's fragment
+// (ui/location.js: #/collection/NAME, #/explain/KEY, #/proxy/ID, ...), so
+// a link opens it and a reload keeps it. The JSON fields it reads are declared in one
 // place, ui/fields.js, through which every answer is decoded; a test holds
 // that file to the Go types above, so renaming or dropping a field the page
 // reads fails the build's tests rather than blanking the page.

@@ -203,7 +203,13 @@ func (f *fixture) addSources() {
 	f.policies = track(f, krt.NewStatic[fxPolicy](g, krt.WithName("authz-policies")))
 	f.configMaps = track(f, krt.NewStatic[fxConfigMap](g, krt.WithName("configmaps")))
 	f.mesh = track(f, krt.NewStaticSingleton(g, &fxMeshConfig{Domain: "cluster.local", DefaultRetry: 2}, krt.WithName("mesh-config")))
+	// A name longer than a node's least width: its node widens, and the
+	// whole name shows.
+	track(f, krt.NewStatic[fxNamed](g, krt.WithName(longName)))
 }
+
+// longName is the name of the fixture's collection with the longest name.
+const longName = "folder/security.istio.io/PeerAuthentication"
 
 // addWorkloads derives a workload from each pod in a known namespace, with
 // its node's zone, and indexes workloads by node.

@@ -420,6 +420,14 @@ func redactProxy(p ProxyStatus) ProxyStatus {
 		p.Metadata = md
 	}
 	p.CloseError = RedactString(p.CloseError)
+	if p.History != nil {
+		h := make([]Session, len(p.History))
+		for i, s := range p.History {
+			s.CloseError = RedactString(s.CloseError)
+			h[i] = s
+		}
+		p.History = h
+	}
 	types := make([]TypeStatus, len(p.Types))
 	for i, t := range p.Types {
 		if n := t.LastNACK; n != nil {

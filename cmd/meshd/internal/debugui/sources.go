@@ -23,8 +23,9 @@ type ProxyState string
 const (
 	// ProxyConnected: a stream is open.
 	ProxyConnected ProxyState = "connected"
-	// ProxyStale: a stream is open but the proxy has not acknowledged the
-	// server's latest pushes within the server's deadline.
+	// ProxyStale: a stream is open but the proxy has left a push
+	// unanswered (neither ACK nor NACK) longer than the server's deadline;
+	// meshd_xds_stale_proxies counts these.
 	ProxyStale ProxyState = "stale"
 	// ProxyDisconnected: the proxy's last stream has closed.
 	ProxyDisconnected ProxyState = "disconnected"
@@ -55,15 +56,33 @@ type ProxyStatus struct {
 	State          ProxyState `json:"state"`
 	ConnectedSince time.Time  `json:"connectedSince,omitzero"`
 	DisconnectedAt time.Time  `json:"disconnectedAt,omitzero"`
-	// CloseError is why the server ended the stream, e.g. a node naming
+	// CloseReason says why the stream ended: "client closed", "client
+	// cancelled", "transport closed", "keepalive timeout", "connection
+	// age", "server shutdown", "refused" (then CloseError says why) or
+	// "unknown"; empty while connected.
+	CloseReason string `json:"closeReason,omitempty"`
+	// CloseError is the error the stream ended with, e.g. a node naming
 	// another namespace than its certificate; empty when the proxy closed
 	// it, or while connected.
-	CloseError    string    `json:"closeError,omitempty"`
+	CloseError string `json:"closeError,omitempty"`
+	// History holds the proxy's earlier streams under the same node id,
+	// newest first (the xDS server keeps the last ten).
+	History       []Session `json:"history,omitempty"`
 	LastPush      time.Time `json:"lastPush,omitzero"`
 	PendingPushes int       `json:"pendingPushes,omitempty"`
 
 	// Types holds one entry per resource type the proxy subscribed to.
 	Types []TypeStatus `json:"types"`
+}
+
+// Session is one of a proxy's earlier streams, ended.
+type Session struct {
+	Protocol       string    `json:"protocol,omitempty"`
+	Address        string    `json:"address,omitempty"`
+	ConnectedSince time.Time `json:"connectedSince"`
+	DisconnectedAt time.Time `json:"disconnectedAt"`
+	CloseReason    string    `json:"closeReason"`
+	CloseError     string    `json:"closeError,omitempty"`
 }
 
 // TypeStatus is a proxy's state for one resource type.

@@ -40,7 +40,7 @@ func NewXDSCollector(s XDSServer) *XDSCollector {
 	return &XDSCollector{
 		s:               s,
 		connected:       d("connected_proxies", "Open ADS streams."),
-		stale:           d("stale_proxies", "Open streams with an unacknowledged response or pending changes."),
+		stale:           d("stale_proxies", "Open streams that left a response unanswered (no ACK or NACK) longer than the server's limit: the debug UI's stale proxies."),
 		rejecting:       d("rejecting_proxies", "Open streams whose last answer for some type is a NACK."),
 		streams:         d("streams_total", "ADS streams ever opened."),
 		version:         d("cache_version", "Graph version of the resources being served."),

@@ -49,6 +49,7 @@ func busyXDS() fakeXDS {
 			{NodeID: "a", Connected: true, Stale: true},
 			{NodeID: "b", Connected: true, Rejecting: true},
 			{NodeID: "c", Connected: false, Stale: true, Rejecting: true}, // gone: not counted
+			{NodeID: "d", Connected: true, Behind: true},                  // behind, not stale yet: not counted
 		},
 	}
 	return f
@@ -60,7 +61,7 @@ const wantXDSMetrics = `
 # HELP meshd_xds_connected_proxies Open ADS streams.
 # TYPE meshd_xds_connected_proxies gauge
 meshd_xds_connected_proxies 2
-# HELP meshd_xds_stale_proxies Open streams with an unacknowledged response or pending changes.
+# HELP meshd_xds_stale_proxies Open streams that left a response unanswered (no ACK or NACK) longer than the server's limit: the debug UI's stale proxies.
 # TYPE meshd_xds_stale_proxies gauge
 meshd_xds_stale_proxies 1
 # HELP meshd_xds_rejecting_proxies Open streams whose last answer for some type is a NACK.

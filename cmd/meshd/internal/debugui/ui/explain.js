@@ -8,6 +8,7 @@ import { state } from './state.js';
 import { applyHighlight } from './graph.js';
 import { openPanel, selectCollection } from './panel.js';
 import { showTab } from './tabs.js';
+import { links, setLink } from './location.js';
 
 // updateCollectionSelect keeps the form's list of collections current.
 export function updateCollectionSelect() {
@@ -27,6 +28,11 @@ export async function explain(key, collection) {
   showTab('graph');
   state.selected = null;
   openPanel('explain');
+  state.panelLink = links.explain(key, collection);
+  setLink(state.panelLink);
+  // Shown in the form too, as when it came from there.
+  $('explain-key').value = key;
+  if ([...$('explain-collection').options].some((o) => o.value === (collection || ''))) $('explain-collection').value = collection || '';
   const body = $('panel-body');
   body.replaceChildren(head(key), el('div', { class: 'muted' }, 'looking…'));
   let res;

@@ -66,7 +66,7 @@ function layout() {
   const hasIn = new Set(state.edges.map((e) => e.to));
   const hasOut = new Set(state.edges.map((e) => e.from));
   const cs = state.summary.collections;
-  for (const c of cs) g.setNode('n' + c.id, { width: NODE_W, height: NODE_H });
+  for (const c of cs) g.setNode('n' + c.id, { width: nodeWidth(c), height: NODE_H });
   for (const e of state.edges) g.setEdge('n' + e.from, 'n' + e.to, { weight: e.kinds.includes('primary') || e.kinds.includes('join') ? 3 : 1, minlen: 1 });
   // Pull sources (collections that read nothing) into the first column and
   // outputs (collections nobody reads) into the last, through invisible
@@ -88,16 +88,33 @@ function layoutAndRender() {
   const nodes = [];
   for (const c of state.summary.collections) {
     const n = g.node('n' + c.id);
-    pos.set(c.name, { x: n.x, y: n.y });
-    minX = Math.min(minX, n.x - NODE_W / 2); maxX = Math.max(maxX, n.x + NODE_W / 2);
+    pos.set(c.name, { x: n.x, y: n.y, w: n.width });
+    minX = Math.min(minX, n.x - n.width / 2); maxX = Math.max(maxX, n.x + n.width / 2);
     minY = Math.min(minY, n.y - NODE_H / 2); maxY = Math.max(maxY, n.y + NODE_H / 2);
-    nodes.push(renderNode(c, n.x, n.y));
+    nodes.push(renderNode(c, n.x, n.y, n.width));
   }
   $('nodes').replaceChildren(...nodes);
   fitNodeTexts();
   $('edges').replaceChildren(...state.edges.map((e) => renderEdge(e, g.edge('n' + e.from, 'n' + e.to).points)));
   setLayout(pos, nodes.length ? { minX, minY, maxX, maxY } : null);
   updateNodes();
+}
+
+// The name's font (.node .name in style.css), and the room around it:
+// the stripe on the left, the sync dot and the badge on the right.
+const NAME_FONT = '600 13.5px';
+const NAME_ROOM = 44;
+let measurer = null;
+
+// nodeWidth is the width of c's node: wide enough for its whole name,
+// which is never cut, and at least NODE_W. The name is measured on a
+// canvas, which works while the graph is hidden too.
+function nodeWidth(c) {
+  if (!measurer) {
+    measurer = document.createElement('canvas').getContext('2d');
+    measurer.font = NAME_FONT + ' ' + getComputedStyle(document.documentElement).getPropertyValue('--sans');
+  }
+  return Math.max(NODE_W, Math.ceil(measurer.measureText(c.name).width) + NAME_ROOM);
 }
 
 function renderEdge(e, points) {
@@ -127,28 +144,29 @@ function curve(pts) {
   return d;
 }
 
-function renderNode(c, x, y) {
+function renderNode(c, x, y, w) {
   const g = sv('g', {
     class: 'node kind-' + c.kind,
-    transform: `translate(${x - NODE_W / 2},${y - NODE_H / 2})`,
+    transform: `translate(${x - w / 2},${y - NODE_H / 2})`,
     dataset: { name: c.name, id: String(c.id) },
     tabindex: '0',
   });
   const stats = sv('text', { class: 'stats', x: 18, y: 55 });
   stats.append(sv('tspan', { class: 'size' }), svText('tspan', { class: 'sep' }, ' · '), sv('tspan', { class: 'rate' }));
-  const badge = sv('g', { class: 'badge', transform: `translate(${NODE_W - 3},3)` });
+  const badge = sv('g', { class: 'badge', transform: `translate(${w - 3},3)` });
   badge.append(sv('circle', { r: 10 }), sv('text', { class: 'badge-text', 'text-anchor': 'middle', y: 4 }));
   g.append(
-    sv('rect', { class: 'box', width: NODE_W, height: NODE_H, rx: 8, ry: 8 }),
+    sv('rect', { class: 'box', width: w, height: NODE_H, rx: 8, ry: 8 }),
     sv('rect', { class: 'stripe', width: 5, height: NODE_H - 12, x: 5, y: 6, rx: 2.5 }),
-    svText('text', { class: 'name', x: 18, y: 21 }, clip(c.name, 30)),
+    svText('text', { class: 'name', x: 18, y: 21 }, c.name),
     svText('text', { class: 'meta', x: 18, y: 38 }, clip(`${c.kind} · ${nodeType(c.type)}`, 40)),
     stats, badge,
-    sv('circle', { class: 'sync', cx: NODE_W - 12, cy: 16, r: 3.5 }),
+    sv('circle', { class: 'sync', cx: w - 12, cy: 16, r: 3.5 }),
     sv('title'));
   g.addEventListener('click', (ev) => { ev.stopPropagation(); onSelect(c.name); });
   g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') onSelect(c.name); });
   g._last = null;
+  g._w = w;
   return g;
 }
 
@@ -165,12 +183,14 @@ function fitText(t, width) {
   return true;
 }
 
-// fitNodeTexts fits the labels of the nodes not fitted yet: those drawn
-// while another tab was showing are fitted when the graph shows again.
+// fitNodeTexts fits the kind and type lines of the nodes not fitted yet:
+// those drawn while another tab was showing are fitted when the graph
+// shows again.
 export function fitNodeTexts() {
   for (const g of $('nodes').children) {
     if (g._fitted) continue;
-    g._fitted = fitText(g.querySelector('.name'), NODE_W - 40) && fitText(g.querySelector('.meta'), NODE_W - 26);
+    // The name is never cut (nodeWidth made room); the kind and type may be.
+    g._fitted = fitText(g.querySelector('.meta'), g._w - 26);
   }
 }
 

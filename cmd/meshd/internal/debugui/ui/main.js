@@ -12,9 +12,10 @@ import { setupPanZoom } from './view.js';
 import { showTab } from './tabs.js';
 import { selectCollection, closePanel, refreshPanel } from './panel.js';
 import { explain, updateCollectionSelect } from './explain.js';
-import { showProxies, hasProxies } from './proxies.js';
+import { showProxies, hasProxies, focusProxy } from './proxies.js';
 import { showProblems, hasProblems } from './problems.js';
 import { showReplica, hasReplica } from './replica.js';
+import { links, setLink, currentLink } from './location.js';
 
 function setStatus(s, text) {
   $('status').dataset.state = s;
@@ -23,11 +24,41 @@ function setStatus(s, text) {
   $('replica').classList.toggle('stale', s === 'down');
 }
 
+let linkShown = false; // the page's link was opened, once the graph came
+
 function onGraph(s) {
   setStatus('live', 'live · v' + s.version);
   showSummary(s);
   updateCollectionSelect();
   refreshPanel();
+  if (!linkShown) {
+    linkShown = true;
+    showLink();
+  }
+}
+
+// showLink opens what the page's URL names (see location.js): on load,
+// once the graph is known, and when the fragment changes.
+function showLink() {
+  const l = currentLink();
+  switch (l.view) {
+    case 'collection':
+      if (state.selected !== l.name) selectCollection(l.name);
+      break;
+    case 'explain':
+      explain(l.name, l.collection);
+      break;
+    case 'proxy':
+      showTab('proxies');
+      focusProxy(l.name);
+      break;
+    case 'proxies': case 'problems':
+      showTab(l.view);
+      break;
+    default:
+      showTab('graph');
+      if (state.panel) closePanel();
+  }
 }
 
 function connect() {
@@ -42,7 +73,14 @@ function connect() {
 }
 
 function wireControls() {
-  for (const b of document.querySelectorAll('.tab-button')) b.addEventListener('click', () => showTab(b.dataset.tab));
+  for (const b of document.querySelectorAll('.tab-button')) {
+    b.addEventListener('click', () => {
+      showTab(b.dataset.tab);
+      // Back on the graph, the link is that of the panel still open.
+      setLink(b.dataset.tab === 'graph' && state.panelLink ? state.panelLink : links.tab(b.dataset.tab));
+    });
+  }
+  window.addEventListener('hashchange', () => { if (linkShown) showLink(); });
   $('panel-close').addEventListener('click', closePanel);
   $('dump-close').addEventListener('click', () => { $('dump').hidden = true; });
   $('explain-form').addEventListener('submit', (ev) => {

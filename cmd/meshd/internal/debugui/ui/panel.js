@@ -8,6 +8,7 @@ import { state } from './state.js';
 import { applyHighlight } from './graph.js';
 import { ensureVisible } from './view.js';
 import { showTab } from './tabs.js';
+import { links, setLink } from './location.js';
 
 let items = { prefix: '', offset: 0 }; // the items shown
 let itemsVersion = -1; // the graph version the shown items were loaded at
@@ -21,7 +22,9 @@ export function openPanel(kind) {
 }
 
 export function closePanel() {
+  if (state.panel) setLink(links.graph());
   state.panel = null;
+  state.panelLink = null;
   state.selected = null;
   state.highlight = new Set();
   $('panel').hidden = true;
@@ -36,6 +39,8 @@ export function selectCollection(name) {
   state.selected = name;
   state.highlight = new Set();
   openPanel('collection');
+  state.panelLink = links.collection(name);
+  setLink(state.panelLink);
   applyHighlight();
   ensureVisible(name);
   renderShell(name);

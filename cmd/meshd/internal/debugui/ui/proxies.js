@@ -4,6 +4,7 @@
 import { $, el } from './dom.js';
 import { fmtAgo, fmtUntil, shortTypeURL, shortVersion, pretty } from './format.js';
 import { api } from './api.js';
+import { links } from './location.js';
 
 const VERDICT_TEXT = {
   'up-to-date': 'up to date',
@@ -16,6 +17,16 @@ const VERDICT_TEXT = {
 const verdictText = (v) => VERDICT_TEXT[v] || v;
 
 let result = null; // the latest ProxiesResult
+let focused = null; // the node id a link asked for
+let scrollPending = false;
+
+// focusProxy marks the proxy with the node id and scrolls to it, now or
+// once it shows.
+export function focusProxy(id) {
+  focused = id;
+  scrollPending = true;
+  showProxies();
+}
 
 // showProxies shows a ProxiesResult; with none, it redraws the last one,
 // to keep relative times current.
@@ -37,6 +48,11 @@ export function showProxies(res) {
     return;
   }
   box.replaceChildren(renderSummary(ps), ...ps.map(renderProxy));
+  const card = box.querySelector('.proxy.focused');
+  if (card && scrollPending) {
+    scrollPending = false;
+    card.scrollIntoView({ block: 'start' });
+  }
 }
 
 // hasProxies reports whether an answer was shown yet.
@@ -53,14 +69,14 @@ function renderSummary(ps) {
 function renderProxy(p) {
   const ago = (label, t) => el('span', {}, label + ' ', el('b', { title: t }, fmtAgo(t)));
   const meta = Object.entries(p.metadata).sort();
-  return el('div', { class: 'proxy v-' + p.verdict, dataset: { node: p.nodeId } },
+  return el('div', { class: 'proxy v-' + p.verdict + (p.nodeId === focused ? ' focused' : ''), dataset: { node: p.nodeId } },
     el('div', { class: 'proxy-head' },
       el('span', { class: 'verdict v-' + p.verdict }, verdictText(p.verdict)),
-      el('code', { class: 'node-id' }, p.nodeId),
+      el('a', { class: 'node-link', href: links.proxy(p.nodeId), title: 'link to this proxy' }, el('code', { class: 'node-id' }, p.nodeId)),
       el('span', { class: 'muted' }, [p.cluster, p.address, p.protocol, p.variant && 'variant ' + p.variant].filter(Boolean).join(' · ')),
       el('button', { type: 'button', class: 'dump-btn', onclick: () => showDump(p.nodeId) }, 'Config dump')),
     renderIdentity(p),
-    p.closeError ? el('div', { class: 'close-error' }, 'ended by meshd: ' + p.closeError) : null,
+    p.state === 'disconnected' ? renderClose(p) : null,
     el('div', { class: 'proxy-times' },
       p.state === 'disconnected' ? ago('disconnected', p.disconnectedAt) : ago('connected', p.connectedSince),
       ago('last push', p.lastPush),
@@ -69,9 +85,41 @@ function renderProxy(p) {
         ? el('details', { class: 'meta' }, el('summary', {}, `metadata (${meta.length})`),
           el('div', { class: 'meta-list' }, meta.map(([k, v]) => el('code', {}, `${k}=${v}`))))
         : null),
+    renderHistory(p.history),
     el('table', { class: 'types' },
       el('thead', {}, el('tr', {}, ['type', 'subscribed', 'sent', 'ACKed', 'last NACK'].map((h) => el('th', {}, h)))),
       el('tbody', {}, p.types.map(renderType))));
+}
+
+// renderClose says why the proxy's stream ended, with the error meshd
+// ended it with, if any.
+function renderClose(p) {
+  return el('div', { class: 'close-reason' + (p.closeError ? ' close-error' : '') },
+    'closed: ', el('b', {}, p.closeReason || 'unknown'),
+    p.closeError ? ' — ' + p.closeError : null);
+}
+
+// renderHistory lists the proxy's earlier streams under its node id,
+// newest first: a proxy that reconnects is one proxy with a history.
+function renderHistory(h) {
+  if (!h.length) return null;
+  return el('details', { class: 'history' },
+    el('summary', {}, `${h.length} earlier connection${h.length > 1 ? 's' : ''} · last closed: ${h[0].closeReason}`),
+    el('ol', {}, h.map((s) => el('li', {},
+      el('b', { class: 'close-reason' }, s.closeReason), ' ',
+      el('span', { class: 'muted' }, [s.protocol, s.address].filter(Boolean).join(' · ')), ' ',
+      el('span', { title: s.connectedSince }, 'connected ' + fmtAgo(s.connectedSince)), ', ',
+      el('span', { title: s.disconnectedAt }, 'ended ' + fmtAgo(s.disconnectedAt)),
+      s.closeError ? el('div', { class: 'close-error' }, s.closeError) : null))));
+}
+
+// renderSubscribed shows a type's subscription: all of it, or the names,
+// which unfold.
+function renderSubscribed(t) {
+  if (t.wildcard) return 'all (wildcard)';
+  if (!t.subscribed.length) return '0 named';
+  return el('details', { class: 'subscribed' }, el('summary', {}, `${t.subscribed.length} named`),
+    el('ul', {}, t.subscribed.map((n) => el('li', {}, el('code', {}, n)))));
 }
 
 // renderIdentity shows who the proxy proved to be: the SPIFFE ID of its
@@ -90,7 +138,7 @@ function renderType(t) {
   const rejecting = t.lastNack && (!t.lastAck || new Date(t.lastNack.time) >= new Date(t.lastAck));
   return el('tr', { class: rejecting ? 'rejecting' : (t.sentVersion !== t.ackedVersion ? 'pending' : '') },
     el('td', { title: t.typeUrl }, shortTypeURL(t.typeUrl)),
-    el('td', {}, t.wildcard ? 'all (wildcard)' : `${t.subscribed.length} named`),
+    el('td', {}, renderSubscribed(t)),
     el('td', {}, el('code', { title: t.sentVersion }, shortVersion(t.sentVersion)),
       el('span', { class: 'muted' }, ` · ${t.pushes} pushes`),
       t.resumed ? el('span', { class: 'muted', title: 'reconnected holding the current config: nothing was re-sent' }, ' · resumed') : null),

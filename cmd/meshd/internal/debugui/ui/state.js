@@ -8,4 +8,5 @@ export const state = {
   selected: null,    // the selected collection's name
   panel: null,       // 'collection' | 'explain' | null
   highlight: new Set(), // the collections an explanation involves
+  panelLink: null,   // the deep link of what the open panel shows
 };

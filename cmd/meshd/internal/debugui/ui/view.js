@@ -2,9 +2,9 @@
 // to the window, and keeping a node in sight.
 
 import { $ } from './dom.js';
-import { state } from './state.js';
 
-// The size of a node, in graph units.
+// The size of a node, in graph units: its least width (a long name widens
+// it) and its height.
 export const NODE_W = 188;
 export const NODE_H = 64;
 
@@ -23,11 +23,9 @@ function applyView() {
   $('viewport').setAttribute('transform', `translate(${view.x},${view.y}) scale(${view.k})`);
 }
 
-// visibleWidth is the width of the graph not covered by the side panel.
-function visibleWidth() {
-  const w = $('graph').clientWidth;
-  return state.panel ? Math.max(200, w - $('panel').offsetWidth) : w;
-}
+// visibleWidth is the graph's width: the side panel sits beside it, not
+// over it.
+function visibleWidth() { return $('graph').clientWidth; }
 
 // fit scales and centres the graph in the visible part of the window.
 export function fit() {
@@ -50,13 +48,13 @@ export function fitUnlessMoved() {
 }
 
 // ensureVisible pans, without zooming, so that the node of the named
-// collection is not hidden under the side panel or outside the view.
+// collection is not outside the view.
 export function ensureVisible(name) {
   const c = pos.get(name);
   if (!c) return;
   const w = visibleWidth(), h = $('graph').clientHeight;
   const x = view.x + c.x * view.k, y = view.y + c.y * view.k;
-  const hw = (NODE_W / 2) * view.k + 16, hh = (NODE_H / 2) * view.k + 16;
+  const hw = ((c.w || NODE_W) / 2) * view.k + 16, hh = (NODE_H / 2) * view.k + 16;
   if (x - hw >= 0 && x + hw <= w && y - hh >= 0 && y + hh <= h) return;
   if (x - hw < 0 || x + hw > w) view.x += w / 2 - x;
   if (y - hh < 0 || y + hh > h) view.y += h / 2 - y;
