@@ -3,6 +3,7 @@ package krt
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -180,8 +181,21 @@ func (f *filterSet) equal(o *filterSet) bool {
 		f.hasKeys == o.hasKeys && slices.Equal(f.keyList(), o.keyList()) &&
 		f.index == o.index && f.indexKey == o.indexKey &&
 		f.hasNS == o.hasNS && f.ns == o.ns &&
-		f.hasLabels == o.hasLabels && maps.Equal(f.labels, o.labels) &&
-		f.hasSelects == o.hasSelects && maps.Equal(f.selects, o.selects)
+		f.hasLabels == o.hasLabels && sameLabels(f.labels, o.labels) &&
+		f.hasSelects == o.hasSelects && sameLabels(f.selects, o.selects)
+}
+
+// sameLabels is maps.Equal, answering at once when a and b are one map:
+// a recomputation usually filters with the very map its unchanged input
+// holds, as the last computation did.
+func sameLabels(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() {
+		return true
+	}
+	return maps.Equal(a, b)
 }
 
 // matches reports whether the item stored under key passes every filter.

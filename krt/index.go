@@ -1,6 +1,9 @@
 package krt
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Index is a secondary index over a collection: each item is filed under
 // zero or more index keys. Look items up with Lookup, or from a
@@ -81,21 +84,29 @@ func removeFrom[K comparable](m map[K]map[string]struct{}, ik K, key string) {
 	}
 }
 
-// reindex moves key from old's index entries to v's.
+// reindex moves key from old's index entries to v's. Most changes keep
+// an item's index keys: those leave the indexes untouched.
 func (s *store[T]) reindex(key string, old T, hadOld bool, v T, hasNew bool) {
+	both := hadOld && hasNew
 	for _, ix := range s.indexes {
+		var oks, nks []string
 		if hadOld {
-			for _, ik := range ix.keys(old) {
-				removeFrom(ix.m, ik, key)
-			}
+			oks = ix.keys(old)
 		}
 		if hasNew {
-			for _, ik := range ix.keys(v) {
-				addTo(ix.m, ik, key)
-			}
+			nks = ix.keys(v)
+		}
+		if both && slices.Equal(oks, nks) {
+			continue
+		}
+		for _, ik := range oks {
+			removeFrom(ix.m, ik, key)
+		}
+		for _, ik := range nks {
+			addTo(ix.m, ik, key)
 		}
 	}
-	if s.nsIdx != nil {
+	if s.nsIdx != nil && !(both && s.acc.namespace(old) == s.acc.namespace(v)) {
 		if hadOld {
 			removeFrom(s.nsIdx, s.acc.namespace(old), key)
 		}
@@ -103,7 +114,7 @@ func (s *store[T]) reindex(key string, old T, hadOld bool, v T, hasNew bool) {
 			addTo(s.nsIdx, s.acc.namespace(v), key)
 		}
 	}
-	if s.labelIdx != nil {
+	if s.labelIdx != nil && !(both && sameLabels(s.acc.labels(old), s.acc.labels(v))) {
 		if hadOld {
 			for k, lv := range s.acc.labels(old) {
 				removeFrom(s.labelIdx, labelPair{k, lv}, key)
@@ -116,16 +127,27 @@ func (s *store[T]) reindex(key string, old T, hadOld bool, v T, hasNew bool) {
 		}
 	}
 	if s.selIdx != nil {
-		if hadOld {
-			if p, ok := minPair(s.acc.selector(old)); ok {
-				removeFrom(s.selIdx, p, key)
-			}
-		}
-		if hasNew {
-			if p, ok := minPair(s.acc.selector(v)); ok {
-				addTo(s.selIdx, p, key)
-			}
-		}
+		s.reindexSelector(key, old, hadOld, v, hasNew)
+	}
+}
+
+func (s *store[T]) reindexSelector(key string, old T, hadOld bool, v T, hasNew bool) {
+	op, oOK := labelPair{}, false
+	if hadOld {
+		op, oOK = minPair(s.acc.selector(old))
+	}
+	np, nOK := labelPair{}, false
+	if hasNew {
+		np, nOK = minPair(s.acc.selector(v))
+	}
+	if oOK == nOK && op == np {
+		return
+	}
+	if oOK {
+		removeFrom(s.selIdx, op, key)
+	}
+	if nOK {
+		addTo(s.selIdx, np, key)
 	}
 }
 
