@@ -26,6 +26,16 @@ type fetchCtx struct {
 	failed error
 }
 
+// sharesPrev reports whether deps is still prev[:len(deps)], sharing
+// prev's array, as it is until a read differs from prev's at its
+// position: a computation that reads what the last one read allocates no
+// slice, and setDeps finds the very same records. (A flag would do, but
+// would move fetchCtx, made for every computation, into the size class
+// of the fetchRecs kept, and the garbage would spread among them.)
+func (c *fetchCtx) sharesPrev() bool {
+	return len(c.deps) == 0 || len(c.prev) > 0 && &c.deps[0] == &c.prev[0]
+}
+
 func (c *fetchCtx) Fail(err error) {
 	if err == nil {
 		err = ErrFailed
@@ -79,17 +89,30 @@ func fetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same an
 		}
 		return nil
 	}
-	up := s.self().(upstream)
-	// In the steady state a computation reads what it read last time:
-	// reuse that record rather than allocating and re-filing a new one.
-	var rec *fetchRec
-	if i := len(fc.deps); i < len(fc.prev) && fc.prev[i].up == up && fc.prev[i].filter.equal(&fs) {
-		rec = fc.prev[i]
-	} else {
-		rec = &fetchRec{down: fc.down, input: fc.input, up: up, filter: fs}
-	}
-	fc.deps = append(fc.deps, rec)
+	fc.record(s.self().(upstream), &fs)
 	return s.query(&fs)
+}
+
+// record adds a read of up with fs to the computation's reads. In the
+// steady state a computation reads what it read last time: it reuses
+// that record rather than allocating and re-filing a new one.
+func (c *fetchCtx) record(up upstream, fs *filterSet) {
+	i := len(c.deps)
+	shared := c.sharesPrev()
+	if i < len(c.prev) && c.prev[i].up == up && c.prev[i].filter.equal(fs) {
+		if shared {
+			c.deps = c.prev[:i+1]
+			return
+		}
+		c.deps = append(c.deps, c.prev[i])
+		return
+	}
+	if shared {
+		// Never append into prev's array: it still holds the reads
+		// setDeps must unfile.
+		c.deps = append(make([]*fetchRec, 0, max(len(c.prev), i+1, 2)), c.deps...)
+	}
+	c.deps = append(c.deps, &fetchRec{down: c.down, input: c.input, up: up, filter: *fs})
 }
 
 // FetchOne returns the item of c that passes every filter and records the
