@@ -1,8 +1,9 @@
 package krt
 
+import "slices"
+
 // fetchRec is one recorded read: input of collection down fetched from up
-// with filter. It is filed in up's reverse index under the buckets that
-// the filter's most selective part names.
+// with filter. It is filed in up's reverse index (see dependents).
 type fetchRec struct {
 	down   dependent
 	input  string
@@ -10,155 +11,194 @@ type fetchRec struct {
 	filter filterSet
 }
 
-type bucketKind uint8
-
-const (
-	bucketAll bucketKind = iota
-	bucketByKey
-	bucketIndex
-	bucketNamespace
-	bucketLabel   // a FilterLabels selector, under its smallest requirement
-	bucketSelects // a FilterSelects label set, under each of its labels
-	numBucketKinds
-)
-
-type bucketKey struct {
-	kind bucketKind
-	idx  int
-	a, b string
-}
-
 // dependents is a collection's reverse index: which reads of it, by which
-// inputs of which collections, a change to a given item can affect.
+// inputs of which collections, a change to a given item can affect. Each
+// read is filed under the buckets its filter's most selective part names,
+// one map per kind of part, so that each is keyed by what it needs and
+// nothing more.
 type dependents struct {
-	buckets  map[bucketKey]map[*fetchRec]struct{}
-	perKind  [numBucketKinds]int
-	perIndex map[int]int
-	total    int
+	all       recSet                // reads no change escapes
+	byKey     map[string]*recSet    // FilterKey(s), under each key
+	byIndex   []map[string]*recSet  // FilterIndex, by index id, under its key
+	byNS      map[string]*recSet    // FilterNamespace
+	byLabel   map[labelPair]*recSet // FilterLabels, under its smallest requirement
+	bySelects map[labelPair]*recSet // FilterSelects, under each of its labels
+	total     int
 }
 
-// forBuckets calls fn with each bucket a read with filter f is filed under.
-// It allocates nothing, so records need not keep their buckets.
-func forBuckets(f *filterSet, fn func(bucketKey)) {
+// file adds rec to the buckets its filter names, or removes it from them.
+func (d *dependents) file(rec *fetchRec, add bool) {
+	f := &rec.filter
 	switch {
 	case f.selectsNothing(): // no change can matter: file nothing
 	case f.hasKeys:
 		for _, k := range f.keyList() {
-			fn(bucketKey{kind: bucketByKey, a: k})
+			d.total += fileIn(&d.byKey, k, rec, add)
 		}
 	case f.index >= 0:
-		fn(bucketKey{kind: bucketIndex, idx: int(f.index), a: f.indexKey})
+		if int(f.index) >= len(d.byIndex) {
+			d.byIndex = append(d.byIndex, make([]map[string]*recSet, int(f.index)+1-len(d.byIndex))...)
+		}
+		d.total += fileIn(&d.byIndex[f.index], f.indexKey, rec, add)
 	case f.hasLabels && len(f.labels) > 0:
 		p, _ := minPair(f.labels)
-		fn(bucketKey{kind: bucketLabel, a: p.k, b: p.v})
+		d.total += fileIn(&d.byLabel, p, rec, add)
 	case f.hasSelects:
 		for k, v := range f.selects { // empty labels: selected by nothing
-			fn(bucketKey{kind: bucketSelects, a: k, b: v})
+			d.total += fileIn(&d.bySelects, labelPair{k, v}, rec, add)
 		}
 	case f.hasNS:
-		fn(bucketKey{kind: bucketNamespace, a: f.ns})
+		d.total += fileIn(&d.byNS, f.ns, rec, add)
 	default:
-		fn(bucketKey{kind: bucketAll})
+		d.total += fileSet(&d.all, rec, add)
 	}
 }
 
-func (s *store[T]) addDep(rec *fetchRec) {
-	d := &s.deps
-	if d.buckets == nil {
-		d.buckets = map[bucketKey]map[*fetchRec]struct{}{}
-		d.perIndex = map[int]int{}
+// fileIn adds rec to, or removes it from, the bucket of m under k, and
+// returns the change in the number of filed reads.
+func fileIn[K comparable](m *map[K]*recSet, k K, rec *fetchRec, add bool) int {
+	set := (*m)[k]
+	if set == nil {
+		if !add {
+			return 0
+		}
+		if *m == nil {
+			*m = map[K]*recSet{}
+		}
+		set = &recSet{}
+		(*m)[k] = set
 	}
-	forBuckets(&rec.filter, func(b bucketKey) {
-		set := d.buckets[b]
-		if set == nil {
-			set = map[*fetchRec]struct{}{}
-			d.buckets[b] = set
-		}
-		set[rec] = struct{}{}
-		d.perKind[b.kind]++
-		if b.kind == bucketIndex {
-			d.perIndex[b.idx]++
-		}
-		d.total++
-	})
+	n := fileSet(set, rec, add)
+	if set.len() == 0 {
+		delete(*m, k)
+	}
+	return n
 }
 
-func (s *store[T]) removeDep(rec *fetchRec) {
-	d := &s.deps
-	forBuckets(&rec.filter, func(b bucketKey) {
-		set := d.buckets[b]
-		if _, ok := set[rec]; !ok {
-			return
-		}
-		delete(set, rec)
-		if len(set) == 0 {
-			delete(d.buckets, b)
-		}
-		d.perKind[b.kind]--
-		if b.kind == bucketIndex {
-			d.perIndex[b.idx]--
-		}
-		d.total--
-	})
+// fileSet adds rec to, or removes it from, set.
+func fileSet(set *recSet, rec *fetchRec, add bool) int {
+	switch {
+	case add && set.add(rec):
+		return 1
+	case !add && set.remove(rec):
+		return -1
+	}
+	return 0
 }
+
+func (s *store[T]) addDep(rec *fetchRec)    { s.deps.file(rec, true) }
+func (s *store[T]) removeDep(rec *fetchRec) { s.deps.file(rec, false) }
 
 // trigger marks dirty every recorded read that the change of key from old
 // to nv can affect: those filed under a bucket the change touches whose
-// full filter matches the old or the new value.
+// full filter matches the old or the new value. A change usually leaves
+// the item under the buckets it was under; those are visited once.
 func (s *store[T]) trigger(tx *Txn, key string, old T, hadOld bool, nv T, hasNew bool) {
 	d := &s.deps
 	if d.total == 0 {
 		return
 	}
-	visit := func(b bucketKey) {
-		for rec := range d.buckets[b] {
-			if s.affects(&rec.filter, key, old, hadOld, nv, hasNew) {
-				rec.down.markDirty(tx, rec.input)
-			}
+	hit := func(rec *fetchRec) {
+		if s.affects(&rec.filter, key, old, hadOld, nv, hasNew) {
+			rec.down.markDirty(tx, rec.input)
 		}
 	}
-	both := func(fn func(v T)) {
+	visit := func(set *recSet) {
+		expectDirty(set)
+		set.each(hit)
+	}
+	visit(&d.all)
+	if len(d.byKey) > 0 {
+		visit(d.byKey[key])
+	}
+	if len(d.byNS) > 0 && s.acc.namespace != nil {
+		var ons string
 		if hadOld {
-			fn(old)
+			ons = s.acc.namespace(old)
+			visit(d.byNS[ons])
 		}
 		if hasNew {
-			fn(nv)
+			if nns := s.acc.namespace(nv); !hadOld || nns != ons {
+				visit(d.byNS[nns])
+			}
 		}
 	}
-	if d.perKind[bucketAll] > 0 {
-		visit(bucketKey{kind: bucketAll})
+	if len(d.byIndex) > 0 {
+		s.triggerIndexes(visit, old, hadOld, nv, hasNew)
 	}
-	if d.perKind[bucketByKey] > 0 {
-		visit(bucketKey{kind: bucketByKey, a: key})
+	if len(d.byLabel) > 0 || len(d.bySelects) > 0 {
+		s.triggerPairs(visit, old, hadOld, nv, hasNew)
 	}
-	if d.perKind[bucketNamespace] > 0 && s.acc.namespace != nil {
-		both(func(v T) { visit(bucketKey{kind: bucketNamespace, a: s.acc.namespace(v)}) })
-	}
-	if d.perKind[bucketIndex] > 0 {
-		for idx, n := range d.perIndex {
-			if n == 0 {
-				continue
+}
+
+// triggerPairs visits the label and selector buckets of the old and the
+// new value, those both are filed under once.
+func (s *store[T]) triggerPairs(visit func(*recSet), old T, hadOld bool, nv T, hasNew bool) {
+	d := &s.deps
+	if len(d.byLabel) > 0 && s.acc.labels != nil {
+		var ol map[string]string
+		if hadOld {
+			ol = s.acc.labels(old)
+			for k, lv := range ol {
+				visit(d.byLabel[labelPair{k, lv}])
 			}
-			both(func(v T) {
-				for _, ik := range s.indexes[idx].keys(v) {
-					visit(bucketKey{kind: bucketIndex, idx: idx, a: ik})
+		}
+		if hasNew {
+			for k, lv := range s.acc.labels(nv) {
+				if ov, ok := ol[k]; !hadOld || !ok || ov != lv {
+					visit(d.byLabel[labelPair{k, lv}])
 				}
-			})
+			}
 		}
 	}
-	if d.perKind[bucketLabel] > 0 && s.acc.labels != nil {
-		both(func(v T) {
-			for k, lv := range s.acc.labels(v) {
-				visit(bucketKey{kind: bucketLabel, a: k, b: lv})
+	if len(d.bySelects) > 0 && s.acc.selector != nil {
+		op, oOK := labelPair{}, false
+		if hadOld {
+			if op, oOK = minPair(s.acc.selector(old)); oOK {
+				visit(d.bySelects[op])
 			}
-		})
+		}
+		if hasNew {
+			if p, ok := minPair(s.acc.selector(nv)); ok && (!oOK || p != op) {
+				visit(d.bySelects[p])
+			}
+		}
 	}
-	if d.perKind[bucketSelects] > 0 && s.acc.selector != nil {
-		both(func(v T) {
-			if p, ok := minPair(s.acc.selector(v)); ok {
-				visit(bucketKey{kind: bucketSelects, a: p.k, b: p.v})
+}
+
+// expectDirty tells the dependent of a large bucket's reads how many
+// inputs it is about to be told of. A large bucket is usually the reads of
+// every input of one collection, as of a singleton that all of them read.
+func expectDirty(set *recSet) {
+	if n := set.len(); n > 64 {
+		if e, ok := set.any().down.(interface{ expectDirty(n int) }); ok {
+			e.expectDirty(n)
+		}
+	}
+}
+
+// triggerIndexes visits the index buckets of the old and the new value,
+// those both are filed under once.
+func (s *store[T]) triggerIndexes(visit func(*recSet), old T, hadOld bool, nv T, hasNew bool) {
+	for idx, m := range s.deps.byIndex {
+		if len(m) == 0 {
+			continue
+		}
+		keys := s.indexes[idx].keys
+		var oks []string
+		if hadOld {
+			oks = keys(old)
+			for _, ik := range oks {
+				visit(m[ik])
 			}
-		})
+		}
+		if hasNew {
+			for _, ik := range keys(nv) {
+				if !hadOld || !slices.Contains(oks, ik) {
+					visit(m[ik])
+				}
+			}
+		}
 	}
 }
 
