@@ -63,6 +63,8 @@ func newDerived[I, O any](g Owner, parent *store[I], kind string, one func(Handl
 		d.dirty = make(map[string]struct{}, n)
 	}
 	d.g.construct(d, func(tx *Txn) {
+		d.unwatched = true
+		tx.touch(d) // so that finish ends the unwatched state
 		if parent != nil {
 			parent.downs = append(parent.downs, d)
 			for k := range parent.items {
@@ -89,6 +91,19 @@ func (d *derived[I, O]) markDirty(tx *Txn, input string) {
 	tx.schedule(d)
 }
 
+// expectDirty makes room for n more dirty inputs, when they are many, so
+// that marking them does not rehash the dirty set as it grows.
+func (d *derived[I, O]) expectDirty(n int) {
+	if n <= 64 || d.stopped || len(d.dirty) >= n {
+		return
+	}
+	grown := make(map[string]struct{}, len(d.dirty)+n)
+	for k := range d.dirty {
+		grown[k] = struct{}{}
+	}
+	d.dirty = grown
+}
+
 func (d *derived[I, O]) dropPending() { d.dirty = nil }
 
 func (d *derived[I, O]) process(tx *Txn) {
@@ -97,9 +112,11 @@ func (d *derived[I, O]) process(tx *Txn) {
 	if d.stopped { // emptied by Stop: only tell dependents
 		dirty = nil
 	}
+	d.changeHint = len(dirty)
 	for k := range dirty {
 		d.recompute(tx, k)
 	}
+	d.changeHint = 0
 	if len(dirty) <= 64 { // keep a small map for the next transaction
 		clear(dirty)
 		d.spare = dirty

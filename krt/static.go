@@ -94,9 +94,11 @@ func (w Writer[T]) Set(items ...T) {
 	if len(w.s.items) == 0 && len(items) > 64 {
 		w.s.items = make(map[string]T, len(items)) // a bulk load: size once
 	}
+	w.s.changeHint = len(items)
 	for _, v := range items {
 		w.set(w.s.acc.key(v), v)
 	}
+	w.s.changeHint = 0
 }
 
 func (w Writer[T]) set(key string, v T) { w.s.put(w.tx, key, v) }

@@ -37,6 +37,14 @@ type store[T any] struct {
 	// before it, and the keys whose dependents are not told yet.
 	changes map[string]pendingChange[T]
 	unprop  []string
+	// changeHint, while a bulk write or recomputation runs, is how many
+	// changes it may make: changes is made that large at once rather
+	// than rehashed as it grows.
+	changeHint int
+	// unwatched is set while the transaction that constructs the
+	// collection fills it. No handler, downstream or dependent can exist
+	// yet, so noteChange records nothing: every item at commit is an add.
+	unwatched bool
 
 	handlers []*handler[T]
 	synced   bool
@@ -184,8 +192,12 @@ func (s *store[T]) remove(tx *Txn, key string) bool {
 }
 
 func (s *store[T]) noteChange(tx *Txn, key string, old T, had bool) {
+	if s.unwatched {
+		tx.touch(s.self())
+		return
+	}
 	if s.changes == nil {
-		s.changes = map[string]pendingChange[T]{}
+		s.changes = make(map[string]pendingChange[T], s.changeHint)
 	}
 	pc, seen := s.changes[key]
 	if !seen {
@@ -220,6 +232,9 @@ func (s *store[T]) propagateChanges(tx *Txn) {
 
 // finish implements node.
 func (s *store[T]) finish(version uint64) int {
+	if s.unwatched {
+		return s.finishUnwatched(version)
+	}
 	if len(s.changes) == 0 {
 		return 0
 	}
@@ -248,6 +263,27 @@ func (s *store[T]) finish(version uint64) int {
 			h.enqueue(b)
 		}
 	}
+	return n
+}
+
+// finishUnwatched is finish for the transaction that constructed the
+// collection: its items are its events, all adds, and no one is
+// registered to receive them.
+func (s *store[T]) finishUnwatched(version uint64) int {
+	s.unwatched = false
+	if version == 0 || len(s.items) == 0 {
+		return 0
+	}
+	recent := make([]EventRecord, 0, min(len(s.items), s.hist.size))
+	for key := range s.items {
+		if len(recent) == cap(recent) {
+			break
+		}
+		recent = append(recent, EventRecord{Type: EventAdd.String(), Key: key})
+	}
+	n := len(s.items)
+	s.stats.events.Add(uint64(n))
+	s.hist.events(version, recent)
 	return n
 }
 
