@@ -292,8 +292,12 @@ func (s *store[T]) finishUnwatched(version uint64) int {
 // the number of keys whose value changed.
 func (s *store[T]) netEvents(changes map[string]pendingChange[T]) (events []Event[T], recent []EventRecord, n int) {
 	want := len(s.handlers) > 0
+	// vals holds what the events point to: one allocation, not one per
+	// value. (A handler that keeps one pointer keeps the whole array.)
+	var vals []T
 	if want {
 		events = make([]Event[T], 0, len(changes))
+		vals = make([]T, 0, 2*len(changes))
 	}
 	for key, pc := range changes {
 		nv, hasNew := s.items[key]
@@ -316,11 +320,12 @@ func (s *store[T]) netEvents(changes map[string]pendingChange[T]) (events []Even
 		if want {
 			ev := Event[T]{Type: typ, Key: key}
 			if pc.hadOld {
-				old := pc.old
-				ev.Old = &old
+				vals = append(vals, pc.old)
+				ev.Old = &vals[len(vals)-1]
 			}
 			if hasNew {
-				ev.New = &nv
+				vals = append(vals, nv)
+				ev.New = &vals[len(vals)-1]
 			}
 			events = append(events, ev)
 		}
