@@ -38,12 +38,28 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// write writes a file in place, as most editors and tools do: truncate,
+// then write. The watcher may load the file in between, empty.
 func write(t *testing.T, path string, content ...string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(strings.Join(content, "---\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replace swaps in a file's new content at once, through a hidden file
+// renamed over it: the watcher never reads it half written. Tests that
+// check what a load keeps use it, since a load of the truncated file
+// between write's two steps is a valid load of an empty file (on a busy
+// machine the writer can be held up longer than the debounce).
+func replace(t *testing.T, path string, content ...string) {
+	t.Helper()
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	write(t, tmp, content...)
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -202,7 +218,7 @@ func TestWatchBadFileKeepsLastGood(t *testing.T) {
 		{"unknown field", "apiVersion: v1\nkind: Pod\nmetadata: {name: a1, namespace: ns}\nspec: {containerz: []}\n", `unknown field "spec.containerz"`},
 	}
 	for _, tc := range bad {
-		write(t, a, tc.content)
+		replace(t, a, tc.content)
 		eventually(t, tc.name+" reported as "+tc.problem, func() bool { return hasProblem(s, tc.problem) })
 		if got := podKeys(s); got != "ns/a1,ns/a2" {
 			t.Errorf("%s: pods %s, want the last good ones", tc.name, got)
@@ -217,11 +233,11 @@ func TestWatchBadFileKeepsLastGood(t *testing.T) {
 	if st := s.Stats(); st.FileErrors < uint64(len(bad)) {
 		t.Errorf("file errors %d", st.FileErrors)
 	}
-	write(t, a, podYAML("ns", "a1", "fixed"))
+	replace(t, a, podYAML("ns", "a1", "fixed"))
 	eventually(t, "fix applied", func() bool { return podKeys(s) == "ns/a1" && len(s.Problems()) == 0 })
 
 	// A broken file that is then deleted takes its last good objects along.
-	write(t, a, "{")
+	replace(t, a, "{")
 	eventually(t, "broken again", func() bool { return len(s.Problems()) == 1 })
 	if err := os.Remove(a); err != nil {
 		t.Fatal(err)
@@ -262,15 +278,17 @@ func TestWatchDebounce(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.yaml")
 	write(t, a, serviceYAML("ns", "web", "web", 1))
-	s, _ := startDir(t, dir, WithDebounce(300*time.Millisecond))
+	// The quiet period is long enough that a test goroutine held up on a
+	// busy machine does not split the burst more than once.
+	s, _ := startDir(t, dir, WithDebounce(time.Second))
 	before := s.Stats().Loads
 	const writes = 30
 	for i := 2; i <= writes; i++ {
-		write(t, a, serviceYAML("ns", "web", "web", i))
+		replace(t, a, serviceYAML("ns", "web", "web", i))
 	}
 	eventually(t, "last write", func() bool {
-		svc, _ := s.Inputs().Services.Get("ns/web")
-		return svc.Spec.Ports[0].Port == writes
+		svc, ok := s.Inputs().Services.Get("ns/web")
+		return ok && svc.Spec.Ports[0].Port == writes
 	})
 	// The burst is applied in one go (two if it straddled a period).
 	if n := s.Stats().Loads - before; n < 1 || n > 2 {
