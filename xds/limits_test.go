@@ -210,6 +210,11 @@ func TestMaxMessageSizeCounted(t *testing.T) {
 	if err := s.Ended(); status.Code(err) != codes.ResourceExhausted {
 		t.Fatalf("stream ended with %v, want ResourceExhausted", err)
 	}
+	// gRPC sends the status from inside the server's Recv, before the
+	// stream's receive goroutine counts it: the client may be told first.
+	waitFor(t, "the refused request counted", func() bool {
+		return f.srv.Stats().LimitExceeded[xds.LimitMessageSize] > 0
+	})
 	st := f.srv.Stats()
 	if got := st.LimitExceeded[xds.LimitMessageSize]; got != 1 {
 		t.Errorf("LimitExceeded = %v, want %s 1", st.LimitExceeded, xds.LimitMessageSize)

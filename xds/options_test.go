@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,18 +49,12 @@ func clusterServer(opts ...xds.Option) (*krt.Graph, *xds.Server) {
 // Run listens where WithAddress says, and fails, naming the address, when
 // it cannot.
 func TestWithAddress(t *testing.T) {
-	addr := freeAddr(t)
-	g, srv := clusterServer(xds.WithAddress(addr))
 	ctx, cancel := context.WithCancel(context.Background())
-	graphDone, runDone := make(chan error, 1), make(chan error, 1)
-	go func() { graphDone <- g.Run(ctx) }()
-	go func() { runDone <- srv.Run(ctx) }()
+	t.Cleanup(cancel) // should runOnFreeAddr fail the test
+	addr, stop := runOnFreeAddr(t, ctx)
 	defer func() {
 		cancel()
-		if err := <-runDone; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		<-graphDone
+		stop()
 	}()
 	c := xdstest.NewSotW(t, dial(t, addr), &corev3.Node{Id: "n"})
 	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
@@ -73,6 +68,42 @@ func TestWithAddress(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), addr) {
 		t.Errorf("Run on a taken address: %v, want an error naming %s", err, addr)
 	}
+}
+
+// runOnFreeAddr runs a cluster server with WithAddress set to a free
+// loopback address until ctx ends, and returns once it listens there (a
+// client dialing before that would be refused). stop waits for the server
+// and its graph to return. A port freeAddr found can be taken by another
+// process before Run listens on it: then it tries another.
+func runOnFreeAddr(t *testing.T, ctx context.Context) (addr string, stop func()) {
+	t.Helper()
+	for range 5 {
+		addr = freeAddr(t)
+		g, srv := clusterServer(xds.WithAddress(addr))
+		graphDone, runDone := make(chan error, 1), make(chan error, 1)
+		go func() { graphDone <- g.Run(ctx) }()
+		go func() { runDone <- srv.Run(ctx) }()
+		stop = func() {
+			if err := <-runDone; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+			<-graphDone
+		}
+		select {
+		case <-srv.Ready():
+			return addr, stop
+		case err := <-runDone:
+			if !errors.Is(err, syscall.EADDRINUSE) {
+				t.Fatalf("Run on %s: %v", addr, err)
+			}
+			// The graph runs until ctx ends; stop is not called.
+			t.Logf("%s was taken before Run listened: %v", addr, err)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("server on %s not ready after 20s", addr)
+		}
+	}
+	t.Fatal("no free address found in 5 tries")
+	return "", nil
 }
 
 // WithMaxConcurrentStreams limits the streams of one connection: a second
