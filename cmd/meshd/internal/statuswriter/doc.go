@@ -10,7 +10,9 @@
 // to one object. One worker asks the kind what the object's status should
 // be, on the collection's copy (almost always current), and writes only
 // when it differs, so a resync or the echo of its own write costs no API
-// call. Writes pass a token bucket shared by every kind; a conflict is
+// call. A copy that the writer's own write has replaced on the server,
+// met before the collection delivers that write, is skipped as stale
+// rather than written from again (which could only conflict). Writes pass a token bucket shared by every kind; a conflict is
 // retried at once on a fresh GET, other failures are logged and retried
 // with per-key exponential backoff, and an update the server rejects as
 // invalid waits for the object's next change. An object not in the

@@ -83,12 +83,15 @@ func (k *Kind[T]) reconcile(ctx context.Context, w *Writer, ns, name string) (Ou
 type attempt struct {
 	token    bool // a token is held for the next write
 	conflict bool // the last write conflicted: read the server
+	// cached is the resource version of the collection's copy the last
+	// decision started from.
+	cached string
 }
 
 // step makes one decision. It returns outcome 0 when it only took a
 // token, so the caller decides again on fresh copies.
 func (k *Kind[T]) step(ctx context.Context, w *Writer, a *attempt, ns, name string) (Outcome, error) {
-	obj, out, err := k.current(ctx, a.conflict, ns, name)
+	obj, out, err := k.current(ctx, w, a, ns, name)
 	if out != 0 || err != nil {
 		return out, err
 	}
@@ -115,6 +118,7 @@ func (k *Kind[T]) step(ctx context.Context, w *Writer, a *attempt, ns, name stri
 	if err != nil {
 		return 0, fmt.Errorf("updating status: %w", err)
 	}
+	w.superseded.wrote(k.key(ns, name), a.cached, want.GetResourceVersion())
 	w.log.Debug("status written", "key", k.key(ns, name), "generation", obj.GetGeneration())
 	return Written, nil
 }
@@ -122,15 +126,22 @@ func (k *Kind[T]) step(ctx context.Context, w *Writer, a *attempt, ns, name stri
 // current returns the object to decide on: the collection's copy, or the
 // server's after a conflict. A nonzero outcome means there is nothing to
 // write: the object is gone, not from a cluster, or caught between
-// versions.
-func (k *Kind[T]) current(ctx context.Context, conflict bool, ns, name string) (T, Outcome, error) {
+// versions (a newer spec, or the collection not yet holding the writer's
+// own last write).
+func (k *Kind[T]) current(ctx context.Context, w *Writer, a *attempt, ns, name string) (T, Outcome, error) {
+	key := k.key(ns, name)
 	cached, ok := k.Objects.Get(ns + "/" + name)
 	if !ok || cached.GetResourceVersion() == "" {
 		// Not in the collection, or not from a cluster (a source
 		// without resource versions): nothing to write to.
+		w.superseded.forget(key)
 		return cached, NotFound, nil
 	}
-	if !conflict {
+	a.cached = cached.GetResourceVersion()
+	if w.superseded.replaced(key, a.cached) {
+		return cached, Stale, nil
+	}
+	if !a.conflict {
 		return cached, 0, nil
 	}
 	var obj T

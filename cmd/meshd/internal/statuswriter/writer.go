@@ -84,6 +84,10 @@ type Writer struct {
 
 	written, unchanged, conflicts, notFound, errs atomic.Uint64
 
+	// superseded keeps a copy the writer's own write replaced from
+	// being written from again.
+	superseded superseded
+
 	fmu     sync.Mutex
 	failing map[string]Failure // by key, until a reconciliation succeeds
 }
