@@ -105,7 +105,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (fn roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return fn(r) }
 
 // run starts the writer; the returned stop cancels it and fails the test
-// unless Run returns within 2 s. stop is also called at the end of the
+// unless Run returns within 10 s. stop is also called at the end of the
 // test, and may be called more than once.
 func (f *fixture) run() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -117,8 +117,8 @@ func (f *fixture) run() (stop func()) {
 			cancel()
 			select {
 			case <-done:
-			case <-time.After(2 * time.Second):
-				f.t.Errorf("Run did not return within 2s of its context ending")
+			case <-time.After(10 * time.Second):
+				f.t.Errorf("Run did not return within 10s of its context ending")
 				<-done
 			}
 		})
