@@ -3,6 +3,7 @@ package krt_test
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,7 +124,14 @@ func TestSubGraphCyclesFreeEverything(t *testing.T) {
 		clusters.Delete(krt.KeyOf(clusters, c.up))
 		c.sub.Stop()
 	}
+	// The graph runs and no sub-graph exists: the state every stopped
+	// sub-graph returns to.
+	handlers := handlerGoroutines()
 	cycle(-1) // warm up: first-use allocations count as baseline
+	// A stopped sub-graph's handler goroutine ends on its own time: wait
+	// for the warm-up's before counting, or it would be counted in the
+	// baseline and could hide the last cycle's (and its heap) at the end.
+	waitHandlers(t, handlers, "after the warm-up")
 	goroutines, heap := runtime.NumGoroutine(), heapInUse()
 	for i := range cycles {
 		cycle(i)
@@ -131,6 +139,7 @@ func TestSubGraphCyclesFreeEverything(t *testing.T) {
 	if all.Len() != 0 || len(g.Describe().Collections) != 2 {
 		t.Fatalf("after the cycles: %d joined pods, %d collections", all.Len(), len(g.Describe().Collections))
 	}
+	waitHandlers(t, handlers, "after the cycles")
 	if leaked := leakedSince(goroutines); leaked > 0 {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("%d goroutines more than before the cycles:\n%s", leaked, buf[:runtime.Stack(buf, true)])
@@ -142,6 +151,31 @@ func TestSubGraphCyclesFreeEverything(t *testing.T) {
 	t.Logf("%d cycles: heap %+d bytes, goroutines %d before and after", cycles, grown, goroutines)
 }
 
+// handlerGoroutines returns how many goroutines run a graph's handlers.
+func handlerGoroutines() int {
+	n := 0
+	for _, s := range otherGoroutines() {
+		if strings.Contains(s, "krt.(*Graph).startHandlerLocked") {
+			n++
+		}
+	}
+	return n
+}
+
+// waitHandlers waits up to 20 s for the handler goroutines to be back to
+// want, and fails t with their stacks if they are not.
+func waitHandlers(t *testing.T, want int, when string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for handlerGoroutines() > want {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d handler goroutines after 20 s, want %d:\n%s",
+				when, handlerGoroutines(), want, strings.Join(otherGoroutines(), "\n\n"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func heapInUse() int64 {
 	runtime.GC()
 	runtime.GC()
@@ -150,8 +184,6 @@ func heapInUse() int64 {
 	return int64(m.HeapAlloc)
 }
 
-// leakedSince waits for handler goroutines that are ending and returns
-// how many goroutines are above baseline.
 // leakedSince waits up to 10 s for the goroutine count to fall back to
 // baseline: on a loaded machine a stopped sub-graph's goroutines may
 // still be on their way out when the cycles end.
