@@ -39,6 +39,13 @@ type staticADS struct {
 	nacks []string
 }
 
+// nackList returns the NACKs received so far.
+func (s *staticADS) nackList() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.nacks)
+}
+
 func (s *staticADS) resources(typeURL string, names []string) []*anypb.Any {
 	var all []proto.Message
 	var keys []string
@@ -184,10 +191,8 @@ func TestGRPCProxylessClient(t *testing.T) {
 			}
 		})
 	}
-	ads.mu.Lock()
-	defer ads.mu.Unlock()
-	if len(ads.nacks) > 0 {
-		t.Errorf("the gRPC client rejected resources: %q", ads.nacks)
+	if nacks := ads.nackList(); len(nacks) > 0 {
+		t.Errorf("the gRPC client rejected resources: %q", nacks)
 	}
 }
 
@@ -236,8 +241,7 @@ func healthChecks(t *testing.T, conn *grpc.ClientConn, ads *staticADS, n int) ma
 	for range n {
 		var p peer.Peer
 		if _, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.Peer(&p), grpc.WaitForReady(true)); err != nil {
-			ads.mu.Lock()
-			t.Fatalf("RPC: %v (NACKs: %q)", err, ads.nacks)
+			t.Fatalf("RPC: %v (NACKs: %q)", err, ads.nackList())
 		}
 		host, _, _ := net.SplitHostPort(p.Addr.String())
 		hits[host]++
