@@ -11,6 +11,7 @@ import (
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	"go.uber.org/goleak"
 
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
 )
@@ -79,7 +80,7 @@ func expectMoved(t *testing.T, g *krt.Graph, what string, change func(), want ma
 }
 
 func TestChangesAreIncremental(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer leakcheck.VerifyNone(t, goleak.IgnoreCurrent())
 	g, in, m := newTestModel()
 	populate(in, "ns", 20, 3)
 	in.Set(splitRoute(90, 10))

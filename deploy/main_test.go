@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/meshd/meshd/deploy"
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/sources/kube/kubetest"
 )
 
@@ -17,7 +16,7 @@ import (
 var apiServer = kubetest.NewShared(nil, kubetest.WithAuthorization("RBAC"))
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(apiServer.Around(m), kubetest.IgnoredGoroutines...)
+	leakcheck.VerifyTestMain(apiServer.Around(m), kubetest.IgnoredGoroutines...)
 }
 
 // needEnv returns the API server, or skips t when it cannot run here.

@@ -5,11 +5,10 @@ import (
 	"testing"
 
 	"github.com/meshd/meshd/bench/harness/workload"
-
-	"go.uber.org/goleak"
+	"github.com/meshd/meshd/internal/leakcheck"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
 
 // TestGraphMatchesScratch checks the workload graph against the
 // from-scratch computation after a build, a pod change, a pod move between

@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/meshd/meshd/cmd/meshd/app"
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/krt"
 )
 
@@ -52,7 +51,7 @@ spec:
 // checks the collection through the debug UI's API as a folder change
 // flows through it.
 func TestCustomCollection(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer leakcheck.VerifyNone(t)
 	dir := t.TempDir()
 	write := func(name, content string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {

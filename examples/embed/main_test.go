@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/meshd/meshd/internal/leakcheck"
 )
 
 // want is what the example prints: the handler's view of each transaction,
@@ -16,7 +16,7 @@ at v4: 2 pods, shop/web -> 10.0.0.2, 10.0.0.2 is shop/web-2
 `
 
 func TestRun(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer leakcheck.VerifyNone(t)
 	var out bytes.Buffer
 	if err := run(&out); err != nil {
 		t.Fatal(err)

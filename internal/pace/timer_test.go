@@ -5,10 +5,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/meshd/meshd/internal/leakcheck"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
 
 func TestTimerIdleHasNoChannel(t *testing.T) {
 	tm := NewTimer(Policy{Window: time.Millisecond})

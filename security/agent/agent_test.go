@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spiffe/go-spiffe/v2/spiffeid"
-	"go.uber.org/goleak"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -22,12 +21,13 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/peer"
 
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/security"
 	"github.com/meshd/meshd/security/caserver"
 	"github.com/meshd/meshd/security/securitytest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
 
 var td = spiffeid.RequireTrustDomainFromString("cluster.local")
 

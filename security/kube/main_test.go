@@ -4,11 +4,11 @@ import (
 	"context"
 	"testing"
 
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/sources/kube/kubetest"
 )
 
@@ -17,7 +17,7 @@ import (
 var apiServer = kubetest.NewShared(nil)
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(apiServer.Around(m), kubetest.IgnoredGoroutines...)
+	leakcheck.VerifyTestMain(apiServer.Around(m), kubetest.IgnoredGoroutines...)
 }
 
 // newClient returns an admin client of the API server, or skips t.

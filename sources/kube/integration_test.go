@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
 )
@@ -378,5 +379,5 @@ func TestKubeStopLeavesNoGoroutines(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	goleak.VerifyNone(t, append(leakOptions, before)...)
+	leakcheck.VerifyNone(t, append(leakOptions, before)...)
 }

@@ -3,8 +3,7 @@ package kube
 import (
 	"testing"
 
-	"go.uber.org/goleak"
-
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/sources/kube/kubetest"
 )
 
@@ -18,5 +17,5 @@ func needEnv(t *testing.T) *kubetest.Env { return apiServer.Env(t) }
 var leakOptions = kubetest.IgnoredGoroutines
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(apiServer.Around(m), leakOptions...)
+	leakcheck.VerifyTestMain(apiServer.Around(m), leakOptions...)
 }

@@ -10,14 +10,14 @@ import (
 
 	"github.com/meshd/meshd/internal/testrun"
 
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/krt"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
 
 func TestParse(t *testing.T) {
 	withDefaults := func(f func(*MeshConfig)) MeshConfig {

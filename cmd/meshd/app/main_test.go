@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/meshd/meshd/internal/leakcheck"
 )
 
 // A bootstrap with "tls" channel credentials (gRFC A65) handed to
@@ -12,6 +14,6 @@ import (
 // grpc-go's running after every client and connection is closed; it is
 // grpc-go's to stop, not meshd's.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
+	leakcheck.VerifyTestMain(m,
 		goleak.IgnoreTopFunction("google.golang.org/grpc/credentials/tls/certprovider/pemfile.(*watcher).run"))
 }

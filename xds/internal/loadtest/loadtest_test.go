@@ -6,12 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/xds"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
 
 // TestShortLoad runs the load test small: every client gets the changes,
 // and the goroutines return to the baseline once the clients leave.

@@ -3,7 +3,7 @@ package ctl
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/meshd/meshd/internal/leakcheck"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }

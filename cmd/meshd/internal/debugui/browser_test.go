@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"go.uber.org/goleak"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/headless"
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/krt"
 )
 
@@ -30,7 +30,7 @@ type browserStep struct {
 func TestBrowser(t *testing.T) {
 	exe := headless.NeedChromium(t)
 	// Registered first, so it runs after the browser's cleanup.
-	t.Cleanup(func() { goleak.VerifyNone(t) })
+	t.Cleanup(func() { leakcheck.VerifyNone(t) })
 
 	now := time.Now()
 	f := newFixture()

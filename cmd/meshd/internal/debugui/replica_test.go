@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/meshd/meshd/internal/leakcheck"
 )
 
 func TestReplica(t *testing.T) {
@@ -47,7 +47,7 @@ func TestReplica(t *testing.T) {
 }
 
 func TestStreamDeliversReplica(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer leakcheck.VerifyNone(t)
 	f := newFixture()
 	rep := newFakeReplica(Replica{Lease: "default/meshd", Identity: "meshd-1_bb", Leader: "meshd-0_aa", Since: time.Now(), Terms: 0})
 	h := New(f.g, WithPollInterval(5*time.Millisecond), WithReplica(rep.get))
@@ -64,7 +64,7 @@ func TestStreamDeliversReplica(t *testing.T) {
 }
 
 func TestStreamWithoutReplica(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer leakcheck.VerifyNone(t)
 	f := newFixture()
 	h := New(f.g, WithPollInterval(5*time.Millisecond))
 	events, stop := serveStream(t, h)

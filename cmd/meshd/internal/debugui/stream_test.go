@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/meshd/meshd/internal/leakcheck"
 )
 
 // sseEvent is one server-sent event.
@@ -116,7 +116,7 @@ func sizeOf(s GraphSummary, name string) int {
 }
 
 func TestStreamDeliversChanges(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer leakcheck.VerifyNone(t)
 	now := time.Now()
 	f := newFixture()
 	proxies := newFakeProxies(now)
@@ -158,7 +158,7 @@ func TestStreamDeliversChanges(t *testing.T) {
 // its handlers, it checks that no goroutine is left.
 func leakCheckedServer(t *testing.T) (*Handler, *httptest.Server) {
 	t.Helper()
-	t.Cleanup(func() { goleak.VerifyNone(t) })
+	t.Cleanup(func() { leakcheck.VerifyNone(t) })
 	h := New(newFixture().g, WithPollInterval(5*time.Millisecond))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

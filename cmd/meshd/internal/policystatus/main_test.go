@@ -4,8 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"go.uber.org/goleak"
-
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/sources/kube/kubetest"
 )
 
@@ -15,5 +14,5 @@ var apiServer = kubetest.NewShared(func(ctx context.Context, e *kubetest.Env) er
 })
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(apiServer.Around(m), kubetest.IgnoredGoroutines...)
+	leakcheck.VerifyTestMain(apiServer.Around(m), kubetest.IgnoredGoroutines...)
 }

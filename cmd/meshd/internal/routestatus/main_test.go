@@ -4,8 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"go.uber.org/goleak"
-
+	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/sources/kube/kubetest"
 )
 
@@ -21,5 +20,5 @@ func needEnv(t testing.TB) *kubetest.Env { return apiServer.Env(t) }
 var leakOptions = kubetest.IgnoredGoroutines
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(apiServer.Around(m), leakOptions...)
+	leakcheck.VerifyTestMain(apiServer.Around(m), leakOptions...)
 }

@@ -16,6 +16,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/meshd/meshd/collections"
+	"github.com/meshd/meshd/internal/leakcheck"
 )
 
 // ours returns the route's status entries of the test controller.
@@ -401,7 +402,7 @@ func TestStopsWhenCancelled(t *testing.T) {
 	stop := f.run()
 	f.waitHTTPStatus("a", func(r *gatewayv1.HTTPRoute) bool { return len(ours(r.Status.Parents)) == 1 })
 	stop()
-	goleak.VerifyNone(t, append(slices.Clone(leakOptions), before)...)
+	leakcheck.VerifyNone(t, append(slices.Clone(leakOptions), before)...)
 	puts := f.puts.Load()
 
 	f.createHTTPRoute(f.httpRoute("b", []gatewayv1.ParentReference{serviceParent("web", 80)}, backend("web", 80)))

@@ -12,10 +12,10 @@ import (
 	"github.com/meshd/meshd/internal/testrun"
 
 	"github.com/chromedp/chromedp"
-	"go.uber.org/goleak"
 
 	"github.com/meshd/meshd/cmd/meshd/app"
 	"github.com/meshd/meshd/cmd/meshd/internal/headless"
+	"github.com/meshd/meshd/internal/leakcheck"
 )
 
 var update = flag.Bool("update-screenshot", false, "write docs/img/debug-ui.png from the demo")
@@ -45,7 +45,7 @@ func startDemo(t *testing.T) *app.App {
 func TestDemoScreenshot(t *testing.T) {
 	exe := headless.NeedChromium(t)
 	// Registered first, so it runs after the demo and the browser ended.
-	t.Cleanup(func() { goleak.VerifyNone(t) })
+	t.Cleanup(func() { leakcheck.VerifyNone(t) })
 	a := startDemo(t)
 	var want []string
 	for _, c := range a.Model().Graph.Describe().Collections {
