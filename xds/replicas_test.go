@@ -182,7 +182,10 @@ func TestReplicasAgreeOnVersions(t *testing.T) {
 // records the client as holding its resources, and pushes it the next
 // change, which it may NACK as on any stream.
 func TestSotWMoveBetweenReplicas(t *testing.T) {
-	a, b := newReplicas(t, replicaEndpoints, replicaEndpoints, xds.WithUnansweredAfter(100*time.Millisecond))
+	// The test answers each push within a second (on a busy machine a
+	// shorter limit can pass while it waits for the CPU).
+	const unansweredAfter = time.Second
+	a, b := newReplicas(t, replicaEndpoints, replicaEndpoints, xds.WithUnansweredAfter(unansweredAfter))
 	ca := xdstest.NewSotW(t, dial(t, a.addr), &corev3.Node{Id: "mover"})
 	subscribeAll(ca, nil)
 	ra := recvTypes(t, ca, 4)
@@ -192,8 +195,14 @@ func TestSotWMoveBetweenReplicas(t *testing.T) {
 	ca.Ack(ra[xds.RouteType], "r1")
 
 	cb := xdstest.NewSotW(t, dial(t, b.addr), &corev3.Node{Id: "mover"})
+	resumed := time.Now()
 	subscribeAll(cb, versionMap(ra))
 	quiet(t, cb.Responses())
+	// What b records as held is no response waiting for an answer.
+	time.Sleep(time.Until(resumed.Add(unansweredAfter + quietFor)))
+	if st := b.srv.Stats(); st.Unanswered != 0 {
+		t.Errorf("b reports %d unanswered proxies for a resumed stream", st.Unanswered)
+	}
 
 	p := proxyByNode(t, b.srv, "mover")
 	checkResumed(t, b, p, ra)
