@@ -20,7 +20,7 @@ func runGraph(t *testing.T, g *krt.Graph) (stop func()) {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(krttest.Timeout):
 			t.Fatal("Run did not return")
 		}
 	}
@@ -47,7 +47,7 @@ func TestRunStopsEveryHandlerGoroutine(t *testing.T) {
 		if b.Events[0].New.N != 2 {
 			t.Fatalf("batch %+v", b)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(krttest.Timeout):
 		t.Fatal("queued batch not delivered after restart")
 	}
 }
@@ -155,7 +155,7 @@ func TestNestedReadDoesNotDeadlockBehindWriter(t *testing.T) {
 	close(release)
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(krttest.Timeout):
 		t.Fatal("nested read deadlocked")
 	}
 	<-wrote
@@ -176,7 +176,7 @@ func TestBusyFindsABlockedTransformation(t *testing.T) {
 	}, krt.WithName("slow"))
 	done := make(chan struct{})
 	go func() { in.Set(Num{"a", 1}); close(done) }()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(krttest.Timeout)
 	for {
 		b := g.Busy()
 		if b.Busy && b.Collection == "slow" {

@@ -12,7 +12,7 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if code == 0 {
-		if leaked := leakedGoroutines(5 * time.Second); len(leaked) > 0 {
+		if leaked := leakedGoroutines(20 * time.Second); len(leaked) > 0 {
 			fmt.Fprintf(os.Stderr, "krt: %d goroutines outlived the tests:\n\n", len(leaked))
 			for _, g := range leaked {
 				fmt.Fprintf(os.Stderr, "%s\n\n", g)

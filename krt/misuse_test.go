@@ -6,17 +6,18 @@ import (
 	"time"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/krt/krttest"
 )
 
-// withinSecond fails t if fn has not returned after a second: the misuse
-// these tests make used to wait forever.
-func withinSecond(t *testing.T, fn func()) {
+// withinTimeout fails t if fn has not returned within krttest.Timeout:
+// the misuse these tests make used to wait forever.
+func withinTimeout(t *testing.T, fn func()) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() { defer close(done); fn() }()
 	select {
 	case <-done:
-	case <-time.After(time.Second):
+	case <-time.After(krttest.Timeout):
 		t.Fatal("deadlocked")
 	}
 }
@@ -53,7 +54,7 @@ func TestGetInsideTransformationNamesFetch(t *testing.T) {
 				read()
 				return &n
 			}, krt.WithName("reads-"+name))
-			withinSecond(t, func() { in.Set(Num{"a-" + name, 1}) })
+			withinTimeout(t, func() { in.Set(Num{"a-" + name, 1}) })
 			ci := info(t, g, "reads-"+name)
 			if ci.Errors == 0 || out.Len() != 0 {
 				t.Fatalf("errors=%d outputs=%d: the misuse was not caught", ci.Errors, out.Len())
@@ -79,12 +80,12 @@ func TestWritesThatWouldWaitForThemselvesPanic(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var msg string
-			withinSecond(t, func() { msg = panicOf(tc.misuse) })
+			withinTimeout(t, func() { msg = panicOf(tc.misuse) })
 			if !strings.Contains(msg, tc.fix) {
 				t.Fatalf("panic %q does not name the fix %q", msg, tc.fix)
 			}
 			// The graph is still usable.
-			withinSecond(t, func() { in.Set(Num{"b", 2}) })
+			withinTimeout(t, func() { in.Set(Num{"b", 2}) })
 		})
 	}
 	if _, ok := in.Get("a"); ok {
@@ -100,7 +101,7 @@ func TestWriteInsideTransformationIsCaught(t *testing.T) {
 		sink.Set(n)
 		return &n
 	}, krt.WithName("writes"))
-	withinSecond(t, func() { in.Set(Num{"a", 1}) })
+	withinTimeout(t, func() { in.Set(Num{"a", 1}) })
 	ci := info(t, g, "writes")
 	if ci.Errors == 0 || !strings.Contains(ci.RecentErrors[0].Error, "writes nothing") {
 		t.Fatalf("errors %+v", ci.RecentErrors)

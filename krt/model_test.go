@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/krt/krttest"
 )
 
 // The model graph: static pods, services, mesh config and extra endpoints
@@ -338,7 +339,7 @@ func TestModelHandlersAndConsistentReads(t *testing.T) {
 	readers.Wait()
 	// Every batch up to the final version is queued; wait for delivery.
 	want := asMap(m.endpoints.List())
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(krttest.Timeout)
 	for {
 		mu.Lock()
 		got := maps.Clone(seen)
