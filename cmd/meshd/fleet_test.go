@@ -169,7 +169,10 @@ func (f *fleet) killLeader(t *testing.T, leader *replica, cc *grpc.ClientConn) *
 	gap := taken.Spec.AcquireTime.Sub(dead.Spec.RenewTime.Time)
 	t.Logf("takeover: replica %s acquired the Lease %v after the dead leader's last renewal, and says it leads %v after the kill (lease duration 2s, retry period 250ms)",
 		successor.debug, gap.Round(10*time.Millisecond), time.Since(killed).Round(10*time.Millisecond))
-	if *taken.Spec.HolderIdentity == *dead.Spec.HolderIdentity || gap <= 0 || gap > 2*time.Second+2*300*time.Millisecond {
+	// Two retries (with jitter) bound when the successor sees the last
+	// renewal and when it next tries; a second more is for API calls that
+	// are slow on a busy machine.
+	if *taken.Spec.HolderIdentity == *dead.Spec.HolderIdentity || gap <= 0 || gap > 2*time.Second+2*300*time.Millisecond+time.Second {
 		t.Errorf("Lease went from %s (renewed %v) to %s (acquired %v): want another holder within the lease duration and a retry",
 			*dead.Spec.HolderIdentity, dead.Spec.RenewTime, *taken.Spec.HolderIdentity, taken.Spec.AcquireTime)
 	}
