@@ -11,11 +11,14 @@
 #   .ci/kube-testenv.sh path    print the binary directory
 #
 # The Go tests (sources/kube/kubetest) start and stop the processes themselves;
-# they look for the binaries in $MESHD_KUBE_BIN and skip when they are absent.
+# they look for the binaries in $MESHD_KUBE_BIN and, when they are absent, run
+# this script to build them (with -short they skip instead). One build runs at a
+# time: the script and the tests take the lock $MESHD_KUBE_CACHE/build.lock.
 #
 # Env:
 #   MESHD_KUBE_CACHE  cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/meshd-kube)
 #   MESHD_KUBE_BIN    where binaries go (default $MESHD_KUBE_CACHE/bin)
+#   MESHD_KUBE_LOCK_HELD  set by a caller that holds the lock already
 set -euo pipefail
 
 KUBE_VERSION=v1.37.2   # k8s.io/kubernetes; its staging modules are v0.37.2, like our client-go
@@ -28,6 +31,17 @@ export GOFLAGS=-mod=mod
 export GOTOOLCHAIN=local
 
 log() { printf '[kube-testenv] %s\n' "$*" >&2; }
+
+# lock_build waits for any other build of this cache to end (flock(1), from
+# util-linux; without it, no lock is taken).
+lock_build() {
+  if [ -n "${MESHD_KUBE_LOCK_HELD:-}" ] || ! command -v flock >/dev/null; then return; fi
+  exec 9>"$CACHE/build.lock"
+  if ! flock -n 9; then
+    log "waiting for another build to finish (lock $CACHE/build.lock)"
+    flock 9
+  fi
+}
 
 # k8s.io/kubernetes requires its staging repositories as v0.0.0 and resolves
 # them with replace directives pointing into its own tree. A consumer module
@@ -82,7 +96,8 @@ build_etcd() {
 
 case ${1:-} in
   build)
-    mkdir -p "$BIN"
+    mkdir -p "$BIN" "$CACHE"
+    lock_build
     build_etcd
     build_apiserver
     "$BIN/kube-apiserver" --version

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -24,10 +23,8 @@ import (
 func TestCAClusterMode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	kubetest.Need(t)
 	env, err := kubetest.Start(ctx)
-	if errors.Is(err, kubetest.ErrNoBinaries) {
-		t.Skipf("no kube-apiserver/etcd (run .ci/kube-testenv.sh build): %v", err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

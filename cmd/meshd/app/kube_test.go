@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -54,14 +53,12 @@ func TestKubeconfigMissing(t *testing.T) {
 	}
 }
 
-// startKube starts a real kube-apiserver for t, or skips t when its
-// binaries are absent (.ci/kube-testenv.sh builds them).
+// startKube starts a real kube-apiserver for t, building its binaries on
+// first use; it skips t with -short (see kubetest.Need).
 func startKube(t *testing.T, ctx context.Context) (*kubetest.Env, kubernetes.Interface) {
 	t.Helper()
+	kubetest.Need(t)
 	env, err := kubetest.Start(ctx)
-	if errors.Is(err, kubetest.ErrNoBinaries) {
-		t.Skipf("no kube-apiserver/etcd (run .ci/kube-testenv.sh build): %v", err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +70,8 @@ func startKube(t *testing.T, ctx context.Context) (*kubetest.Env, kubernetes.Int
 	return env, client
 }
 
-// TestKubeconfigEndToEnd runs meshd against a real kube-apiserver (built by
-// .ci/kube-testenv.sh; skipped without it) together with a folder, and
+// TestKubeconfigEndToEnd runs meshd against a real kube-apiserver (built
+// on first use; skipped with -short) together with a folder, and
 // checks that services from both reach an ADS client.
 func TestKubeconfigEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

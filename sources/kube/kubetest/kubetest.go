@@ -1,17 +1,3 @@
-// Package kubetest runs a real etcd and kube-apiserver on loopback for
-// integration tests. The binaries are built by .ci/kube-testenv.sh; when
-// they are absent, Start returns ErrNoBinaries and tests skip.
-//
-// A test package starts one Env in TestMain, shares it, and stops it at the
-// end; tests use unique namespace names, since no controller-manager runs
-// to finish deleting namespaces.
-//
-// By default every request is allowed. WithAuthorization("RBAC") makes the
-// API server authorize as a cluster does, so a test can check what a
-// service account's roles permit: Config stays a cluster admin (its token
-// is in system:masters), and ConfigAs and KubeconfigAs act as another user
-// through impersonation. InstallGatewayCRDs serves the Gateway API routes
-// with their real schemas.
 package kubetest
 
 import (
@@ -41,23 +27,6 @@ import (
 // ErrNoBinaries is returned by Start when etcd or kube-apiserver is not
 // installed.
 var ErrNoBinaries = errors.New("kube-apiserver and etcd not found; build them with .ci/kube-testenv.sh build")
-
-// BinDir returns where the binaries are looked for: $MESHD_KUBE_BIN, else
-// $MESHD_KUBE_CACHE/bin, else the user cache directory's meshd-kube/bin,
-// as .ci/kube-testenv.sh builds them.
-func BinDir() string {
-	if d := os.Getenv("MESHD_KUBE_BIN"); d != "" {
-		return d
-	}
-	if d := os.Getenv("MESHD_KUBE_CACHE"); d != "" {
-		return filepath.Join(d, "bin")
-	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(d, "meshd-kube", "bin")
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "meshd-kube", "bin")
-}
 
 // Env is a running etcd and kube-apiserver.
 type Env struct {
@@ -265,15 +234,16 @@ func (e *Env) writeCredentials() (string, error) {
 	return token, nil
 }
 
-// waitReady polls /readyz until it answers 200, a process exits, or a
-// minute passes.
+// waitReady polls /readyz until it answers 200, a process exits, or three
+// minutes pass (a start takes seconds on an idle machine, much longer on
+// a loaded one).
 func (e *Env) waitReady(ctx context.Context, host, token string) error {
 	client := &http.Client{
 		Timeout:   2 * time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
 	}
 	defer client.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, host+"/readyz", nil)

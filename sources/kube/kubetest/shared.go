@@ -2,7 +2,6 @@ package kubetest
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -23,12 +22,13 @@ var IgnoredGoroutines = []goleak.Option{
 
 // Shared is one API server for a test package's tests, started when a
 // test first asks for it, so a run of the package's other tests does not
-// pay for it. Wrap the package's tests with Around to stop it at the end:
+// pay for it. Wrap the package's tests with Around to stop it at the end
+// and report skipped tests:
 //
 //	var apiServer = kubetest.NewShared(nil)
 //
 //	func TestMain(m *testing.M) {
-//		goleak.VerifyTestMain(apiServer.Around(m), kubetest.IgnoredGoroutines...)
+//		leakcheck.VerifyTestMain(apiServer.Around(m), kubetest.IgnoredGoroutines...)
 //	}
 //
 //	func TestX(t *testing.T) { env := apiServer.Env(t); ... }
@@ -48,32 +48,28 @@ func NewShared(setup func(ctx context.Context, e *Env) error, opts ...Option) *S
 	return &Shared{setup: setup, opts: opts}
 }
 
-// Env returns the server, starting it on first use. It skips t with -short
-// or when the binaries are not installed, and fails t when the server did
-// not start.
+// Env returns the server, starting it on first use, after Need: it skips
+// t with -short, builds the binaries if they are missing, and fails t
+// when they cannot be built or the server does not start.
 func (s *Shared) Env(t testing.TB) *Env {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("skipping a test that needs kube-apiserver: -short")
-	}
+	Need(t)
 	s.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		if s.env, s.err = Start(ctx, s.opts...); s.err == nil && s.setup != nil {
 			s.err = s.setup(ctx, s.env)
 		}
 	})
-	if errors.Is(s.err, ErrNoBinaries) {
-		t.Skipf("skipping a test that needs kube-apiserver: %v", s.err)
-	}
 	if s.err != nil {
 		t.Fatalf("kube-apiserver: %v", s.err)
 	}
 	return s.env
 }
 
-// Around returns m with the server stopped after its tests, for TestMain.
-func (s *Shared) Around(m *testing.M) interface{ Run() int } { return around{m, s} }
+// Around returns m with the server stopped after its tests and the
+// tests kubetest skipped reported (ReportSkips), for TestMain.
+func (s *Shared) Around(m *testing.M) interface{ Run() int } { return ReportSkips(around{m, s}) }
 
 // Stop stops the server if it was started.
 func (s *Shared) Stop() {
