@@ -88,17 +88,24 @@ func (s *session) warm(typeURL string, changed []*resource, before map[string]*r
 		if prev := before[r.name]; prev == nil || prev.version == r.version {
 			continue // new to the client: it asks for what it waits for
 		}
-		if len(r.warms) == 0 {
-			continue
-		}
-		if s.resend == nil {
-			s.resend = map[string]map[string]struct{}{}
-		}
-		if s.resend[dep] == nil {
-			s.resend[dep] = map[string]struct{}{}
-		}
-		for _, n := range r.warms {
-			s.resend[dep][n] = struct{}{}
-		}
+		s.addResend(dep, r.warms)
+	}
+}
+
+// addResend records names of typeURL to send on the next flush even if
+// the client holds their current version, and to name removed, on
+// Delta, if they do not exist.
+func (s *session) addResend(typeURL string, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	if s.resend == nil {
+		s.resend = map[string]map[string]struct{}{}
+	}
+	if s.resend[typeURL] == nil {
+		s.resend[typeURL] = map[string]struct{}{}
+	}
+	for _, n := range names {
+		s.resend[typeURL][n] = struct{}{}
 	}
 }
