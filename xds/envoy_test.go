@@ -29,8 +29,8 @@ func envoyProtocols(t *testing.T, f func(t *testing.T, open func(grpc.ClientConn
 
 // envoyFixture serves two clusters with their load assignments, and a
 // listener whose route sends everything to c0.
-func envoyFixture(t *testing.T) *fixture {
-	f := newFixture(t)
+func envoyFixture(t *testing.T, opts ...xds.Option) *fixture {
+	f := newFixture(t, opts...)
 	f.cds.Set(envoyCluster("c0", time.Second), envoyCluster("c1", time.Second))
 	f.eds.Set(cla("c0", "127.0.0.1:1"), cla("c1", "127.0.0.2:1"))
 	f.lds.Set(envoyListener("l0", 8080, "r0"))
@@ -118,5 +118,36 @@ func awaitResumed(t *testing.T, srv *xds.Server, n uint64) {
 			t.Fatalf("server resumed %d types, want %d", got, n)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestEnvoyWarmingForEnvoyOnly serves with WithWarmingFor(EnvoyNode): an
+// Envoy is sent again what an updated cluster waits for, and settles; a
+// client naming another user agent is not, so a proxy warming as Envoy
+// does behind that name is left warming, and says so.
+func TestEnvoyWarmingForEnvoyOnly(t *testing.T) {
+	f := envoyFixture(t, xds.WithWarmingFor(xds.EnvoyNode))
+	cc := dial(t, f.addr)
+	envoy := envoysim.New(t, envoysim.Delta, cc, envoysim.Node("envoy-0"))
+	var overdue []envoysim.Violation
+	node := envoysim.Node("grpc-0")
+	node.UserAgentName = "grpc-go"
+	other := envoysim.New(t, envoysim.Delta, cc, node, envoysim.WithWarmingLimit(time.Second),
+		envoysim.OnViolation(func(v envoysim.Violation) { overdue = append(overdue, v) }))
+	for _, e := range []*envoysim.Envoy{envoy, other} {
+		e.Await("the first config", func(c *envoysim.Config) bool { return c.Routes["r0"] != nil })
+		e.Settle()
+	}
+
+	f.cds.Set(envoyCluster("c0", 2*time.Second))
+	envoy.Await("c0 updated", func(c *envoysim.Config) bool {
+		return c.Clusters["c0"].GetConnectTimeout().AsDuration() == 2*time.Second
+	})
+	other.Await("c0 reported warming", func(*envoysim.Config) bool { return len(overdue) > 0 })
+	if overdue[0].Rule != envoysim.RuleWarmingOverdue || overdue[0].Name != "c0" {
+		t.Errorf("violations: %v, want c0 warming overdue", overdue)
+	}
+	if got := other.Stats().Unchanged[xds.EndpointType]; got != 0 {
+		t.Errorf("unchanged load assignments sent to the gRPC client: %d, want 0", got)
 	}
 }
