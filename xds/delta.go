@@ -47,8 +47,29 @@ func (s *session) delta(req *discovery.DeltaDiscoveryRequest, v view, now time.T
 	if err := s.checkNames(ts, len(ts.names)+len(add)+1, func() int { return ts.countAfter(add, remove, wildcard) }); err != nil {
 		return err
 	}
+	overlap := heldBesideWildcard(ts, remove, wildcard)
 	s.subscribe(ts, v, add, remove, wildcard)
+	// A client dropping a name it may also hold through its wildcard
+	// cannot tell whether to keep it: the server sends the resource, or
+	// names it removed if the wildcard does not hold it.
+	s.addResend(ts.typeURL, overlap)
+	s.addPending(ts.typeURL, overlap)
 	return nil
+}
+
+// heldBesideWildcard returns the names of remove that ts subscribes to
+// explicitly beside a wildcard that stays.
+func heldBesideWildcard(ts *typeState, remove []string, wildcard bool) []string {
+	if !wildcard || !ts.wildcard {
+		return nil
+	}
+	var out []string
+	for _, n := range remove {
+		if _, ok := ts.names[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // holdInitial records the versions a reconnecting Delta client names

@@ -124,12 +124,15 @@
 // # Warming
 //
 // Envoy keeps an updated Cluster warming until it receives that cluster's
-// ClusterLoadAssignment again, even unchanged, and an updated Listener
-// until it receives its RouteConfiguration again; over Delta it asks for
-// neither, its subscriptions being the same. So a push that changes a
+// ClusterLoadAssignment again, even unchanged; over Delta it does not ask
+// for it, its subscriptions being the same. An updated Listener warms
+// until it has its RouteConfiguration (Envoy's documentation says a held
+// one serves; the server resends it anyway). So a push that changes a
 // Cluster or Listener a stream holds also sends, after it, the load
 // assignment of an EDS cluster and the RDS routes of a listener that the
-// stream subscribes to, whether or not they changed.
+// stream subscribes to, whether or not they changed. gRPC clients do not
+// warm: WithWarmingFor (with EnvoyNode) keeps the resends to the clients
+// that do.
 //
 // # Client variants
 //

@@ -246,11 +246,18 @@ func cla(name string, addrs ...string) *endpointv3.ClusterLoadAssignment {
 }
 
 func apiListener(name, route string) *listenerv3.Listener {
+	return &listenerv3.Listener{Name: name, ApiListener: &listenerv3.ApiListener{ApiListener: rdsConnectionManager(route)}}
+}
+
+// rdsConnectionManager is an HTTP connection manager, packed, that takes
+// route over ADS and ends in the router.
+func rdsConnectionManager(route string) *anypb.Any {
 	router, err := anypb.New(&routerv3.Router{})
 	if err != nil {
 		panic(err)
 	}
 	hcm, err := anypb.New(&hcmv3.HttpConnectionManager{
+		StatPrefix: route,
 		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{
 			ConfigSource:    adsSource(),
 			RouteConfigName: route,
@@ -263,7 +270,7 @@ func apiListener(name, route string) *listenerv3.Listener {
 	if err != nil {
 		panic(err)
 	}
-	return &listenerv3.Listener{Name: name, ApiListener: &listenerv3.ApiListener{ApiListener: hcm}}
+	return hcm
 }
 
 // weightedRoute routes every request for domain to clusters with the

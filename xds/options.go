@@ -52,6 +52,8 @@ type options struct {
 	maxNames int
 	// variantOf: see WithClientVariants.
 	variantOf func(*core.Node) string
+	// warmingFor: see WithWarmingFor.
+	warmingFor func(*core.Node) bool
 }
 
 type tlsFiles struct{ cert, key, clientCA string }

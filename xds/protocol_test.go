@@ -18,8 +18,8 @@ import (
 //
 // Commands (see the harness_*_test.go files):
 //
-//	server [isolate] [max-names=N] [anonymous=none|public|node]   configure, before any open
-//	open NAME sotw|delta [ns=NS] [cert-ns=NS|anonymous]
+//	server [isolate] [max-names=N] [anonymous=none|public|node] [warming=envoy]   configure, before any open
+//	open NAME sotw|delta [ns=NS] [cert-ns=NS|anonymous] [agent=USER_AGENT]
 //	cache                                   then lines: set TYPE NAME [rev=R] [vis=NS,..|vis=*,-NS,..]
 //	                                                    delete TYPE NAME
 //	sotw NAME TYPE [names=A,B|*] [version=V|version=@OTHER] [nonce=N] [ack] [nack=MSG]
@@ -130,6 +130,13 @@ func (h *harness) server(c command) error {
 		h.cache = newCache(scriptTypes, map[string][]string{typeURL(t): {name}})
 		h.proto.variantOf = (*core.Node).GetUserAgentName
 	}
+	if v, ok := c.kv["warming"]; ok {
+		// warming=envoy resends what updates warm on to Envoy only.
+		if v != "envoy" {
+			return fmt.Errorf("warming=%s: want envoy", v)
+		}
+		h.proto.warmingFor = EnvoyNode
+	}
 	if v, ok := c.kv["max-names"]; ok {
 		if _, err := fmt.Sscan(v, &h.proto.maxNames); err != nil {
 			return fmt.Errorf("max-names: %w", err)
@@ -156,6 +163,9 @@ func (h *harness) open(c command) error {
 		st.node.Metadata = &structpb.Struct{Fields: map[string]*structpb.Value{NamespaceMetadataKey: structpb.NewStringValue(ns)}}
 	}
 	if v, ok := c.kv["variant"]; ok {
+		st.node.UserAgentName = v
+	}
+	if v, ok := c.kv["agent"]; ok {
 		st.node.UserAgentName = v
 	}
 	if ns, ok := c.kv["cert-ns"]; ok {

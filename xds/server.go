@@ -87,7 +87,8 @@ func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
 		krt.WithKey(func(e entry) string { return e.res.entryKey() }),
 		krt.WithEquals(func(a, b entry) bool { return a.res == b.res }))
 	s.cache = newCache(s.typeURLs, variants)
-	s.proto = protocol{typeURLs: s.typeURLs, namespaceOf: o.namespaceOf, maxNames: o.maxNames, anonymous: o.anonymous, variantOf: o.variantOf}
+	s.proto = protocol{typeURLs: s.typeURLs, namespaceOf: o.namespaceOf, maxNames: o.maxNames, anonymous: o.anonymous, variantOf: o.variantOf,
+		warmingFor: o.warmingFor}
 	return s
 }
 

@@ -22,6 +22,9 @@ type protocol struct {
 	anonymous Anonymous
 	// variantOf tells a stream's client variant from its node; nil: none.
 	variantOf func(*core.Node) string
+	// warmingFor tells from a node whether its client warms updated
+	// Clusters and Listeners (WithWarmingFor); nil: every client does.
+	warmingFor func(*core.Node) bool
 }
 
 // session is the ADS protocol state of one stream, SotW or Delta, as a
@@ -48,6 +51,9 @@ type session struct {
 	certIdentity, anonymous bool
 	// variant is the client variant of the stream (WithClientVariants).
 	variant string
+	// warms is set when the client warms updated Clusters and Listeners
+	// on their dependent resources (WithWarmingFor): they are resent.
+	warms bool
 	// resend holds, per type, the names to send on the next flush even
 	// if unchanged: what an updated Cluster or Listener waits for (warm).
 	resend map[string]map[string]struct{}
@@ -63,6 +69,8 @@ func newSession(p *protocol, kind StreamKind) *session {
 		kind:    kind,
 		pending: map[string]map[string]struct{}{},
 		types:   map[string]*typeState{},
+		// Until a node says otherwise.
+		warms: p.warmingFor == nil,
 	}
 }
 

@@ -201,7 +201,8 @@ func contains(s []string, v string) bool {
 // and returns what changed: resources to send and names removed. It
 // remembers the values the client accepted last in prev, for a NACK.
 // A resource for which hidden (when not nil) is true is treated as absent;
-// a name in resend is sent even when the client holds its version.
+// a name in resend is sent even when the client holds its version, and
+// named removed when it does not exist.
 func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool) (changed []*resource, removed []string) {
 	for name := range names {
 		r := cur[name]
@@ -221,6 +222,8 @@ func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*res
 			if has {
 				ts.drop(name)
 				delete(ts.building, name)
+			}
+			if _, again := resend[name]; has || again {
 				removed = append(removed, name)
 			}
 			continue

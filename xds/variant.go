@@ -58,10 +58,14 @@ func (s *session) resources(v view, typeURL string) map[string]*resource {
 	return v.resources(typeURL)
 }
 
-// setVariant tells the stream's variant from its node.
+// setVariant tells the stream's variant, and whether its client warms
+// (WithWarmingFor), from its node.
 func (s *session) setVariant(node *core.Node) {
 	if f := s.proto.variantOf; f != nil {
 		s.variant = f(node)
+	}
+	if f := s.proto.warmingFor; f != nil {
+		s.warms = f(node)
 	}
 }
 

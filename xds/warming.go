@@ -2,6 +2,7 @@ package xds
 
 import (
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/proto"
@@ -14,6 +15,7 @@ import (
 // same. So a response that changes a Cluster or a Listener the client
 // holds is followed, in the same push (CDS before EDS, LDS before RDS),
 // by the resources it waits for, resent whether or not they changed.
+// gRPC clients do not warm, so WithWarmingFor can spare them the resends.
 
 // dependentType is the type whose resources a resource of typeURL waits
 // for after an update; "" for none.
@@ -81,24 +83,46 @@ func listenerRoutes(l *listenerv3.Listener) []string {
 // resend in the same push.
 func (s *session) warm(typeURL string, changed []*resource, before map[string]*resource) {
 	dep := dependentType(typeURL)
-	if dep == "" || s.types[dep] == nil {
+	if dep == "" || s.types[dep] == nil || !s.warms {
 		return
 	}
 	for _, r := range changed {
 		if prev := before[r.name]; prev == nil || prev.version == r.version {
 			continue // new to the client: it asks for what it waits for
 		}
-		if len(r.warms) == 0 {
-			continue
-		}
-		if s.resend == nil {
-			s.resend = map[string]map[string]struct{}{}
-		}
-		if s.resend[dep] == nil {
-			s.resend[dep] = map[string]struct{}{}
-		}
-		for _, n := range r.warms {
-			s.resend[dep][n] = struct{}{}
-		}
+		s.addResend(dep, r.warms)
 	}
 }
+
+// addResend records names of typeURL to send on the next flush even if
+// the client holds their current version, and to name removed, on
+// Delta, if they do not exist.
+func (s *session) addResend(typeURL string, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	if s.resend == nil {
+		s.resend = map[string]map[string]struct{}{}
+	}
+	if s.resend[typeURL] == nil {
+		s.resend[typeURL] = map[string]struct{}{}
+	}
+	for _, n := range names {
+		s.resend[typeURL][n] = struct{}{}
+	}
+}
+
+// WithWarmingFor sets the rule that tells, from the node of a stream's
+// first request, whether its client warms updated Clusters and Listeners
+// as Envoy does, and so is sent again, after such an update, the load
+// assignments and route configurations they wait for (see Warming in the
+// package doc). Other clients are sent only what changed. Default: every
+// client is (it costs gRPC clients a resend per update); EnvoyNode tells
+// Envoy apart.
+func WithWarmingFor(warms func(*core.Node) bool) Option {
+	return func(o *options) { o.warmingFor = warms }
+}
+
+// EnvoyNode reports whether n is Envoy's: Envoy names itself "envoy" in
+// user_agent_name.
+func EnvoyNode(n *core.Node) bool { return n.GetUserAgentName() == "envoy" }

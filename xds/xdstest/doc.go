@@ -20,5 +20,6 @@
 //	s.Ack(s.Recv())
 //
 // It imports nothing of package xds, so tests inside that package may use
-// it too.
+// it too. Package envoysim builds on Stream a client that behaves as
+// Envoy does and checks the rules Envoy relies on.
 package xdstest

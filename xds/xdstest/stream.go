@@ -2,6 +2,7 @@ package xdstest
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +30,8 @@ type Stream[Req, Resp any] struct {
 	accepted map[string]string
 	// err is the error that ended the stream, set before resps closes.
 	err error
+	// close ends the stream and waits for its receive goroutine.
+	close func()
 }
 
 // SotW is a State-of-the-World stream (StreamAggregatedResources).
@@ -89,9 +92,16 @@ func open[Req, Resp any](t testing.TB, p protocol[Req, Resp], cc grpc.ClientConn
 		s.resps = make(chan *Resp, cfg.buffer)
 		go s.read(ctx, done)
 	}
-	t.Cleanup(func() { cancel(); <-done })
+	var once sync.Once
+	s.close = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(s.close)
 	return s
 }
+
+// Close ends the stream, as a proxy that goes away does, and waits for
+// its receive goroutine; the test's end does the same. Send then fails
+// the test, and Responses closes. Close may be called more than once.
+func (s *Stream[Req, Resp]) Close() { s.close() }
 
 // read receives responses into resps until the stream ends.
 func (s *Stream[Req, Resp]) read(ctx context.Context, done chan<- struct{}) {

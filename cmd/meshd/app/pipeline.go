@@ -168,7 +168,10 @@ func (a *App) buildXDS() error {
 		xds.WithUnansweredAfter(staleAfter))
 	opts = append(opts, a.isolationOptions()...)
 	s := xds.New(a.model.Graph, xdsSources(m, a.cfg.NamespaceIsolation),
-		append(opts, xds.WithClientVariants(collections.ClientVariant))...)
+		append(opts, xds.WithClientVariants(collections.ClientVariant),
+			// Only Envoy warms updated clusters and listeners on what
+			// they name; gRPC clients are spared the resends.
+			xds.WithWarmingFor(xds.EnvoyNode))...)
 	a.xds = s
 	a.ready.add("xDS server (first version)", s.Ready())
 	// Every source has added its problem report by now.

@@ -16,7 +16,7 @@ func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
 // and the goroutines return to the baseline once the clients leave.
 func TestShortLoad(t *testing.T) {
 	c := config{streams: 100, services: 100, pods: 500, perClient: 5, duration: 3 * time.Second,
-		rate: 50, pushMode: xds.PushPaced, window: 20 * time.Millisecond, debounce: 20 * time.Millisecond, maxDelay: 200 * time.Millisecond, retention: time.Minute, retained: 1000, seed: 1, timeout: 30 * time.Second}
+		rate: 50, pushMode: xds.PushPaced, window: 20 * time.Millisecond, debounce: 20 * time.Millisecond, maxDelay: 200 * time.Millisecond, retention: time.Minute, retained: 1000, seed: 1, timeout: 30 * time.Second, pingTimeout: time.Minute}
 	if testing.Short() || raceEnabled {
 		c.streams, c.duration, c.rate = 30, time.Second, 20
 	}

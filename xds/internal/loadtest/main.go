@@ -19,11 +19,23 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc/keepalive"
+
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/xds"
 	"github.com/meshd/meshd/xds/internal/meshmodel"
 )
+
+// pingTimeoutFlag explains -ping-timeout. The clients share the server's
+// process and its two cores, fifty streams to a connection: at a load
+// average above 25 one of them can leave the server's keepalive ping (sent
+// after 30s without a frame from it) unanswered for more than the
+// server's default 10s while it works through its share of the initial
+// responses. The server then closes the connection, rightly for a proxy
+// that stopped answering, and the client, still writing, sees
+// "connection reset by peer". A run measures the server, not that.
+const pingTimeoutFlag = "how long the server waits for a keepalive ping's answer before it closes a client's connection (the server's default is 10s)"
 
 // config is the load to apply.
 type config struct {
@@ -39,6 +51,9 @@ type config struct {
 	retained  int
 	rate      float64
 	seed      int64
+	// pingTimeout is how long the server waits for a client to answer a
+	// keepalive ping before it closes the connection (see pingTimeoutFlag).
+	pingTimeout time.Duration
 	// timeout bounds every wait: for the clients to be ready, for them to
 	// leave.
 	timeout time.Duration
@@ -92,6 +107,7 @@ func main() {
 	flag.IntVar(&c.retained, "retained", 1000, "how many disconnected proxies the registry keeps at most")
 	flag.Int64Var(&c.seed, "seed", 1, "seed for choosing the pods that change")
 	flag.DurationVar(&c.timeout, "timeout", 2*time.Minute, "bound on each wait")
+	flag.DurationVar(&c.pingTimeout, "ping-timeout", time.Minute, pingTimeoutFlag)
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the load phase to `FILE`")
 	flag.Parse()
 	c.pushMode = xds.PushMode(*mode)
@@ -138,7 +154,9 @@ func run(ctx context.Context, c config) (*report, error) {
 	in := pipeline.Inputs
 	srv := xds.New(g, pipeline.Sources, xds.WithPushMode(c.pushMode), xds.WithPushWindow(c.window),
 		xds.WithDebounce(c.debounce), xds.WithMaxDelay(c.maxDelay),
-		xds.WithRetention(c.retention, c.retained), xds.WithShutdownGrace(time.Second))
+		xds.WithRetention(c.retention, c.retained), xds.WithShutdownGrace(time.Second),
+		xds.WithKeepalive(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: c.pingTimeout},
+			keepalive.EnforcementPolicy{MinTime: 15 * time.Second, PermitWithoutStream: true}))
 	m := &mesh{services: c.services, pods: c.pods}
 	var objects []any
 	for i := range c.services {
