@@ -151,8 +151,11 @@ func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], servic
 		for _, port := range ports {
 			name := ServerListenerName(w.IP, port)
 			l := buildServerListener(name, w.IP, port, cmp.Or(m.PortMode(port), MTLSPermissive), r)
-			// Only the workload's namespace may see what its policies are.
-			out = append(out, newResource(name, l).exported([]string{w.Namespace}))
+			// Only the workload's namespace may see what its policies are,
+			// and only the server asking for its own address can use it.
+			r := newResource(name, l).exported([]string{w.Namespace})
+			r.NamedOnly = true
+			out = append(out, r)
 		}
 		return out
 	}, krt.WithName("ServerListeners"))
