@@ -38,14 +38,17 @@
 //	srv := xds.New(g, []xds.Source{
 //		xds.NewSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
 //		xds.NewSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
-//		xds.NewSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto),
+//		xds.NewSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto,
+//			xds.WithNamedOnly(collections.Resource[*listenerv3.Listener].IsNamedOnly)),
 //		xds.NewSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
 //	})
 //
 // A gRPC client dialing xds:///<svc>.<ns>.svc.<domain>:<port> needs
 // nothing else: it asks for the listener of that name, which names the
 // route configuration of the same name, whose routes name clusters of this
-// model, whose load assignments share their names.
+// model, whose load assignments share their names. The server listeners
+// are NamedOnly: only the gRPC xDS server of that address asks for one,
+// and a wildcard subscriber is not sent them (xds.WithNamedOnly).
 //
 // # Visibility
 //

@@ -21,11 +21,17 @@ import (
 // it even so: the plain sidecar listener and route configuration of a port
 // are hidden from the namespaces that have a variant of their own
 // (WithNamespaceViews).
+//
+// NamedOnly is set on a resource that only a client naming it can use,
+// to be served by name only (xds.WithNamedOnly): the server listeners,
+// which a gRPC xDS server asks for by its own address, and which a
+// wildcard subscriber such as an Envoy could not bind.
 type Resource[M proto.Message] struct {
 	Name       string
 	Message    M
 	VisibleTo  []string
 	HiddenFrom []string
+	NamedOnly  bool
 }
 
 // ResourceName returns the resource name, the item's key.
@@ -35,8 +41,12 @@ func (r Resource[M]) ResourceName() string { return r.Name }
 // messages.
 func (r Resource[M]) Equals(o Resource[M]) bool {
 	return r.Name == o.Name && slices.Equal(r.VisibleTo, o.VisibleTo) && slices.Equal(r.HiddenFrom, o.HiddenFrom) &&
-		proto.Equal(r.Message, o.Message)
+		r.NamedOnly == o.NamedOnly && proto.Equal(r.Message, o.Message)
 }
+
+// IsNamedOnly reports r.NamedOnly: pass the method expression, as in
+// Resource[*listenerv3.Listener].IsNamedOnly, to xds.WithNamedOnly.
+func (r Resource[M]) IsNamedOnly() bool { return r.NamedOnly }
 
 // Proto returns the name and the message, the form the xDS server consumes:
 // pass the method expression, as in

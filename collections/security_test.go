@@ -92,6 +92,11 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 	if n := len(s.m.ServerListeners.List()); n != 120 {
 		t.Fatalf("%d server listeners, want 120", n)
 	}
+	for _, l := range s.m.ServerListeners.List() {
+		if !l.NamedOnly {
+			t.Fatalf("server listener %s is not NamedOnly: wildcard subscribers would be sent it", l.Name)
+		}
+	}
 	step := func(what string, change func(), want map[string][2]uint64) {
 		t.Helper()
 		expectMoved(t, s.g, what, change, want)

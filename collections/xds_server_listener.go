@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"sync"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
@@ -44,7 +45,54 @@ const rbacFilterName = "envoy.filters.http.rbac"
 // (ClusterSecurity), so the mesh stays reachable, and plaintext callers
 // carry no principal, which principal rules then never match.
 func buildServerListener(name, ip string, port int32, mode MTLSMode, rbac WorkloadRBAC) *listenerv3.Listener {
-	hcm := &hcmv3.HttpConnectionManager{
+	chain := &listenerv3.FilterChain{
+		Name: "inbound|" + strconv.Itoa(int(port)),
+		Filters: []*listenerv3.Filter{{
+			Name:       hcmFilterName,
+			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: inboundHCM(port, rbac)},
+		}},
+	}
+	if mode == MTLSStrict {
+		chain.TransportSocket = sharedDownstreamTLS()
+	}
+	return &listenerv3.Listener{
+		Name:             name,
+		Address:          socketAddress(ip, uint32(port)),
+		TrafficDirection: corev3.TrafficDirection_INBOUND,
+		FilterChains:     []*listenerv3.FilterChain{chain},
+	}
+}
+
+// plainInboundHCMs holds, per port, the packed HCM of the server
+// listeners without RBAC filters, which every workload serving the port
+// with no policy shares: a hundred thousand workloads would otherwise each
+// marshal, and hold, a copy of the same bytes. A stored value is never
+// modified.
+var plainInboundHCMs sync.Map // int32 → *anyMsg
+
+// sharedDownstreamTLS is the transport socket every STRICT server filter
+// chain shares; it is never modified.
+var sharedDownstreamTLS = sync.OnceValue(downstreamTLS)
+
+// inboundHCM returns the packed HCM of a server listener on port: the
+// workload's RBAC filters, then the router; every RPC is routed to the
+// server itself.
+func inboundHCM(port int32, rbac WorkloadRBAC) *anyMsg {
+	filters := rbacFilters(rbac)
+	if len(filters) > 0 {
+		return mustAny(buildInboundHCM(port, filters))
+	}
+	if a, ok := plainInboundHCMs.Load(port); ok {
+		return a.(*anyMsg)
+	}
+	a, _ := plainInboundHCMs.LoadOrStore(port, mustAny(buildInboundHCM(port, nil)))
+	return a.(*anyMsg)
+}
+
+// buildInboundHCM returns the HCM of a server listener on port with the
+// given RBAC filters.
+func buildInboundHCM(port int32, rbacFilters []*hcmv3.HttpFilter) *hcmv3.HttpConnectionManager {
+	return &hcmv3.HttpConnectionManager{
 		StatPrefix: "inbound_" + strconv.Itoa(int(port)),
 		CodecType:  hcmv3.HttpConnectionManager_AUTO,
 		RouteSpecifier: &hcmv3.HttpConnectionManager_RouteConfig{RouteConfig: &routev3.RouteConfiguration{
@@ -58,26 +106,10 @@ func buildServerListener(name, ip string, port int32, mode MTLSMode, rbac Worklo
 				}},
 			}},
 		}},
-		HttpFilters: append(rbacFilters(rbac), &hcmv3.HttpFilter{
+		HttpFilters: append(rbacFilters, &hcmv3.HttpFilter{
 			Name:       routerFilterName,
 			ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: mustAny(&routerv3.Router{})},
 		}),
-	}
-	chain := &listenerv3.FilterChain{
-		Name: "inbound|" + strconv.Itoa(int(port)),
-		Filters: []*listenerv3.Filter{{
-			Name:       hcmFilterName,
-			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(hcm)},
-		}},
-	}
-	if mode == MTLSStrict {
-		chain.TransportSocket = downstreamTLS()
-	}
-	return &listenerv3.Listener{
-		Name:             name,
-		Address:          socketAddress(ip, uint32(port)),
-		TrafficDirection: corev3.TrafficDirection_INBOUND,
-		FilterChains:     []*listenerv3.FilterChain{chain},
 	}
 }
 
@@ -151,8 +183,11 @@ func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], servic
 		for _, port := range ports {
 			name := ServerListenerName(w.IP, port)
 			l := buildServerListener(name, w.IP, port, cmp.Or(m.PortMode(port), MTLSPermissive), r)
-			// Only the workload's namespace may see what its policies are.
-			out = append(out, newResource(name, l).exported([]string{w.Namespace}))
+			// Only the workload's namespace may see what its policies are,
+			// and only the server asking for its own address can use it.
+			r := newResource(name, l).exported([]string{w.Namespace})
+			r.NamedOnly = true
+			out = append(out, r)
 		}
 		return out
 	}, krt.WithName("ServerListeners"))

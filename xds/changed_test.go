@@ -9,8 +9,8 @@ import (
 
 // TestChangedMarksWhatTheStreamWants checks session.changed against its
 // definition on random states: a changed name becomes pending exactly when
-// the stream subscribes to it (by name or wildcard) or holds it, whichever
-// side changed walks.
+// the stream subscribes to it (by name, or wildcard unless its resource is
+// served by name only) or holds it, whichever side changed walks.
 func TestChangedMarksWhatTheStreamWants(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
@@ -31,16 +31,22 @@ func TestChangedMarksWhatTheStreamWants(t *testing.T) {
 		for n := range pick() {
 			ts.sent[n] = &resource{name: n}
 		}
+		cur := map[string]*resource{}
+		for n := range pick() {
+			cur[n] = &resource{name: n, namedOnly: rng.Intn(2) == 0}
+		}
 		changed := pick()
 		var want []string
 		for n := range changed {
 			_, held := ts.sent[n]
-			if _, named := ts.names[n]; ts.wildcard || named || held {
+			wild := ts.wildcard && (cur[n] == nil || !cur[n].namedOnly)
+			if _, named := ts.names[n]; wild || named || held {
 				want = append(want, n)
 			}
 		}
 		slices.Sort(want)
-		woken := s.changed(map[string]map[string]struct{}{EndpointType: changed, ClusterType: {"a": {}}})
+		v := view{types: map[string]map[string]*resource{EndpointType: cur}}
+		woken := s.changed(map[string]map[string]struct{}{EndpointType: changed, ClusterType: {"a": {}}}, v)
 		got := slices.Sorted(maps.Keys(s.pending[EndpointType]))
 		if !slices.Equal(got, want) || woken != (len(want) > 0) {
 			t.Fatalf("case %d: wildcard %v, names %v, held %v, changed %v: pending %v (woken %v), want %v",

@@ -143,6 +143,14 @@
 // resources where they exist and the base ones elsewhere, and
 // ProxyStatus.Variant names it.
 //
+// # Served by name only
+//
+// A Source made with WithNamedOnly serves some resources only to the
+// streams that name them, such as the Listener a gRPC xDS server asks
+// for by its own address: a wildcard subscription leaves them out (its
+// responses, its version digest and its resumption alike), and a change
+// of one wakes only the streams naming or holding it.
+//
 // # Namespace isolation
 //
 // A source may give each resource a Visibility (WithVisibility): every

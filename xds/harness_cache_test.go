@@ -39,15 +39,18 @@ func (h *harness) change(c command) (string, error) {
 	var out strings.Builder
 	for _, name := range h.order {
 		st := h.streams[name]
-		if st.s.changed(changed) {
+		var woken bool
+		h.cache.read(func(v view) { woken = st.s.changed(changed, v) })
+		if woken {
 			h.flush(st, nil, &out)
 		}
 	}
 	return out.String(), nil
 }
 
-// cacheEvent reads "set TYPE NAME [rev=R] [vis=...] [variant=V]" or
-// "delete TYPE NAME [variant=V]".
+// cacheEvent reads "set TYPE NAME [rev=R] [vis=...] [variant=V]
+// [named=1]" (named=1: served by name only) or "delete TYPE NAME
+// [variant=V]".
 func (h *harness) cacheEvent(f []string) (krt.Event[entry], error) {
 	if len(f) < 3 {
 		return krt.Event[entry]{}, fmt.Errorf("want set|delete TYPE NAME")
@@ -76,6 +79,7 @@ func (h *harness) cacheEvent(f []string) (krt.Event[entry], error) {
 			return krt.Event[entry]{}, err
 		}
 		r.variant = variant
+		r.namedOnly = c.kv["named"] == "1"
 		if vis, ok := c.kv["vis"]; ok {
 			v := parseVisibility(vis)
 			r.vis = &v

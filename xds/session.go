@@ -1,8 +1,6 @@
 package xds
 
 import (
-	"maps"
-	"slices"
 	"sort"
 	"time"
 
@@ -124,8 +122,13 @@ func (s *session) subscribe(ts *typeState, v view, add, remove []string, wildcar
 		s.deny(v, ts.typeURL, names)
 	}
 	if all {
-		// Every name of the type, unsorted: pending is a set.
-		names = slices.AppendSeq(names, maps.Keys(s.resources(v, ts.typeURL)))
+		// Every name of the type a wildcard takes, unsorted: pending is a
+		// set.
+		for n, r := range s.resources(v, ts.typeURL) {
+			if !r.namedOnly {
+				names = append(names, n)
+			}
+		}
 	}
 	s.addPending(ts.typeURL, names)
 }
@@ -160,11 +163,12 @@ func (s *session) checkNames(ts *typeState, upper int, after func() int) error {
 
 // changed adds the changed names the stream subscribes to, or holds, to
 // its pending set, and reports whether it added any: whether the stream
-// has something to flush. changed holds the changed names per type.
-func (s *session) changed(changed map[string]map[string]struct{}) bool {
+// has something to flush. changed holds the changed names per type; v is
+// the cache they changed in.
+func (s *session) changed(changed map[string]map[string]struct{}, v view) bool {
 	woken := false
 	for typeURL, names := range changed {
-		if ts := s.types[typeURL]; ts != nil && s.markChanged(ts, names) {
+		if ts := s.types[typeURL]; ts != nil && s.markChanged(ts, names, s.resources(v, typeURL)) {
 			woken = true
 		}
 	}
@@ -172,12 +176,13 @@ func (s *session) changed(changed map[string]map[string]struct{}) bool {
 }
 
 // markChanged adds the names of changed that ts subscribes to or holds to
-// the pending set, and reports whether there were any. It walks the
-// smaller side: the changed names, each looked up in the stream's state,
-// or, for a stream naming fewer names than changed, its own names, each
-// looked up in changed. A round's changed set is shared by every stream
-// and warm in the cache; a thousand streams' own maps are not.
-func (s *session) markChanged(ts *typeState, changed map[string]struct{}) bool {
+// the pending set, and reports whether there were any; cur are the
+// type's current resources. It walks the smaller side: the changed names,
+// each looked up in the stream's state, or, for a stream naming fewer
+// names than changed, its own names, each looked up in changed. A round's
+// changed set is shared by every stream and warm in the cache; a thousand
+// streams' own maps are not.
+func (s *session) markChanged(ts *typeState, changed map[string]struct{}, cur map[string]*resource) bool {
 	var p map[string]struct{}
 	mark := func(n string) {
 		if p == nil {
@@ -199,7 +204,7 @@ func (s *session) markChanged(ts *typeState, changed map[string]struct{}) bool {
 		return p != nil
 	}
 	for n := range changed {
-		if _, held := ts.sent[n]; held || ts.subscribed(n) {
+		if _, held := ts.sent[n]; held || ts.wants(n, cur[n]) {
 			mark(n)
 		}
 	}

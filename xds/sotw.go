@@ -98,7 +98,8 @@ func (s *session) resume(ts *typeState, version string, v view, now time.Time) {
 	cur := s.resources(v, ts.typeURL)
 	isolated := s.proto.namespaceOf != nil
 	// each calls f with every resource the subscription would be sent:
-	// those it names, or all, that exist and the proxy may see.
+	// those it names, or all but those served by name only, that exist
+	// and the proxy may see.
 	each := func(f func(*resource)) {
 		visit := func(r *resource) {
 			if r != nil && (!isolated || !s.hidden(r)) {
@@ -107,7 +108,9 @@ func (s *session) resume(ts *typeState, version string, v view, now time.Time) {
 		}
 		if ts.wildcard {
 			for _, r := range cur {
-				visit(r)
+				if ts.wants(r.name, r) {
+					visit(r)
+				}
 			}
 			return
 		}

@@ -85,6 +85,9 @@ type source[T any] struct {
 	vis func(T) Visibility
 	// variant is set by AsVariant.
 	variant string
+	// namedOnly is nil when every item is served to wildcard
+	// subscribers (WithNamedOnly).
+	namedOnly func(T) bool
 }
 
 func (s *source[T]) TypeURL() string { return s.typeURL }
@@ -103,6 +106,7 @@ func (s *source[T]) entries(g *krt.Graph) krt.Collection[entry] {
 			return nil
 		}
 		r.variant = s.variant
+		r.namedOnly = s.namedOnly != nil && s.namedOnly(in)
 		if s.vis != nil {
 			if v := s.vis(in); !v.All() {
 				r.vis = &v
@@ -112,7 +116,8 @@ func (s *source[T]) entries(g *krt.Graph) krt.Collection[entry] {
 	}, krt.WithName(s.collectionName()),
 		krt.WithKey(func(e entry) string { return e.res.entryKey() }),
 		krt.WithEquals(func(a, b entry) bool {
-			return bytes.Equal(a.res.any.Value, b.res.any.Value) && visEqual(a.res.vis, b.res.vis)
+			return bytes.Equal(a.res.any.Value, b.res.any.Value) && visEqual(a.res.vis, b.res.vis) &&
+				a.res.namedOnly == b.res.namedOnly
 		}))
 }
 
@@ -157,6 +162,9 @@ type resource struct {
 	// variant names the client variant the resource is for (AsVariant);
 	// "" for every client.
 	variant string
+	// namedOnly is set for a resource served only to the streams naming
+	// it (WithNamedOnly).
+	namedOnly bool
 }
 
 // newResource marshals msg once, deterministically, and versions it by

@@ -224,7 +224,7 @@ func statusOf(err error) error {
 // loop is behind. It never blocks.
 func (c *conn) notify(changed map[string]map[string]struct{}) (woken, behind bool) {
 	c.mu.Lock()
-	woken = c.s.changed(changed)
+	c.srv.cache.read(func(v view) { woken = c.s.changed(changed, v) })
 	c.mu.Unlock()
 	if !woken {
 		return false, false

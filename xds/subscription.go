@@ -99,15 +99,6 @@ func (ts *typeState) drop(name string) {
 	}
 }
 
-// subscribed reports whether the client wants name.
-func (ts *typeState) subscribed(name string) bool {
-	if ts.wildcard {
-		return true
-	}
-	_, ok := ts.names[name]
-	return ok
-}
-
 // subscribe changes the subscription and returns the names whose state
 // must be recomputed: the names added, and the names of the whole type
 // (all) when the client became a wildcard subscriber. Names dropped leave
@@ -115,7 +106,7 @@ func (ts *typeState) subscribed(name string) bool {
 func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []string, all bool) {
 	for _, n := range remove {
 		delete(ts.names, n)
-		if !ts.wildcard {
+		if r := ts.sent[n]; !ts.wildcard || (r != nil && r.namedOnly) {
 			ts.drop(n)
 			delete(ts.rejected, n)
 		}
@@ -210,7 +201,7 @@ func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*res
 			r = nil
 		}
 		held, has := ts.sent[name]
-		if !ts.subscribed(name) {
+		if !ts.wants(name, r) {
 			if has {
 				ts.drop(name)
 			}

@@ -5,6 +5,7 @@ import (
 	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -52,16 +53,13 @@ func warmsOn(msg proto.Message) []string {
 // filter chains.
 func listenerRoutes(l *listenerv3.Listener) []string {
 	var out []string
-	add := func(hcm *hcmv3.HttpConnectionManager) {
-		if n := hcm.GetRds().GetRouteConfigName(); n != "" {
+	add := func(hcm []byte) {
+		if n := rdsRouteName(hcm); n != "" {
 			out = append(out, n)
 		}
 	}
-	if a := l.GetApiListener().GetApiListener(); a != nil {
-		var hcm hcmv3.HttpConnectionManager
-		if a.UnmarshalTo(&hcm) == nil {
-			add(&hcm)
-		}
+	if a := l.GetApiListener().GetApiListener(); a != nil && a.MessageIs((*hcmv3.HttpConnectionManager)(nil)) {
+		add(a.GetValue())
 	}
 	chains := l.GetFilterChains()
 	if dc := l.GetDefaultFilterChain(); dc != nil {
@@ -69,13 +67,80 @@ func listenerRoutes(l *listenerv3.Listener) []string {
 	}
 	for _, fc := range chains {
 		for _, f := range fc.GetFilters() {
-			var hcm hcmv3.HttpConnectionManager
-			if tc := f.GetTypedConfig(); tc != nil && tc.MessageIs(&hcm) && tc.UnmarshalTo(&hcm) == nil {
-				add(&hcm)
+			if tc := f.GetTypedConfig(); tc != nil && tc.MessageIs((*hcmv3.HttpConnectionManager)(nil)) {
+				add(tc.GetValue())
 			}
 		}
 	}
 	return out
+}
+
+// The field numbers rdsRouteName reads, from the descriptors.
+var (
+	hcmFields     = (*hcmv3.HttpConnectionManager)(nil).ProtoReflect().Descriptor().Fields()
+	hcmRDSField   = hcmFields.ByName("rds").Number()
+	hcmRouteOneof = hcmFields.ByName("rds").ContainingOneof().Fields()
+	rdsNameField  = (*hcmv3.Rds)(nil).ProtoReflect().Descriptor().Fields().ByName("route_config_name").Number()
+)
+
+// rdsRouteName returns rds.route_config_name of the serialized
+// HttpConnectionManager hcm, as hcm.GetRds().GetRouteConfigName() would
+// after unmarshaling it, without decoding the rest: thousands of
+// listeners are built at once, and this is all warming needs of them.
+// Malformed bytes have none.
+func rdsRouteName(hcm []byte) string {
+	var name []byte
+	inRDS := false // the route specifier seen last is rds
+	for len(hcm) > 0 {
+		num, typ, n := protowire.ConsumeTag(hcm)
+		if n < 0 {
+			return ""
+		}
+		m := protowire.ConsumeFieldValue(num, typ, hcm[n:])
+		if m < 0 {
+			return ""
+		}
+		switch {
+		case num == hcmRDSField && typ == protowire.BytesType:
+			if !inRDS {
+				name = nil // another member of the oneof came between
+			}
+			inRDS = true
+			v, _ := protowire.ConsumeBytes(hcm[n:])
+			if got, ok := fieldBytes(v, rdsNameField); !ok {
+				return ""
+			} else if got != nil {
+				name = got
+			}
+		case hcmRouteOneof.ByNumber(num) != nil:
+			inRDS = false
+		}
+		hcm = hcm[n+m:]
+	}
+	if !inRDS {
+		return ""
+	}
+	return string(name)
+}
+
+// fieldBytes returns the last value of the bytes field num of the
+// serialized message b (nil if absent); ok is false for malformed bytes.
+func fieldBytes(b []byte, num protowire.Number) (v []byte, ok bool) {
+	for len(b) > 0 {
+		got, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, false
+		}
+		m := protowire.ConsumeFieldValue(got, typ, b[n:])
+		if m < 0 {
+			return nil, false
+		}
+		if got == num && typ == protowire.BytesType {
+			v, _ = protowire.ConsumeBytes(b[n:])
+		}
+		b = b[n+m:]
+	}
+	return v, true
 }
 
 // warm records, for the changed resources of a response of typeURL that

@@ -230,10 +230,12 @@ func xdsSources(m *collections.Model, isolation bool) []xds.Source {
 	}
 }
 
-// resourceSource serves a collection of the model's resources; with
-// isolation, each resource carries its visibility (Resource.VisibleTo).
-// Without, no visibility is computed or stored.
+// resourceSource serves a collection of the model's resources, those
+// marked NamedOnly by name only; with isolation, each resource carries
+// its visibility (Resource.VisibleTo). Without, no visibility is computed
+// or stored.
 func resourceSource[M proto.Message](typeURL string, c krt.Collection[collections.Resource[M]], isolation bool, opts ...xds.SourceOption[collections.Resource[M]]) xds.Source {
+	opts = append(opts, xds.WithNamedOnly(collections.Resource[M].IsNamedOnly))
 	if isolation {
 		opts = append(opts, xds.WithVisibility(resourceVisibility[M]))
 	}

@@ -40,7 +40,8 @@ type TranslatedResource struct {
 // Translate builds the mesh cfg describes, as New does, but binds no port
 // and starts nothing, and returns every resource the xDS server would let
 // the proxy nodeID see: all listeners and clusters (what a wildcard
-// subscription gets) and all route configurations and load assignments (a
+// subscription gets, and the server listeners, which a gRPC server gets
+// by naming its own) and all route configurations and load assignments (a
 // proxy gets those it names). Errors are New's: one line, naming the flag
 // or file at fault.
 func Translate(cfg Config, nodeID string) (Translation, error) {

@@ -43,6 +43,8 @@ func main() {
 	baseline := flag.Bool("snapshot", false, "after each change, also handle it as a go-control-plane user would (a full SnapshotCache snapshot set for every node with open watches), in this process, and report that cost")
 	memProfile := flag.String("memprofile", "", "write a heap profile of the server once every client is connected to this file")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the server during the changes to this file")
+	connectProfile := flag.String("connectprofile", "", "write a CPU profile of the server while the clients connect to this file")
+	buildProfile := flag.String("buildprofile", "", "write a CPU profile of the model build to this file, and a heap profile after it to this file with .heap appended")
 	reconnect := flag.Bool("reconnect", false, "after the changes, start a second server over a model built anew from the same objects and move every client to it, first naming what it holds (as grpc-go and Envoy do), then again without; report both (reconnect_*, reconnect_fresh_*)")
 	reconnectProfile := flag.String("reconnectprofile", "", "with -reconnect, write CPU profiles of the server during each reconnect to this file with .resume and .fresh appended")
 	flag.Parse()
@@ -57,7 +59,7 @@ func main() {
 		metric.Fatalf("need -subscribe <= n")
 	}
 	opt := runOptions{delta: *delta, subscribe: *subscribe, snapshot: *baseline, cpuProfile: *cpuProfile, memProfile: *memProfile,
-		reconnect: *reconnect, reconnectProfile: *reconnectProfile}
+		connectProfile: *connectProfile, buildProfile: *buildProfile, reconnect: *reconnect, reconnectProfile: *reconnectProfile}
 	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed, opt); err != nil {
 		metric.Fatalf("%v", err)
 	}
@@ -75,6 +77,13 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 
 	// (a) The model and the server's serialized resources.
 	base := metric.HeapAlloc()
+	stopBuildProfile := func() {}
+	if opt.buildProfile != "" {
+		var err error
+		if stopBuildProfile, err = startCPUProfile(opt.buildProfile); err != nil {
+			return err
+		}
+	}
 	t0 := time.Now()
 	c0 := metric.CPU()
 	g := krt.NewGraph()
@@ -88,7 +97,13 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	})
 	metric.Emit("model_build", metric.MS(time.Since(t0)), "ms")
 	metric.Emit("model_build_cpu", metric.MS(metric.CPU()-c0), "ms")
+	stopBuildProfile()
 	metric.Emit("model_heap", float64(int64(metric.HeapAlloc())-int64(base))/(1<<20), "MiB")
+	if opt.buildProfile != "" {
+		if err := writeHeapProfile(opt.buildProfile + ".heap"); err != nil {
+			return err
+		}
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -119,11 +134,18 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	ch.Wait("STARTED")
 
 	// (b) Every client connects and receives every type.
+	stopConnectProfile := func() {}
+	if opt.connectProfile != "" {
+		if stopConnectProfile, err = startCPUProfile(opt.connectProfile); err != nil {
+			return err
+		}
+	}
 	cpu0 := metric.CPU()
 	t0 = time.Now()
 	ch.Send("CONNECT")
 	ch.Wait("READY")
 	connect := time.Since(t0)
+	stopConnectProfile()
 	bytes, msgs, ccpu := ch.Settled()
 	metric.Emit("connect_all_clients_all_types", metric.MS(connect), "ms")
 	metric.Emit("connect_server_cpu", metric.MS(metric.CPU()-cpu0), "ms")
@@ -249,6 +271,8 @@ type runOptions struct {
 	cpuProfile string // -cpuprofile
 	memProfile string // -memprofile
 	reconnect  bool   // -reconnect
+	// connectProfile is -connectprofile, buildProfile -buildprofile.
+	connectProfile, buildProfile string
 	// reconnectProfile is -reconnectprofile.
 	reconnectProfile string
 }

@@ -1,7 +1,8 @@
 // Package meshmodel wires static Kubernetes inputs through the mesh model
-// into the four xDS sources: the pipeline that the xDS benchmark, the load
-// test and the end-to-end test all drive. (The binary wires its own, with
-// real sources and optional namespace visibility.)
+// into the four xDS sources (the server listeners served by name only):
+// the pipeline that the xDS benchmark, the load test and the end-to-end
+// test all drive. (The binary wires its own, with real sources and
+// optional namespace visibility.)
 package meshmodel
 
 import (
@@ -33,7 +34,8 @@ func New(g *krt.Graph, prefix string, opts ...collections.Option) Mesh {
 	return Mesh{Inputs: in, Model: m, Sources: []xds.Source{
 		xds.NewSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
 		xds.NewSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
-		xds.NewSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto),
+		xds.NewSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto,
+			xds.WithNamedOnly(collections.Resource[*listenerv3.Listener].IsNamedOnly)),
 		xds.NewSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
 	}}
 }
