@@ -51,7 +51,7 @@ func benchWarmingResend(b *testing.B, n int, warms bool) {
 					b.Fatal(err)
 				}
 			} else {
-				s.changed(map[string]map[string]struct{}{ClusterType: all})
+				s.changed(map[string]map[string]struct{}{ClusterType: all}, v)
 			}
 			for _, u := range s.flush(v, now) {
 				for _, r := range u.resources {
