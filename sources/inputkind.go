@@ -9,7 +9,7 @@ import (
 type inputKind interface {
 	isSet(in *Inputs) bool
 	// setStatic sets the field to a new empty krt.Static.
-	setStatic(g *krt.Graph, in *Inputs, prefix string, extra ...krt.Option)
+	setStatic(g krt.Owner, in *Inputs, prefix string, extra ...krt.Option)
 	synced(in *Inputs) <-chan struct{}
 	// join sets out's field to the join of a's and b's, a's items first.
 	join(g *krt.Graph, out, a, b *Inputs)
@@ -47,7 +47,7 @@ func singletonKind[T any](name string, field func(*Inputs) *krt.Collection[T]) i
 
 func (k kind[T]) isSet(in *Inputs) bool { return *k.field(in) != nil }
 
-func (k kind[T]) setStatic(g *krt.Graph, in *Inputs, prefix string, extra ...krt.Option) {
+func (k kind[T]) setStatic(g krt.Owner, in *Inputs, prefix string, extra ...krt.Option) {
 	*k.field(in) = krt.NewStatic[T](g, k.options(prefix+"/"+k.name, extra...)...)
 }
 

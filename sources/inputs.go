@@ -56,8 +56,9 @@ var inputKinds = []inputKind{
 
 // Complete returns in with every field that is nil set to an empty, synced
 // static collection named prefix+"/"+kind (for example "empty/meshconfig"),
-// so a source or a test sets only the kinds it has.
-func (in Inputs) Complete(g *krt.Graph, prefix string) Inputs {
+// so a source or a test sets only the kinds it has. g is the graph or a
+// sub-graph of it.
+func (in Inputs) Complete(g krt.Owner, prefix string) Inputs {
 	for _, k := range inputKinds {
 		if !k.isSet(&in) {
 			k.setStatic(g, &in, prefix)
