@@ -35,6 +35,16 @@ func objectKind[T Object](name string, field func(*Inputs) *krt.Collection[T]) i
 	return kind[T]{name: name, field: field, options: CollectionOptions[T], key: Key[T]}
 }
 
+// clusterKind is the kind of a field holding Kubernetes objects whose
+// names repeat across clusters (Pods, EndpointSlices, Nodes): keyed by
+// ClusterKey, which is Key for the local cluster's objects.
+func clusterKind[T Object](name string, field func(*Inputs) *krt.Collection[T]) inputKind {
+	options := func(name string, extra ...krt.Option) []krt.Option {
+		return CollectionOptions[T](name, append([]krt.Option{krt.WithKey(ClusterKey[T])}, extra...)...)
+	}
+	return kind[T]{name: name, field: field, options: options, key: ClusterKey[T]}
+}
+
 // singletonKind is the kind of a field holding at most one item, under
 // krt.SingletonKey.
 func singletonKind[T any](name string, field func(*Inputs) *krt.Collection[T]) inputKind {
