@@ -10,6 +10,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 )
 
 // Endpoint is one address serving a service port.
@@ -139,10 +140,11 @@ func sliceEndpoints(ctx krt.HandlerContext, svc ServiceInfo, eps []*discoveryv1.
 			}
 			for _, e := range s.Endpoints {
 				healthy := e.Conditions.Ready == nil || *e.Conditions.Ready
-				loc := sliceLocality(ctx, nodes, e)
+				cluster := sources.ClusterOf(s)
+				loc := sliceLocality(ctx, nodes, cluster, e)
 				workload := ""
 				if r := e.TargetRef; r != nil && r.Kind == "Pod" {
-					workload = cmp.Or(r.Namespace, s.Namespace) + "/" + r.Name
+					workload = Workload{Cluster: cluster, Namespace: cmp.Or(r.Namespace, s.Namespace), Name: r.Name}.ResourceName()
 				}
 				for _, ip := range e.Addresses {
 					perPort[i] = append(perPort[i], Endpoint{IP: ip, Port: target, Healthy: healthy, Locality: loc, Workload: workload})
@@ -153,20 +155,15 @@ func sliceEndpoints(ctx krt.HandlerContext, svc ServiceInfo, eps []*discoveryv1.
 	return perPort
 }
 
-// sliceLocality is the locality of a slice endpoint: its node's labels
-// when the node is known, else its zone hint.
-func sliceLocality(ctx krt.HandlerContext, nodes krt.Collection[*corev1.Node], e discoveryv1.Endpoint) Locality {
-	if e.NodeName != nil && *e.NodeName != "" {
-		if n, ok := krt.FetchOne(ctx, nodes, krt.FilterKeys(*e.NodeName, "/"+*e.NodeName)); ok {
-			if l, ok := nodeLocality(n.Labels); ok {
-				return l
-			}
-		}
+// sliceLocality is the locality of a slice endpoint of cluster: its
+// node's labels when the node is known, else its zone hint.
+func sliceLocality(ctx krt.HandlerContext, nodes krt.Collection[*corev1.Node], cluster string, e discoveryv1.Endpoint) Locality {
+	l, ok := fetchNodeLocality(ctx, nodes, cluster, derefOr(e.NodeName, ""))
+	if !ok && e.Zone != nil {
+		l = Locality{Zone: *e.Zone}
 	}
-	if e.Zone != nil {
-		return Locality{Zone: *e.Zone}
-	}
-	return Locality{}
+	l.Cluster = cluster
+	return l
 }
 
 // dedupEndpoints sorts endpoints by locality and address and keeps one

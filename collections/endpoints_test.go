@@ -2,6 +2,7 @@ package collections
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,12 +155,12 @@ func sliceEndpointsCases() []endpointsCase {
 
 func TestBuildCLA(t *testing.T) {
 	e := ServiceEndpoints{Cluster: "outbound|80||a.ns.svc.cluster.local", Endpoints: dedupEndpoints([]Endpoint{
-		{IP: "10.0.0.3", Port: 80, Healthy: true, Locality: Locality{"r", "z2", ""}},
-		{IP: "10.0.0.1", Port: 80, Healthy: true, Locality: Locality{"r", "z1", ""}},
-		{IP: "10.0.0.2", Port: 80, Healthy: false, Locality: Locality{"r", "z1", ""}},
+		{IP: "10.0.0.3", Port: 80, Healthy: true, Locality: Locality{Region: "r", Zone: "z2", SubZone: ""}},
+		{IP: "10.0.0.1", Port: 80, Healthy: true, Locality: Locality{Region: "r", Zone: "z1", SubZone: ""}},
+		{IP: "10.0.0.2", Port: 80, Healthy: false, Locality: Locality{Region: "r", Zone: "z1", SubZone: ""}},
 		{IP: "10.0.0.4", Port: 80, Healthy: true},
 	})}
-	cla := buildCLA(e)
+	cla := buildCLA(e, false)
 	validateDeep(t, cla)
 	var got []string
 	for _, l := range cla.Endpoints {
@@ -182,5 +183,45 @@ func TestBuildCLA(t *testing.T) {
 	}
 	if cla.ClusterName != e.Cluster {
 		t.Errorf("cluster name %q", cla.ClusterName)
+	}
+}
+
+// TestBuildCLAClusters checks the localities and priorities of endpoints
+// in several clusters: one locality per cluster and zone, and priorities
+// only when the local cluster is preferred and has endpoints.
+func TestBuildCLAClusters(t *testing.T) {
+	local := Endpoint{IP: "10.0.0.1", Port: 80, Healthy: true, Locality: Locality{Region: "r", Zone: "z"}}
+	west := Endpoint{IP: "10.1.0.1", Port: 80, Healthy: true, Locality: Locality{Region: "r", Zone: "z", Cluster: "west"}}
+	east := Endpoint{IP: "10.2.0.1", Port: 80, Healthy: true, Locality: Locality{Cluster: "east"}}
+	for _, tc := range []struct {
+		name        string
+		eps         []Endpoint
+		preferLocal bool
+		want        []string // "region/zone/subzone p=priority: addresses"
+	}{
+		{"spread", []Endpoint{local, west, east}, false,
+			[]string{"r/z/ p=0: 10.0.0.1", "//@east p=0: 10.2.0.1", "r/z/@west p=0: 10.1.0.1"}},
+		{"prefer local", []Endpoint{local, west, east}, true,
+			[]string{"r/z/ p=0: 10.0.0.1", "//@east p=1: 10.2.0.1", "r/z/@west p=1: 10.1.0.1"}},
+		{"prefer local without local endpoints", []Endpoint{west, east}, true,
+			[]string{"//@east p=0: 10.2.0.1", "r/z/@west p=0: 10.1.0.1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cla := buildCLA(ServiceEndpoints{Cluster: "outbound|80||a.ns.svc.cluster.local", Endpoints: dedupEndpoints(tc.eps)}, tc.preferLocal)
+			validateDeep(t, cla)
+			var got []string
+			for _, l := range cla.Endpoints {
+				s := fmt.Sprintf("%s/%s/%s p=%d:", l.Locality.Region, l.Locality.Zone, l.Locality.SubZone, l.Priority)
+				for _, ep := range l.LbEndpoints {
+					s += " " + ep.GetEndpoint().GetAddress().GetSocketAddress().Address
+				}
+				got = append(got, s)
+			}
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(tc.want))
+			if !slices.Equal(got, want) {
+				t.Errorf("localities:\n got %q\nwant %q", got, want)
+			}
+		})
 	}
 }

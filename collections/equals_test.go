@@ -14,7 +14,7 @@ import (
 // Equals to see it: a missed field would silently stop changes to it at
 // krt's early cutoff.
 func TestEquals(t *testing.T) {
-	locality := Locality{Region: "r", Zone: "z", SubZone: "s"}
+	locality := Locality{Region: "r", Zone: "z", SubZone: "s", Cluster: "west"}
 	port := ServicePort{Name: "http", Port: 80, TargetPort: 8080, TargetPortName: "web", Protocol: ProtocolHTTP}
 	tests := []struct {
 		name  string
@@ -29,7 +29,7 @@ func TestEquals(t *testing.T) {
 		}},
 		{"Workload", func(t *testing.T) {
 			equalstest.Check(t, Workload{
-				Name: "web-0", Namespace: "ns", IP: "10.0.0.1", Labels: map[string]string{"app": "web"},
+				Name: "web-0", Namespace: "ns", Cluster: "west", IP: "10.0.0.1", Labels: map[string]string{"app": "web"},
 				ServiceAccount: "sa", Node: "node-1", Ready: true, Locality: locality,
 				Services: []string{"ns/web"}, NamedPorts: map[string]int32{"web": 8080},
 			})

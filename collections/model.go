@@ -145,7 +145,7 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 		newClusters(g, m.Services, m.MeshConfig, m.ClusterSecurity), invalidClusters,
 	}, krt.WithName("AllClusters"))
 	m.ClusterLoadAssignments = krt.Join(g, []krt.Collection[Resource[*endpointv3.ClusterLoadAssignment]]{
-		newCLAs(g, m.Endpoints), invalidCLAs,
+		newCLAs(g, m.Endpoints, m.MeshConfig), invalidCLAs,
 	}, krt.WithName("AllClusterLoadAssignments"))
 	m.GRPCRouteConfigurations = krt.NewCollection(g, m.PortRoutes, func(_ krt.HandlerContext, p PortRoutes) *Resource[*routev3.RouteConfiguration] {
 		r := newResource(p.ListenerName(), buildGRPCRouteConfig(p)).exported(p.ExportTo)

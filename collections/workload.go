@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/sources/meshconfig"
 )
 
@@ -19,17 +20,26 @@ const (
 )
 
 // Locality is where a workload runs, from the broadest to the narrowest
-// scope. The zero value is the unknown locality.
+// scope, and in which cluster. The zero value is the unknown locality of
+// the local cluster.
 type Locality struct {
 	Region, Zone, SubZone string
+	// Cluster is the remote cluster the workload runs in
+	// (sources.ClusterOf); "" for the local cluster.
+	Cluster string
 }
 
-// String formats l as "region/zone/subzone", or "" when unknown.
+// String formats l as "region/zone/subzone", or "" when unknown, followed
+// by "@cluster" for a remote cluster.
 func (l Locality) String() string {
-	if l == (Locality{}) {
-		return ""
+	s := ""
+	if l.Region != "" || l.Zone != "" || l.SubZone != "" {
+		s = l.Region + "/" + l.Zone + "/" + l.SubZone
 	}
-	return l.Region + "/" + l.Zone + "/" + l.SubZone
+	if l.Cluster != "" {
+		s += "@" + l.Cluster
+	}
+	return s
 }
 
 // ParseLocality parses "region/zone/subzone"; missing trailing parts are
@@ -65,6 +75,9 @@ func nodeLocality(labels map[string]string) (Locality, bool) {
 type Workload struct {
 	Name      string
 	Namespace string
+	// Cluster is the remote cluster the pod runs in; "" for the local
+	// cluster.
+	Cluster string
 	// IP is the pod's primary IP; empty until the pod is scheduled and
 	// networked, and such a workload is no endpoint.
 	IP string
@@ -87,8 +100,14 @@ type Workload struct {
 	NamedPorts map[string]int32
 }
 
-// ResourceName returns "namespace/name".
-func (w Workload) ResourceName() string { return w.Namespace + "/" + w.Name }
+// ResourceName returns "namespace/name", or "cluster/namespace/name" for a
+// pod of a remote cluster (as sources.ClusterKey keys the pod).
+func (w Workload) ResourceName() string {
+	if w.Cluster != "" {
+		return w.Cluster + "/" + w.Namespace + "/" + w.Name
+	}
+	return w.Namespace + "/" + w.Name
+}
 
 // GetNamespace returns the workload's namespace.
 func (w Workload) GetNamespace() string { return w.Namespace }
@@ -99,7 +118,7 @@ func (w Workload) GetLabels() map[string]string { return w.Labels }
 
 // Equals reports whether w and o are the same.
 func (w Workload) Equals(o Workload) bool {
-	return w.Name == o.Name && w.Namespace == o.Namespace && w.IP == o.IP &&
+	return w.Name == o.Name && w.Namespace == o.Namespace && w.Cluster == o.Cluster && w.IP == o.IP &&
 		maps.Equal(w.Labels, o.Labels) && w.ServiceAccount == o.ServiceAccount &&
 		w.Node == o.Node && w.Ready == o.Ready && w.Locality == o.Locality &&
 		slices.Equal(w.Services, o.Services) && maps.Equal(w.NamedPorts, o.NamedPorts)
@@ -129,6 +148,7 @@ func newWorkloads(g *krt.Graph, pods krt.Collection[*corev1.Pod], nodes krt.Coll
 		w := &Workload{
 			Name:           pod.Name,
 			Namespace:      pod.Namespace,
+			Cluster:        sources.ClusterOf(pod),
 			IP:             pod.Status.PodIP,
 			Labels:         pod.Labels,
 			ServiceAccount: pod.Spec.ServiceAccountName,
@@ -149,7 +169,7 @@ func newWorkloads(g *krt.Graph, pods krt.Collection[*corev1.Pod], nodes krt.Coll
 				w.NamedPorts[p.Name] = p.ContainerPort
 			}
 		}
-		w.Locality = workloadLocality(ctx, nodes, mesh, w.Node)
+		w.Locality = workloadLocality(ctx, nodes, mesh, w.Cluster, w.Node)
 		for _, s := range krt.Fetch(ctx, services, krt.FilterNamespace(pod.Namespace), krt.FilterSelects(pod.Labels)) {
 			w.Services = append(w.Services, s.ResourceName())
 		}
@@ -158,15 +178,30 @@ func newWorkloads(g *krt.Graph, pods krt.Collection[*corev1.Pod], nodes krt.Coll
 }
 
 // workloadLocality is the locality of a node's labels, else the mesh
-// default.
-func workloadLocality(ctx krt.HandlerContext, nodes krt.Collection[*corev1.Node], mesh krt.Collection[meshconfig.MeshConfig], node string) Locality {
-	if node != "" {
-		// Nodes are cluster-scoped: accept "name" and "/name" keys alike.
-		if n, ok := krt.FetchOne(ctx, nodes, krt.FilterKeys(node, "/"+node)); ok {
-			if l, ok := nodeLocality(n.Labels); ok {
-				return l
-			}
-		}
+// default, in the node's cluster.
+func workloadLocality(ctx krt.HandlerContext, nodes krt.Collection[*corev1.Node], mesh krt.Collection[meshconfig.MeshConfig], cluster, node string) Locality {
+	l, ok := fetchNodeLocality(ctx, nodes, cluster, node)
+	if !ok {
+		l = ParseLocality(fetchMesh(ctx, mesh).DefaultLocality)
 	}
-	return ParseLocality(fetchMesh(ctx, mesh).DefaultLocality)
+	l.Cluster = cluster
+	return l
+}
+
+// fetchNodeLocality returns the locality of a node's topology labels, if
+// the node is known and has some.
+func fetchNodeLocality(ctx krt.HandlerContext, nodes krt.Collection[*corev1.Node], cluster, node string) (Locality, bool) {
+	if node == "" {
+		return Locality{}, false
+	}
+	// Nodes are cluster-scoped: accept "name" and "/name" keys alike; a
+	// remote cluster's are "cluster/name" (sources.ClusterKey).
+	keys := krt.FilterKeys(node, "/"+node)
+	if cluster != "" {
+		keys = krt.FilterKey(cluster + "/" + node)
+	}
+	if n, ok := krt.FetchOne(ctx, nodes, keys); ok {
+		return nodeLocality(n.Labels)
+	}
+	return Locality{}, false
 }

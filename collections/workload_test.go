@@ -40,7 +40,7 @@ func workloadCases() []workloadCase {
 			pod:             with(pod("ns", "web-1", "10.0.0.2", web, false), func(p *corev1.Pod) { p.Spec.NodeName = "node-b" }),
 			defaultLocality: "us/us-1/rack7",
 			want: &Workload{Name: "web-1", Namespace: "ns", IP: "10.0.0.2", Labels: web, ServiceAccount: "sa-web-1",
-				Node: "node-b", Locality: Locality{"us", "us-1", "rack7"}, Services: []string{"ns/web"}},
+				Node: "node-b", Locality: Locality{Region: "us", Zone: "us-1", SubZone: "rack7"}, Services: []string{"ns/web"}},
 		},
 		{
 			name: "pending pod with no IP, unknown node",
@@ -132,8 +132,8 @@ func TestParseLocality(t *testing.T) {
 		{"", Locality{}},
 		{"r", Locality{Region: "r"}},
 		{"r/z", Locality{Region: "r", Zone: "z"}},
-		{"r/z/s", Locality{"r", "z", "s"}},
-		{"r/z/s/x", Locality{"r", "z", "s/x"}},
+		{"r/z/s", Locality{Region: "r", Zone: "z", SubZone: "s"}},
+		{"r/z/s/x", Locality{Region: "r", Zone: "z", SubZone: "s/x"}},
 	} {
 		if got := ParseLocality(tc.in); got != tc.want {
 			t.Errorf("ParseLocality(%q) = %+v, want %+v", tc.in, got, tc.want)

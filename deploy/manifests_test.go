@@ -195,7 +195,7 @@ func checkManifestSet(t *testing.T, all map[string]runtime.Object) {
 	}
 	slices.Sort(keys)
 	want := []string{
-		"ClusterRole/meshd", "ClusterRoleBinding/meshd", "Deployment/meshd",
+		"ClusterRole/meshd", "ClusterRole/meshd-remote-reader", "ClusterRoleBinding/meshd", "Deployment/meshd",
 		"Namespace/meshd-system", "NetworkPolicy/meshd", "PodDisruptionBudget/meshd",
 		"Role/meshd-leader-election", "Role/meshd-mesh-config",
 		"RoleBinding/meshd-leader-election", "RoleBinding/meshd-mesh-config",

@@ -9,7 +9,7 @@ import (
 type inputKind interface {
 	isSet(in *Inputs) bool
 	// setStatic sets the field to a new empty krt.Static.
-	setStatic(g *krt.Graph, in *Inputs, prefix string, extra ...krt.Option)
+	setStatic(g krt.Owner, in *Inputs, prefix string, extra ...krt.Option)
 	synced(in *Inputs) <-chan struct{}
 	// join sets out's field to the join of a's and b's, a's items first.
 	join(g *krt.Graph, out, a, b *Inputs)
@@ -35,6 +35,16 @@ func objectKind[T Object](name string, field func(*Inputs) *krt.Collection[T]) i
 	return kind[T]{name: name, field: field, options: CollectionOptions[T], key: Key[T]}
 }
 
+// clusterKind is the kind of a field holding Kubernetes objects whose
+// names repeat across clusters (Pods, EndpointSlices, Nodes): keyed by
+// ClusterKey, which is Key for the local cluster's objects.
+func clusterKind[T Object](name string, field func(*Inputs) *krt.Collection[T]) inputKind {
+	options := func(name string, extra ...krt.Option) []krt.Option {
+		return CollectionOptions[T](name, append([]krt.Option{krt.WithKey(ClusterKey[T])}, extra...)...)
+	}
+	return kind[T]{name: name, field: field, options: options, key: ClusterKey[T]}
+}
+
 // singletonKind is the kind of a field holding at most one item, under
 // krt.SingletonKey.
 func singletonKind[T any](name string, field func(*Inputs) *krt.Collection[T]) inputKind {
@@ -47,7 +57,7 @@ func singletonKind[T any](name string, field func(*Inputs) *krt.Collection[T]) i
 
 func (k kind[T]) isSet(in *Inputs) bool { return *k.field(in) != nil }
 
-func (k kind[T]) setStatic(g *krt.Graph, in *Inputs, prefix string, extra ...krt.Option) {
+func (k kind[T]) setStatic(g krt.Owner, in *Inputs, prefix string, extra ...krt.Option) {
 	*k.field(in) = krt.NewStatic[T](g, k.options(prefix+"/"+k.name, extra...)...)
 }
 

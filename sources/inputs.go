@@ -42,10 +42,10 @@ type Inputs struct {
 // package.
 var inputKinds = []inputKind{
 	objectKind("services", func(in *Inputs) *krt.Collection[*corev1.Service] { return &in.Services }),
-	objectKind("pods", func(in *Inputs) *krt.Collection[*corev1.Pod] { return &in.Pods }),
+	clusterKind("pods", func(in *Inputs) *krt.Collection[*corev1.Pod] { return &in.Pods }),
 	objectKind("namespaces", func(in *Inputs) *krt.Collection[*corev1.Namespace] { return &in.Namespaces }),
-	objectKind("endpointslices", func(in *Inputs) *krt.Collection[*discoveryv1.EndpointSlice] { return &in.EndpointSlices }),
-	objectKind("nodes", func(in *Inputs) *krt.Collection[*corev1.Node] { return &in.Nodes }),
+	clusterKind("endpointslices", func(in *Inputs) *krt.Collection[*discoveryv1.EndpointSlice] { return &in.EndpointSlices }),
+	clusterKind("nodes", func(in *Inputs) *krt.Collection[*corev1.Node] { return &in.Nodes }),
 	objectKind("configmaps", func(in *Inputs) *krt.Collection[*corev1.ConfigMap] { return &in.ConfigMaps }),
 	objectKind("httproutes", func(in *Inputs) *krt.Collection[*gatewayv1.HTTPRoute] { return &in.HTTPRoutes }),
 	objectKind("grpcroutes", func(in *Inputs) *krt.Collection[*gatewayv1.GRPCRoute] { return &in.GRPCRoutes }),
@@ -56,8 +56,9 @@ var inputKinds = []inputKind{
 
 // Complete returns in with every field that is nil set to an empty, synced
 // static collection named prefix+"/"+kind (for example "empty/meshconfig"),
-// so a source or a test sets only the kinds it has.
-func (in Inputs) Complete(g *krt.Graph, prefix string) Inputs {
+// so a source or a test sets only the kinds it has. g is the graph or a
+// sub-graph of it.
+func (in Inputs) Complete(g krt.Owner, prefix string) Inputs {
 	for _, k := range inputKinds {
 		if !k.isSet(&in) {
 			k.setStatic(g, &in, prefix)

@@ -24,6 +24,26 @@ func Key[T metav1.Object](o T) string {
 	return o.GetName()
 }
 
+// AnnotationCluster is the annotation naming the cluster an object was
+// read from, set by a source of one of several clusters (kube.WithCluster)
+// before the object is cached. Objects of the local cluster carry none.
+const AnnotationCluster = "meshd.io/cluster"
+
+// ClusterOf returns the cluster o was read from (AnnotationCluster), or ""
+// for the local cluster.
+func ClusterOf(o metav1.Object) string { return o.GetAnnotations()[AnnotationCluster] }
+
+// ClusterKey returns the key of o among the objects of every cluster:
+// "cluster/namespace/name" (or "cluster/name" when cluster-scoped) for an
+// object of a remote cluster, Key for one of the local cluster. Objects
+// whose names repeat across clusters, such as Pods, are keyed so.
+func ClusterKey[T metav1.Object](o T) string {
+	if c := ClusterOf(o); c != "" {
+		return c + "/" + Key(o)
+	}
+	return Key(o)
+}
+
 // Equal reports whether a and b hold the same object. The same pointer, or
 // the same non-empty ResourceVersion, is equal without looking further (the
 // API server changes the version on every write); otherwise the objects are

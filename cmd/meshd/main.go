@@ -5,7 +5,8 @@
 // `meshd agent` runs beside a workload instead, keeping its certificate
 // from meshd's CA (docs/security.md). `meshd status`, `meshd proxies`,
 // `meshd explain` and `meshd translate` are the operator's command line
-// (package ctl, docs/operations.md).
+// (package ctl, docs/operations.md). `meshd create-remote-secret` prints
+// the Secret that joins a remote cluster (docs/multicluster.md).
 package main
 
 import (
@@ -25,6 +26,9 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "agent" {
 		os.Exit(runAgent(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "create-remote-secret" {
+		os.Exit(runCreateRemoteSecret(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && ctl.IsCommand(os.Args[1]) {
 		os.Exit(ctl.Run(os.Args[1:], os.Stdout, os.Stderr))

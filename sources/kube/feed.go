@@ -57,6 +57,7 @@ type feed[T sources.Object] struct {
 	// checkDiscovery is set for resources that may not be installed.
 	checkDiscovery bool
 	static         krt.Static[T]
+	key            func(T) string
 	informer       cache.SharedIndexInformer
 	reg            cache.ResourceEventHandlerRegistration
 	startFn        func(stop <-chan struct{})
@@ -76,11 +77,14 @@ type feed[T sources.Object] struct {
 // shutdown start and stop the informer's factory; neither is called here.
 func newFeed[T sources.Object](s *Source, name string, resource schema.GroupVersionResource, checkDiscovery bool,
 	informer cache.SharedIndexInformer, start func(stop <-chan struct{}), shutdown func(), opts ...krt.Option) *feed[T] {
+	key := keyFor[T](s, resource.Resource)
+	opts = append([]krt.Option{krt.WithUnsynced(), krt.WithKey(key)}, opts...)
 	f := &feed[T]{
 		name:           name,
 		resource:       resource,
 		checkDiscovery: checkDiscovery,
-		static:         krt.NewStatic[T](s.g, sources.CollectionOptions[T](name, append([]krt.Option{krt.WithUnsynced()}, opts...)...)...),
+		static:         krt.NewStatic[T](s.g, sources.CollectionOptions[T](name, opts...)...),
+		key:            key,
 		informer:       informer,
 		startFn:        start,
 		shutdownFn:     shutdown,
@@ -123,7 +127,7 @@ func (f *feed[T]) upsert(obj any, counter *atomic.Uint64) {
 	defer f.mu.Unlock()
 	counter.Add(1)
 	if !f.synced {
-		f.pending[sources.Key(t)] = t
+		f.pending[f.key(t)] = t
 		return
 	}
 	f.static.Set(t)
@@ -133,13 +137,14 @@ func (f *feed[T]) delete(obj any) {
 	var key string
 	switch o := obj.(type) {
 	case T:
-		key = sources.Key(o)
+		key = f.key(o)
 	case cache.DeletedFinalStateUnknown:
 		// The watch missed the delete; a relist noticed the object is gone.
-		// The tombstone's key has the same namespace/name form.
+		// The tombstone's key has the same namespace/name form, without
+		// the cluster the cached object carries.
 		key = o.Key
 		if t, ok := o.Obj.(T); ok {
-			key = sources.Key(t)
+			key = f.key(t)
 		}
 	default:
 		f.badObjs.Add(1)

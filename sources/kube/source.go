@@ -63,7 +63,7 @@ func ClientsForConfig(cfg *rest.Config) (Clients, error) {
 
 // Source feeds informers into krt collections. Create it with New.
 type Source struct {
-	g       *krt.Graph
+	g       krt.Owner
 	clients Clients
 	opts    options
 	inputs  sources.Inputs
@@ -84,6 +84,8 @@ type options struct {
 	off      map[string]bool // resources WithoutWatch names
 
 	discoveryInterval time.Duration
+	// cluster is WithCluster's name; "" for the local cluster.
+	cluster string
 }
 
 // WithLogger sets the logger watch errors and skipped resources are
@@ -99,6 +101,15 @@ func WithName(name string) Option { return func(o *options) { o.name = name } }
 func WithDiscoveryInterval(d time.Duration) Option {
 	return func(o *options) { o.discoveryInterval = d }
 }
+
+// WithCluster names the cluster the source watches, for a source of one
+// of several clusters: every object is annotated with
+// sources.AnnotationCluster before it is cached, and the kinds whose names
+// repeat across clusters (Pods, EndpointSlices, Nodes) are keyed by
+// sources.ClusterKey. Services and Namespaces keep "namespace/name", so
+// the same Service in several clusters is one Service (namespace
+// sameness). Default: "", the local cluster, nothing annotated.
+func WithCluster(name string) Option { return func(o *options) { o.cluster = name } }
 
 // WithDefaultWatch sets the Watch of every built-in collection that has no
 // WithWatch of its own. Default: the zero Watch (everything).
@@ -121,8 +132,9 @@ func WithoutWatch(resource string) Option {
 
 // New returns a source with a collection for each Kubernetes kind of
 // sources.Inputs; their MeshConfig is empty. It builds the informers but
-// starts nothing; Run does.
-func New(g *krt.Graph, clients Clients, opts ...Option) *Source {
+// starts nothing; Run does. g is the graph, or a sub-graph of it that
+// stops the collections with the cluster (krt.SubGraph).
+func New(g krt.Owner, clients Clients, opts ...Option) *Source {
 	o := options{logger: slog.New(slog.DiscardHandler), name: "kube", watches: map[string]Watch{}, off: map[string]bool{},
 		discoveryInterval: 10 * time.Second}
 	for _, opt := range opts {
@@ -174,12 +186,29 @@ func New(g *krt.Graph, clients Clients, opts ...Option) *Source {
 	return s
 }
 
-// watchFor returns the Watch of a built-in resource.
+// watchFor returns the Watch of a built-in resource, annotating each
+// object with its cluster under WithCluster.
 func (s *Source) watchFor(resource string) Watch {
-	if w, ok := s.opts.watches[resource]; ok {
-		return w
+	w, ok := s.opts.watches[resource]
+	if !ok {
+		w = s.opts.defaults
 	}
-	return s.opts.defaults
+	if s.opts.cluster != "" {
+		w.Transform = annotateCluster(w.transform(), s.opts.cluster)
+	}
+	return w
+}
+
+// perCluster are the resources whose names repeat across clusters, keyed
+// by sources.ClusterKey under WithCluster.
+var perCluster = map[string]bool{"pods": true, "endpointslices": true, "nodes": true}
+
+// keyFor returns how the collection of resource keys its items.
+func keyFor[T sources.Object](s *Source, resource string) func(T) string {
+	if s.opts.cluster != "" && perCluster[resource] {
+		return sources.ClusterKey[T]
+	}
+	return sources.Key[T]
 }
 
 // core makes the collection of a core kind, with an informer factory of its

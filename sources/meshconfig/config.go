@@ -37,6 +37,12 @@ type MeshConfig struct {
 	ConnectTimeout Duration `json:"connectTimeout"`
 	// IngressClass is the Gateway/Ingress class meshd serves. Default "meshd".
 	IngressClass string `json:"ingressClass,omitempty"`
+	// ClusterTraffic is how clients spread over the endpoints of a
+	// service that several clusters serve: Spread (default) over all of
+	// them alike, or PreferLocal: the local cluster's endpoints first,
+	// the remote clusters' only when the local ones are gone or failing
+	// (a lower xDS priority).
+	ClusterTraffic string `json:"clusterTraffic,omitempty"`
 	// EgressGatewayHost, when set, routes traffic to unknown hosts through
 	// that host. Default empty.
 	EgressGatewayHost string `json:"egressGatewayHost,omitempty"`
@@ -46,6 +52,12 @@ type MeshConfig struct {
 const (
 	AllowAny     = "ALLOW_ANY"
 	RegistryOnly = "REGISTRY_ONLY"
+)
+
+// Cluster traffic policies (MeshConfig.ClusterTraffic).
+const (
+	Spread      = "spread"
+	PreferLocal = "preferLocal"
 )
 
 // Default returns the configuration used when none is given.
@@ -59,6 +71,7 @@ func Default() MeshConfig {
 		OutboundTrafficPolicy: AllowAny,
 		ConnectTimeout:        Duration(10 * time.Second),
 		IngressClass:          "meshd",
+		ClusterTraffic:        Spread,
 	}
 }
 
@@ -82,6 +95,9 @@ func (c MeshConfig) Validate() error {
 	}
 	if c.PushDebounceMax > 0 && c.PushDebounce > c.PushDebounceMax {
 		errs = append(errs, fmt.Errorf("pushDebounce %s exceeds pushDebounceMax %s", c.PushDebounce, c.PushDebounceMax))
+	}
+	if c.ClusterTraffic != Spread && c.ClusterTraffic != PreferLocal {
+		errs = append(errs, fmt.Errorf("clusterTraffic %q: want %s or %s", c.ClusterTraffic, Spread, PreferLocal))
 	}
 	if c.OutboundTrafficPolicy != AllowAny && c.OutboundTrafficPolicy != RegistryOnly {
 		errs = append(errs, fmt.Errorf("outboundTrafficPolicy %q: want %s or %s", c.OutboundTrafficPolicy, AllowAny, RegistryOnly))

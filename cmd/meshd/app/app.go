@@ -19,6 +19,7 @@ import (
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/security"
 	"github.com/meshd/meshd/sources"
+	"github.com/meshd/meshd/sources/multicluster"
 	"github.com/meshd/meshd/xds"
 )
 
@@ -55,6 +56,9 @@ type App struct {
 	// --leader-elect.
 	cluster *cluster
 	leader  *leadership
+	// remotes are the remote clusters, with --remote-kubeconfig or
+	// --remote-secrets.
+	remotes *multicluster.Remotes
 
 	// ca is meshd's certificate authority, with --ca; serving is the xDS
 	// listener's certificate from it, unless --xds-tls-cert.

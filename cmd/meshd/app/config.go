@@ -103,6 +103,17 @@ type Config struct {
 	// DefaultConfig: xds.DefaultMaxSubscribedNames.
 	XDSMaxSubscribedNames int
 
+	// RemoteKubeconfigs are remote clusters to join, "NAME=PATH" each
+	// (--remote-kubeconfig); RemoteSecrets watches the Secrets labelled
+	// meshd.io/multicluster=true in RemoteSecretsNamespace (empty: the
+	// namespace meshd runs in) for more. RemoteSyncTimeout and
+	// RemoteStaleTimeout are multicluster.WithSyncTimeout and
+	// WithStaleTimeout.
+	RemoteKubeconfigs                     []string
+	RemoteSecrets                         bool
+	RemoteSecretsNamespace                string
+	RemoteSyncTimeout, RemoteStaleTimeout time.Duration
+
 	// LeaderElect makes replicas watching the same cluster elect one leader
 	// through a coordination.k8s.io/v1 Lease; only the leader writes
 	// status. Off: this process writes status whenever it watches a
@@ -216,6 +227,8 @@ func DefaultConfig() Config {
 		CACertTTL:             security.DefaultLeafTTL,
 		CASecret:              "meshd-ca",
 		CAAudience:            kubeca.DefaultAudience,
+		RemoteSyncTimeout:     30 * time.Second,
+		RemoteStaleTimeout:    5 * time.Minute,
 	}
 }
 
@@ -284,6 +297,7 @@ func ParseFlags(args []string, out io.Writer) (Config, error) {
 	fs.DurationVar(&c.RenewDeadline, "leader-elect-renew-deadline", c.RenewDeadline, "how long the leader keeps trying to renew before it stops leading")
 	fs.DurationVar(&c.RetryPeriod, "leader-elect-retry-period", c.RetryPeriod, "how often candidates try to acquire, and the leader to renew, the Lease")
 	addCAFlags(fs, &c)
+	addMulticlusterFlags(fs, &c)
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "least severe log `LEVEL` printed: debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `FORMAT`: console (human-readable) or json (one object per line)")
 	if err := cliflags.Parse(fs, args, out, usageHeader); err != nil {
@@ -334,7 +348,7 @@ func (c Config) Validate() error {
 	if c.XDSMaxConnectionAge < 0 {
 		return fmt.Errorf("--xds-max-connection-age %s: must not be negative (0: never)", c.XDSMaxConnectionAge)
 	}
-	for _, check := range []func() error{c.validateLeadership, c.validateCA, c.validateXDSTLS} {
+	for _, check := range []func() error{c.validateLeadership, c.validateCA, c.validateXDSTLS, c.validateMulticluster} {
 		if err := check(); err != nil {
 			return err
 		}

@@ -99,6 +99,13 @@ func (a *App) buildSources() (sources.Inputs, error) {
 		}
 		all = append(all, in)
 	}
+	if a.cfg.multicluster() {
+		in, err := a.buildRemotes()
+		if err != nil {
+			return sources.Inputs{}, err
+		}
+		all = append(all, in)
+	}
 	in := all[0]
 	for _, other := range all[1:] {
 		in = sources.JoinInputs(a.model.Graph, in, other)
@@ -319,6 +326,9 @@ func (a *App) mountUI(r *debugRoutes) {
 	opts = append(opts, debugui.WithProblems(a.problems))
 	if a.leader != nil {
 		opts = append(opts, debugui.WithReplica(a.leader.status))
+	}
+	if a.remotes != nil {
+		opts = append(opts, debugui.WithClusters(a.remotes.Status))
 	}
 	ui := debugui.New(a.model.Graph, opts...)
 	r.ui, r.redirect, r.closeUI = ui, ui.RedirectHandler(), ui.Close

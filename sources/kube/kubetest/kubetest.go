@@ -44,7 +44,15 @@ type Env struct {
 type Option func(*options)
 
 type options struct {
-	authorization string
+	authorization  string
+	serviceIPRange string
+}
+
+// WithServiceIPRange sets the API server's --service-cluster-ip-range,
+// which bounds how many Services with a cluster IP it holds. Default:
+// "10.0.0.0/24" (254 Services).
+func WithServiceIPRange(cidr string) Option {
+	return func(o *options) { o.serviceIPRange = cidr }
 }
 
 // WithAuthorization sets the API server's --authorization-mode, e.g.
@@ -70,7 +78,7 @@ func Start(ctx context.Context, opts ...Option) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{dir: dir, opts: options{authorization: "AlwaysAllow"}}
+	e := &Env{dir: dir, opts: options{authorization: "AlwaysAllow", serviceIPRange: "10.0.0.0/24"}}
 	for _, o := range opts {
 		o(&e.opts)
 	}
@@ -114,7 +122,7 @@ func (e *Env) start(ctx context.Context, bin string) error {
 		"--service-account-signing-key-file", filepath.Join(e.dir, "sa.key"),
 		"--token-auth-file", filepath.Join(e.dir, "tokens.csv"),
 		"--authorization-mode", e.opts.authorization,
-		"--service-cluster-ip-range", "10.0.0.0/24",
+		"--service-cluster-ip-range", e.opts.serviceIPRange,
 		// No controller-manager creates default service accounts.
 		"--disable-admission-plugins", "ServiceAccount"); err != nil {
 		return err

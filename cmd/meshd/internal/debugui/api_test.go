@@ -559,8 +559,8 @@ func TestAPIIndex(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &idx); err != nil || rec.Code != http.StatusOK {
 		t.Fatalf("api/: %d %v", rec.Code, err)
 	}
-	if len(idx.APIs) != 9 {
-		t.Errorf("api/ lists %d APIs, want 9: %+v", len(idx.APIs), idx.APIs)
+	if len(idx.APIs) != 10 {
+		t.Errorf("api/ lists %d APIs, want 10: %+v", len(idx.APIs), idx.APIs)
 	}
 	fill := strings.NewReplacer("{name}", "pods", "{id}", "nobody")
 	for _, a := range idx.APIs {

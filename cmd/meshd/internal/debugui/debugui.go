@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshd/meshd/cmd/meshd/internal/problem"
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources/multicluster"
 )
 
 // Option configures a Handler.
@@ -20,6 +21,7 @@ type options struct {
 	proxies  Proxies
 	problems problem.Lister
 	replica  func() Replica
+	clusters func() []multicluster.ClusterStatus
 	log      *slog.Logger
 	poll     time.Duration
 }
@@ -115,7 +117,8 @@ func (h *Handler) apis() []api {
 		{"api/proxies/{id}/config", "the proxy's config dump", h.serveConfigDump},
 		{"api/problems", "ProblemsResult: the sources' problems, errors first", h.serveProblems},
 		{"api/replica", "ReplicaResult: this replica's role in the leader election", h.serveReplica},
-		{"api/stream", `text/event-stream of "graph", "proxies", "problems" and "replica" events`, h.serveStream},
+		{"api/clusters", "ClustersResult: each remote cluster's sync state, last list and watch, errors", h.serveClusters},
+		{"api/stream", `text/event-stream of "graph", "proxies", "problems", "replica" and "clusters" events`, h.serveStream},
 	}
 }
 

@@ -88,6 +88,9 @@ func (h *Handler) streamSources() []streamSource {
 	if h.opts.replica != nil {
 		out = append(out, streamSource{"replica", func() any { return h.replica() }})
 	}
+	if h.opts.clusters != nil {
+		out = append(out, streamSource{"clusters", func() any { return h.clusters() }})
+	}
 	return out
 }
 

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/meshd/meshd/sources/multicluster"
+)
+
+// validateMulticluster checks the remote clusters' flags, without reading
+// the kubeconfig files.
+func (c Config) validateMulticluster() error {
+	for _, kv := range c.RemoteKubeconfigs {
+		name, path, ok := strings.Cut(kv, "=")
+		if !ok || path == "" {
+			return fmt.Errorf("--remote-kubeconfig %q: want NAME=PATH", kv)
+		}
+		if err := multicluster.ValidateName(name); err != nil {
+			return fmt.Errorf("--remote-kubeconfig %q: %w", kv, err)
+		}
+	}
+	if c.RemoteSecrets && c.Kubeconfig == "" && !c.InCluster {
+		return errors.New("--remote-secrets needs the local cluster to read the Secrets from: give --kubeconfig or --in-cluster")
+	}
+	if len(c.RemoteKubeconfigs) > 0 && c.Demo() {
+		return errors.New("--remote-kubeconfig needs a local mesh to join: give --kubeconfig, --in-cluster or --config-dir")
+	}
+	if c.RemoteSyncTimeout <= 0 || c.RemoteStaleTimeout <= 0 {
+		return fmt.Errorf("--remote-sync-timeout %s and --remote-stale-timeout %s: both must be positive", c.RemoteSyncTimeout, c.RemoteStaleTimeout)
+	}
+	return nil
+}
+
+// addMulticlusterFlags adds the flags of remote clusters.
+func addMulticlusterFlags(fs *pflag.FlagSet, c *Config) {
+	fs.StringArrayVar(&c.RemoteKubeconfigs, "remote-kubeconfig", nil, "join the remote cluster `NAME=PATH` (its kubeconfig file's current context) to the mesh; repeatable; see docs/multicluster.md")
+	fs.BoolVar(&c.RemoteSecrets, "remote-secrets", false, "join the remote clusters of the Secrets labelled meshd.io/multicluster=true in --remote-secrets-namespace (each key a cluster name, its value a kubeconfig; see meshd create-remote-secret), added and removed while meshd runs")
+	fs.StringVar(&c.RemoteSecretsNamespace, "remote-secrets-namespace", "", "`NAMESPACE` of the remote clusters' Secrets; default: the namespace meshd runs in, else default")
+	fs.DurationVar(&c.RemoteSyncTimeout, "remote-sync-timeout", c.RemoteSyncTimeout, "how long a remote cluster may take to list before its status says so (it joins once listed; /readyz never waits for it)")
+	fs.DurationVar(&c.RemoteStaleTimeout, "remote-stale-timeout", c.RemoteStaleTimeout, "how long an unreachable remote cluster's last endpoints are kept, flagged stale, before they leave the mesh (until it answers again)")
+}
+
+// multicluster reports whether remote clusters may join.
+func (c Config) multicluster() bool { return len(c.RemoteKubeconfigs) > 0 || c.RemoteSecrets }
+
+// remoteClusters reads the --remote-kubeconfig files. A cluster named
+// twice is an error.
+func (c Config) remoteClusters() ([]multicluster.Cluster, error) {
+	var out []multicluster.Cluster
+	seen := map[string]bool{}
+	for _, kv := range c.RemoteKubeconfigs {
+		name, path, _ := strings.Cut(kv, "=")
+		if seen[name] {
+			return nil, fmt.Errorf("--remote-kubeconfig %s: cluster %q named twice", kv, name)
+		}
+		seen[name] = true
+		b, err := os.ReadFile(path)
+		if err == nil {
+			_, err = clientcmd.Load(b)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--remote-kubeconfig %s: %w", kv, err)
+		}
+		out = append(out, multicluster.Cluster{Name: name, Kubeconfig: b})
+	}
+	return out, nil
+}

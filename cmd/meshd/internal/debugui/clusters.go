@@ -1,0 +1,34 @@
+package debugui
+
+import (
+	"net/http"
+
+	"github.com/meshd/meshd/sources/multicluster"
+)
+
+// ClustersResult is the answer of api/clusters and the "clusters" stream
+// event: each remote cluster's sync state, last successful list and
+// watch, and errors.
+type ClustersResult struct {
+	// Available is false when the handler has no clusters view (the
+	// binary runs without remote clusters); Clusters is then absent.
+	Available bool                         `json:"available"`
+	Clusters  []multicluster.ClusterStatus `json:"clusters,omitempty"`
+}
+
+// WithClusters sets the remote clusters' status behind api/clusters.
+// The function is called from request goroutines. Default: none.
+func WithClusters(f func() []multicluster.ClusterStatus) Option {
+	return func(o *options) { o.clusters = f }
+}
+
+func (h *Handler) clusters() ClustersResult {
+	if h.opts.clusters == nil {
+		return ClustersResult{}
+	}
+	return ClustersResult{Available: true, Clusters: h.opts.clusters()}
+}
+
+func (h *Handler) serveClusters(w http.ResponseWriter, r *http.Request) {
+	h.writeJSON(w, h.clusters())
+}

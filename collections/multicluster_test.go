@@ -1,0 +1,52 @@
+package collections
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
+)
+
+// remote marks o as read from cluster, as a remote cluster's source does.
+func remote[T interface{ SetAnnotations(map[string]string) }](cluster string, o T) T {
+	o.SetAnnotations(map[string]string{sources.AnnotationCluster: cluster})
+	return o
+}
+
+// TestServiceAcrossClusters has a pod of the same name in the local
+// cluster and in a remote one, on nodes of the same name: both are
+// workloads of the one service, each endpoint in its own cluster's
+// locality.
+func TestServiceAcrossClusters(t *testing.T) {
+	_, in, m := newTestModel()
+	app := map[string]string{"app": "web"}
+	localPod, westPod := pod("ns", "web-0", "10.0.0.1", app, true), remote("west", pod("ns", "web-0", "10.1.0.1", app, true))
+	localPod.Spec.NodeName, westPod.Spec.NodeName = "n1", "n1"
+	in.Set(service("ns", "web", app, svcPort("grpc", 80, 8080)), localPod, westPod,
+		node("n1", map[string]string{LabelTopologyZone: "z-local"}),
+		remote("west", node("n1", map[string]string{LabelTopologyZone: "z-west"})))
+
+	if got := keysOf(m.Workloads); !slices.Equal(got, []string{"ns/web-0", "west/ns/web-0"}) {
+		t.Fatalf("workloads = %v, want the local and the remote pod", got)
+	}
+	eps, ok := m.Endpoints.Get(ClusterName(80, "web.ns.svc.cluster.local"))
+	if !ok {
+		t.Fatal("no endpoints for web:80")
+	}
+	want := []Endpoint{
+		{IP: "10.0.0.1", Port: 8080, Healthy: true, Locality: Locality{Zone: "z-local"}, Workload: "ns/web-0"},
+		{IP: "10.1.0.1", Port: 8080, Healthy: true, Locality: Locality{Zone: "z-west", Cluster: "west"}, Workload: "west/ns/web-0"},
+	}
+	if !slices.Equal(eps.Endpoints, want) {
+		t.Errorf("endpoints:\n got %+v\nwant %+v", eps.Endpoints, want)
+	}
+}
+
+func keysOf[T any](c krt.Collection[T]) []string {
+	var out []string
+	for _, v := range c.List() {
+		out = append(out, krt.KeyOf(c, v))
+	}
+	return out
+}

@@ -1,0 +1,205 @@
+package multicluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
+	"github.com/meshd/meshd/sources/kube/kubetest"
+)
+
+// rig runs Remotes over a graph of its own until the test ends.
+type rig struct {
+	g   *krt.Graph
+	r   *Remotes
+	in  sources.Inputs
+	log *eventLog
+}
+
+func newRig(t *testing.T, opts ...Option) *rig {
+	t.Helper()
+	g := krt.NewGraph()
+	r := New(g, append([]Option{WithCheckInterval(50 * time.Millisecond)}, opts...)...)
+	rg := &rig{g: g, r: r, in: r.Inputs(), log: &eventLog{}}
+	rg.in.Pods.Register(rg.log.record)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = g.Run(ctx) })
+	wg.Go(func() { _ = r.Run(ctx) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return rg
+}
+
+// eventLog counts the adds and deletes a handler of the joined pods got.
+type eventLog struct {
+	mu            sync.Mutex
+	adds, deletes int
+	deletedKeys   []string
+}
+
+func (l *eventLog) record(b krt.Batch[*corev1.Pod]) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range b.Events {
+		switch e.Type {
+		case krt.EventAdd:
+			l.adds++
+		case krt.EventDelete:
+			l.deletes++
+			l.deletedKeys = append(l.deletedKeys, e.Key)
+		}
+	}
+}
+
+func (l *eventLog) counts() (adds, deletes int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.adds, l.deletes
+}
+
+// waitFor polls cond until it holds, failing t after 30 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// seed creates namespace ns with a Service and n Pods in env.
+func seed(t *testing.T, env *kubetest.Env, ns string, n int) kubernetes.Interface {
+	t.Helper()
+	ctx := context.Background()
+	c, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Name: "grpc", Port: 80}}}}
+	if _, err := c.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i), Namespace: ns, Labels: map[string]string{"app": "web"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app"}}}}
+		if _, err := c.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+func kubeconfigOf(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (rg *rig) state(name string) ClusterStatus {
+	for _, s := range rg.r.Status() {
+		if s.Name == name {
+			return s
+		}
+	}
+	return ClusterStatus{}
+}
+
+// TestRemoteJoinsRotatesAndLeaves adds a remote cluster, rotates its
+// kubeconfig and removes it, on a real API server: its pods join under
+// cluster keys, a rotation changes no item, and removal takes them and
+// the cluster's collections out of the graph.
+func TestRemoteJoinsRotatesAndLeaves(t *testing.T) {
+	env := west.Env(t)
+	seed(t, env, "mc-lifecycle", 3)
+	rg := newRig(t)
+	before := len(rg.g.Describe().Collections)
+
+	rg.r.Apply("secret meshd/west", []Cluster{{Name: "west", Kubeconfig: kubeconfigOf(t, env.Kubeconfig)}}, nil)
+	waitFor(t, "the remote's pods", func() bool { return countNS(rg.in.Pods.List(), "mc-lifecycle") == 3 })
+	if _, ok := rg.in.Pods.Get("west/mc-lifecycle/web-0"); !ok {
+		t.Fatalf("no pod under key west/mc-lifecycle/web-0; keys: %v", keys(rg.in.Pods))
+	}
+	p, _ := rg.in.Pods.Get("west/mc-lifecycle/web-0")
+	if got := sources.ClusterOf(p); got != "west" {
+		t.Errorf("pod's cluster annotation = %q, want west", got)
+	}
+	if _, ok := rg.in.Services.Get("mc-lifecycle/web"); !ok {
+		t.Errorf("service not joined under namespace/name")
+	}
+	if st := rg.state("west"); st.State != StateSynced || st.LastList.IsZero() || st.LastWatch.IsZero() {
+		t.Errorf("status = %+v, want synced with a list and a watch", st)
+	}
+	adds, deletes := rg.log.counts()
+
+	rotated, err := env.KubeconfigAs(t.TempDir(), "rotated-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg.r.Apply("secret meshd/west", []Cluster{{Name: "west", Kubeconfig: kubeconfigOf(t, rotated)}}, nil)
+	waitFor(t, "the rotated generation", func() bool {
+		st := rg.state("west")
+		return st.Generation == 2 && !st.Rotating && st.State == StateSynced
+	})
+	waitFor(t, "the first generation's collections to go", func() bool {
+		return len(rg.g.Describe().Collections) == before+collectionsPerCluster(rg)
+	})
+	if a, d := rg.log.counts(); a != adds || d != deletes || countNS(rg.in.Pods.List(), "mc-lifecycle") != 3 {
+		t.Errorf("rotation: %d adds and %d deletes (want none), %d pods (want 3)", a-adds, d-deletes, countNS(rg.in.Pods.List(), "mc-lifecycle"))
+	}
+
+	rg.r.Apply("secret meshd/west", nil, nil)
+	waitFor(t, "the remote's pods to leave", func() bool { return rg.in.Pods.Len() == 0 && rg.in.Services.Len() == 0 })
+	waitFor(t, "the cluster's collections to leave the graph", func() bool {
+		return len(rg.g.Describe().Collections) == before
+	})
+	if len(rg.r.Status()) != 0 {
+		t.Errorf("status after removal = %+v, want none", rg.r.Status())
+	}
+}
+
+// collectionsPerCluster counts the collections one joined cluster adds.
+func collectionsPerCluster(rg *rig) int {
+	n := 0
+	for _, c := range rg.g.Describe().Collections {
+		if len(c.Name) > len("remote/") && c.Name[:len("remote/")] == "remote/" {
+			n++
+		}
+	}
+	return n
+}
+
+func countNS(pods []*corev1.Pod, ns string) int {
+	n := 0
+	for _, p := range pods {
+		if p.Namespace == ns {
+			n++
+		}
+	}
+	return n
+}
+
+func keys[T any](c krt.Collection[T]) []string {
+	var out []string
+	for _, v := range c.List() {
+		out = append(out, krt.KeyOf(c, v))
+	}
+	return out
+}

@@ -1,0 +1,89 @@
+package multicluster
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ClusterStatus is one remote cluster's state, for the debug UI and
+// metrics.
+type ClusterStatus struct {
+	Name string `json:"name"`
+	// Origin is the Secret or flag that names the cluster.
+	Origin string `json:"origin"`
+	State  State  `json:"state"`
+	// Generation counts the kubeconfigs the cluster was watched with.
+	Generation int `json:"generation"`
+	// Rotating is set while a new kubeconfig's informers list; the old
+	// ones serve until then.
+	Rotating bool `json:"rotating,omitempty"`
+	// SyncTimedOut is set when the cluster has not listed within
+	// WithSyncTimeout of its start.
+	SyncTimedOut bool      `json:"syncTimedOut,omitempty"`
+	Since        time.Time `json:"since"`
+	// Error is why the cluster fails or conflicts, if it does.
+	Error string `json:"error,omitempty"`
+	HealthSnapshot
+}
+
+// Status returns every remote cluster's state, ordered by name.
+func (r *Remotes) Status() []ClusterStatus {
+	now := r.opts.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]ClusterStatus, 0, len(r.clusters))
+	for _, name := range slices.Sorted(maps.Keys(r.clusters)) {
+		out = append(out, r.statusLocked(name, r.clusters[name], now))
+	}
+	return out
+}
+
+func (r *Remotes) statusLocked(name string, st *state, now time.Time) ClusterStatus {
+	m := st.active
+	cs := ClusterStatus{Name: name, Origin: st.origin, Generation: m.gen, Since: m.started,
+		Rotating: st.next != nil, HealthSnapshot: m.health.Snapshot()}
+	switch {
+	case m.err != nil:
+		cs.State, cs.Error = StateFailed, m.err.Error()
+	case !st.joined:
+		cs.State = StateSyncing
+		cs.SyncTimedOut = now.Sub(m.started) >= r.opts.syncTimeout
+	case st.expired:
+		cs.State = StateExpired
+	case !cs.FailingSince.IsZero():
+		cs.State = StateStale
+	default:
+		cs.State = StateSynced
+	}
+	if st.next != nil && st.next.err != nil {
+		cs.Error = st.next.err.Error()
+	}
+	if err := r.origins[st.origin].err; err != nil && cs.Error == "" {
+		cs.Error = err.Error()
+	}
+	if len(st.conflict) > 0 && cs.Error == "" {
+		cs.Error = ErrDuplicateName.Error() + ": also in " + strings.Join(st.conflict, ", ")
+	}
+	return cs
+}
+
+// State is where a remote cluster stands.
+type State string
+
+// The states of a remote cluster.
+const (
+	// StateSyncing: its informers are listing; it is not joined yet.
+	StateSyncing State = "syncing"
+	// StateSynced: joined, and the API server answers.
+	StateSynced State = "synced"
+	// StateStale: joined, but its API server stopped answering; its last
+	// items stay until WithStaleTimeout.
+	StateStale State = "stale"
+	// StateExpired: it stayed unreachable for WithStaleTimeout; its items
+	// left the mesh until it answers again.
+	StateExpired State = "expired"
+	// StateFailed: its kubeconfig could not be used; nothing runs.
+	StateFailed State = "failed"
+)
