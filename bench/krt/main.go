@@ -249,12 +249,14 @@ func run(c workload.Config, prof *profiler) {
 		metric.Emit("meshconfig_change_cpu", metric.MS(totalCPU), "ms")
 		metric.Emit("meshconfig_endpoint_events", tr.Events(), "count")
 		metric.Emit("verify_meshconfig_retries", verifyEventually(gr, N, M, newDomain, 30*time.Second, "after mesh-config change"), "count")
+		measureReadWait(gr, newDomain)
 	}
 
 	cancel()
 	if err := <-runDone; err != nil && err != context.Canceled {
 		metric.Fatalf("graph run: %v", err)
 	}
+	measureOneProc(c)
 	prof.end("all")
 	if info, ok := debug.ReadBuildInfo(); ok {
 		metric.Emit("build_go", info.GoVersion, "version")
