@@ -135,6 +135,7 @@ func (d *derived[I, O]) process(tx *Txn) {
 type result[O any] struct {
 	key  string
 	gone bool
+	st   *inputState // the input's state before the run; nil for a new input
 	outs []O
 	err  error
 	deps []*fetchRec
@@ -161,7 +162,8 @@ func (d *derived[I, O]) compute(k string, slot *computing) result[O] {
 	}
 	d.stats.recomputes.Add(1)
 	var prev []*fetchRec
-	if st := d.inputs[k]; st != nil {
+	st := d.inputs[k]
+	if st != nil {
 		prev = st.deps
 	}
 	fc := &fetchCtx{down: d, input: k, prev: prev}
@@ -170,7 +172,7 @@ func (d *derived[I, O]) compute(k string, slot *computing) result[O] {
 	outs, err := d.call(fc, in)
 	slot.end()
 	d.stats.durations.observe(time.Since(start))
-	return result[O]{key: k, outs: outs, err: err, deps: fc.deps}
+	return result[O]{key: k, st: st, outs: outs, err: err, deps: fc.deps}
 }
 
 // apply records what compute gave for one input: its outputs, or its
@@ -181,7 +183,7 @@ func (d *derived[I, O]) apply(tx *Txn, c *result[O]) {
 		d.forget(tx, k)
 		return
 	}
-	st := d.inputs[k]
+	st := c.st
 	if st == nil {
 		st = &inputState{}
 		d.inputs[k] = st

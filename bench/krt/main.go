@@ -19,6 +19,7 @@ func main() {
 	c.Register(flag.CommandLine, "ns (FilterNamespace + FilterSelects), selector (an index on ns/key=value + FilterSelects), none (an unindexed predicate over every service)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of -profile-phase to this file")
 	memProfile := flag.String("memprofile", "", "write a heap profile at the end of -profile-phase to this file (for build: after the memory phase's GC)")
+	flag.IntVar(&parallelism, "parallelism", 0, "goroutines computing one collection's dirty inputs (krt.WithParallelism); 0: krt's default, GOMAXPROCS")
 	profilePhase := flag.String("profile-phase", "all", "phase the profiles cover: all, build, latency, churn, probe, meshconfig")
 	flag.Parse()
 	if err := c.Check(); err != nil {
