@@ -29,11 +29,11 @@
 // Constructors start no goroutines. Run starts one goroutine per registered
 // handler and one watchdog that reports a transformation running past the
 // stall threshold ([WithStallThreshold]); propagation happens in the
-// goroutine that writes an input. Within a transaction, the dirty inputs
-// of one collection may be computed on several goroutines
-// ([WithParallelism]); the results are applied in a serial run's order, so
-// outputs and events do not change, but a transformation must be safe to
-// call concurrently for different inputs.
+// goroutine that writes an input. With [WithParallelism], the dirty
+// inputs of one collection may be computed on several goroutines within a
+// transaction; the results are applied in a serial run's order, so outputs
+// and events do not change, but a transformation must then be safe to call
+// concurrently for different inputs.
 //
 // # Consistency
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -74,7 +73,7 @@ func NewGraph(opts ...GraphOption) *Graph {
 	g := &Graph{
 		history: 32, handlers: map[handlerRunner]struct{}{},
 		stallAfter: defaultStallThreshold, parallelMin: defaultParallelMin, parallelChunk: defaultParallelChunk,
-		computing: make([]computing, runtime.GOMAXPROCS(0)),
+		computing: make([]computing, 1),
 	}
 	g.lock.init()
 	g.listed.Store(&[]node{})

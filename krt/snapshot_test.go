@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -201,4 +202,50 @@ func (l *logRecords) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return strings.Join(l.lines, "\n")
+}
+
+// TestSnapshotHoldsThroughCommits commits an add, an update and a delete,
+// each from another goroutine, while a Read holds a snapshot: every read
+// through it still gives the version it was taken at, and after Read
+// returns plain reads give the last one, and the snapshot is refused.
+func TestSnapshotHoldsThroughCommits(t *testing.T) {
+	g := krt.NewGraph()
+	in := krt.NewStatic[Num](g, krt.WithName("in"))
+	byN := krt.NewIndex(in, "by-n", func(n Num) []string { return []string{fmt.Sprint(n.N)} })
+	in.Set(Num{"a", 1}, Num{"b", 1}, Num{"c", 2})
+	var held *krt.Snapshot
+	g.Read(func(s *krt.Snapshot) {
+		held = s
+		for _, write := range []func(){
+			func() { in.Set(Num{"d", 1}) },
+			func() { in.Set(Num{"a", 2}) },
+			func() { in.Delete("b") },
+		} {
+			done := make(chan struct{})
+			go func() { defer close(done); write() }()
+			<-done
+		}
+		v := in.At(s)
+		if got := v.List(); !slices.Equal(got, []Num{{"a", 1}, {"b", 1}, {"c", 2}}) {
+			t.Errorf("List through the snapshot = %v", got)
+		}
+		if n := v.Len(); n != 3 {
+			t.Errorf("Len through the snapshot = %d, want 3", n)
+		}
+		if got := v.Lookup(byN, "1"); !slices.Equal(got, []Num{{"a", 1}, {"b", 1}}) {
+			t.Errorf("Lookup(1) through the snapshot = %v", got)
+		}
+		if got, ok := v.Get("d"); ok {
+			t.Errorf("Get(d) through the snapshot = %v, want none", got)
+		}
+		if got := in.List(); !slices.Equal(got, []Num{{"a", 2}, {"c", 2}, {"d", 1}}) {
+			t.Errorf("plain List inside Read = %v, want the last version", got)
+		}
+	})
+	if got := byN.Lookup("2"); !slices.Equal(got, []Num{{"a", 2}, {"c", 2}}) {
+		t.Errorf("Lookup(2) after Read = %v", got)
+	}
+	if msg := panicOf(func() { in.At(held).Len() }); !strings.Contains(msg, "after its Graph.Read returned") {
+		t.Errorf("a snapshot used after Read: panic %q", msg)
+	}
 }
