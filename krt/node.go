@@ -18,9 +18,9 @@ type node interface {
 	// deliver hands finish's batch to the handlers.
 	deliver()
 	// retire ends the transaction's record of changes: kept for readers
-	// at older versions when committed and a Read holds one (oldest, ok),
-	// else dropped; it reports whether the node keeps any record.
-	retire(committed bool, oldest uint64, ok bool) bool
+	// at older versions when committed and a Read holds one, else
+	// dropped; it reports whether the node keeps any record.
+	retire(committed, held bool) bool
 	// prune drops the records no Read needs and reports whether any is
 	// left.
 	prune(oldest uint64, ok bool) bool

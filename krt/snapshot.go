@@ -359,16 +359,13 @@ func (s *store[T]) indexKeysAt(v uint64, id int) []string {
 	return out
 }
 
-// retire ends the transaction's record of s at commit: kept, when a Read
-// holds a version older than the commit's, else cleared for reuse; and
-// drops the records no Read needs any more. It reports whether s keeps
-// any record. keep is whether to keep this transaction's record;
-// oldest, when ok, the oldest version a Read holds.
-func (s *store[T]) retire(committed bool, oldest uint64, ok bool) bool {
+// retire ends the transaction's record of s: kept when the transaction
+// committed and a Read holds an older version (held), else cleared for
+// reuse. It reports whether s keeps any record; Graph.retire prunes them.
+func (s *store[T]) retire(committed, held bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.pruneLocked(oldest, ok)
-	if committed && ok && len(s.changes) > 0 {
+	if committed && held && len(s.changes) > 0 {
 		s.kept = append(s.kept, undoRecord[T]{version: s.liveVersion, changes: s.changes})
 		s.changes = nil
 	} else if len(s.changes) <= 64 {

@@ -220,6 +220,14 @@ func TestSnapshotHoldsThroughCommits(t *testing.T) {
 			func() { in.Set(Num{"d", 1}) },
 			func() { in.Set(Num{"a", 2}) },
 			func() { in.Delete("b") },
+			func() { // a rolled-back transaction must not drop what the snapshot needs
+				panicOf(func() {
+					g.Update(func(tx *krt.Txn) {
+						in.In(tx).Set(Num{"c", 9})
+						panic("undo")
+					})
+				})
+			},
 		} {
 			done := make(chan struct{})
 			go func() { defer close(done); write() }()

@@ -140,7 +140,7 @@ func (g *Graph) retire(touched []node, committed bool, oldest uint64, held bool)
 		g.recorded = kept
 	}
 	for _, n := range touched {
-		if n.retire(committed, oldest, held) && !slices.Contains(g.recorded, n) {
+		if n.retire(committed, held) && !slices.Contains(g.recorded, n) {
 			g.recorded = append(g.recorded, n)
 		}
 	}
@@ -154,7 +154,7 @@ func (tx *Txn) rollback() {
 		n.undo()
 		n.dropPending()
 		n.finish(0)
-		n.retire(false, 0, false)
+		n.retire(false, false)
 	}
 	tx.touched = nil
 	tx.queue = nil
