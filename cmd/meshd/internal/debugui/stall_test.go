@@ -14,24 +14,7 @@ import (
 // committed version and show the stall, and explain says the graph is
 // busy instead of hanging.
 func TestBlockedTransformationKeepsTheUIAnswering(t *testing.T) {
-	g := krt.NewGraph(krt.WithStallThreshold(10 * time.Millisecond))
-	in := krt.NewStatic[fxNamed](g, krt.WithName("inputs"))
-	release := make(chan struct{})
-	krt.NewCollection(g, in, func(ctx krt.HandlerContext, n fxNamed) *fxNamed {
-		if n.Key == "stuck" {
-			<-release
-		}
-		return &n
-	}, krt.WithName("slow"))
-	in.Set(fxNamed{Key: "a"})
-	ctx, cancel := context.WithCancel(context.Background())
-	runDone := make(chan error, 1)
-	go func() { runDone <- g.Run(ctx) }()
-	defer func() { cancel(); <-runDone }()
-	wrote := make(chan struct{})
-	go func() { in.Set(fxNamed{Key: "stuck"}); close(wrote) }()
-	defer func() { close(release); <-wrote }()
-
+	g := blockedGraph(t)
 	h := New(g)
 	var sum GraphSummary
 	for deadline := time.Now().Add(10 * time.Second); sum.Stalled == nil; time.Sleep(5 * time.Millisecond) {
@@ -50,4 +33,30 @@ func TestBlockedTransformationKeepsTheUIAnswering(t *testing.T) {
 	if code, body := get(t, h, "/debug/api/explain?key=a"); code != http.StatusServiceUnavailable {
 		t.Errorf("explain during the stall: status %d (%s), want 503", code, body)
 	}
+}
+
+// blockedGraph returns a running graph whose collection "slow" holds input
+// "a" and is stuck computing input "stuck"; cleanup releases and stops it.
+func blockedGraph(t *testing.T) *krt.Graph {
+	g := krt.NewGraph(krt.WithStallThreshold(10 * time.Millisecond))
+	gate := make(chan struct{})
+	in := krt.NewStatic[fxNamed](g, krt.WithName("inputs"))
+	krt.NewCollection(g, in, func(_ krt.HandlerContext, n fxNamed) *fxNamed {
+		if n.Key == "stuck" {
+			<-gate
+		}
+		return &n
+	}, krt.WithName("slow"))
+	in.Set(fxNamed{Key: "a"})
+	ctx, stop := context.WithCancel(context.Background())
+	ran, wrote := make(chan error, 1), make(chan struct{})
+	go func() { ran <- g.Run(ctx) }()
+	go func() { defer close(wrote); in.Set(fxNamed{Key: "stuck"}) }()
+	t.Cleanup(func() {
+		close(gate)
+		<-wrote
+		stop()
+		<-ran
+	})
+	return g
 }
