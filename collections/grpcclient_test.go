@@ -59,22 +59,22 @@ func (s *staticADS) resources(typeURL string, names []string) []*anypb.Any {
 			all, keys = append(all, msg), append(keys, name)
 		}
 	}
-	s.g.Read(func(uint64) {
+	s.g.Read(func(snap *krt.Snapshot) {
 		switch typeURL {
 		case "type.googleapis.com/envoy.config.listener.v3.Listener":
-			for _, r := range s.m.Listeners.List() {
+			for _, r := range s.m.Listeners.At(snap).List() {
 				add(r.Proto())
 			}
 		case "type.googleapis.com/envoy.config.route.v3.RouteConfiguration":
-			for _, r := range s.m.RouteConfigurations.List() {
+			for _, r := range s.m.RouteConfigurations.At(snap).List() {
 				add(r.Proto())
 			}
 		case "type.googleapis.com/envoy.config.cluster.v3.Cluster":
-			for _, r := range s.m.Clusters.List() {
+			for _, r := range s.m.Clusters.At(snap).List() {
 				add(r.Proto())
 			}
 		case "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment":
-			for _, r := range s.m.ClusterLoadAssignments.List() {
+			for _, r := range s.m.ClusterLoadAssignments.At(snap).List() {
 				add(r.Proto())
 			}
 		}

@@ -154,8 +154,8 @@ func BenchmarkDerivedRecompute(b *testing.B) {
 		Value  int
 		Domain string
 	}
-	setup := func(n int) (krt.Static[benchItem], krt.StaticSingleton[string], []benchItem) {
-		g := krt.NewGraph()
+	setup := func(n int, opts ...krt.GraphOption) (krt.Static[benchItem], krt.StaticSingleton[string], []benchItem) {
+		g := krt.NewGraph(opts...)
 		in := krt.NewStatic[benchItem](g)
 		items := benchItems(n)
 		in.Set(items...)
@@ -180,17 +180,20 @@ func BenchmarkDerivedRecompute(b *testing.B) {
 			b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "recomputes/s")
 		})
 	}
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("fanout/n=%d", n), func(b *testing.B) {
-			_, cfg, _ := setup(n)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				i++
-				cfg.Set("d" + strconv.Itoa(i))
-			}
-			b.ReportMetric(float64(i*n)/b.Elapsed().Seconds(), "recomputes/s")
-		})
+	// fanout runs serially and with two goroutines (see WithParallelism).
+	for _, par := range []int{1, 2} {
+		for _, n := range benchSizes {
+			b.Run(fmt.Sprintf("fanout/parallelism=%d/n=%d", par, n), func(b *testing.B) {
+				_, cfg, _ := setup(n, krt.WithParallelism(par))
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					i++
+					cfg.Set("d" + strconv.Itoa(i))
+				}
+				b.ReportMetric(float64(i*n)/b.Elapsed().Seconds(), "recomputes/s")
+			})
+		}
 	}
 }
 

@@ -5,10 +5,12 @@ import "context"
 // Collection is a typed, keyed set of items that can be read, indexed,
 // fetched from transformations and watched.
 //
-// All methods are safe for concurrent use. Get, List and Len observe the
-// graph at a committed version (see the package's Consistency section); they
-// must not be called from inside a transformation, which reads through
-// Fetch instead.
+// All methods are safe for concurrent use. Get, List and Len read the last
+// committed version at once, never waiting for a running transaction; At
+// reads the version of a Snapshot (see the package's Consistency
+// section). A transformation must not call them (they panic): it reads
+// through Fetch, which sees the transaction's own state and records the
+// dependency.
 type Collection[T any] interface {
 	// Name returns the collection's name, as given by WithName or derived
 	// from its item type.
@@ -19,6 +21,9 @@ type Collection[T any] interface {
 	List() []T
 	// Len returns the number of items.
 	Len() int
+	// At returns the collection as of snapshot s. It panics if s is of
+	// another graph.
+	At(s *Snapshot) View[T]
 	// Register adds a handler that receives every later transaction's
 	// changes to the collection as one Batch. Each handler has its own queue
 	// and goroutine (started by Graph.Run): batches arrive in commit order,

@@ -2,6 +2,7 @@ package krt
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +14,12 @@ type GraphInfo struct {
 	Version     uint64           `json:"version"`
 	Collections []CollectionInfo `json:"collections"`
 	Edges       []Edge           `json:"edges"`
+	// Stalled is the transformation running past the stall threshold, if
+	// Run's watchdog has found one (see WithStallThreshold).
+	Stalled *Stall `json:"stalled,omitempty"`
+	// EdgesStale is set when a transaction was running, so Edges are those
+	// of the last description made between transactions.
+	EdgesStale bool `json:"edgesStale,omitempty"`
 }
 
 // CollectionInfo describes one collection.
@@ -39,6 +46,9 @@ type CollectionInfo struct {
 	FailingInputs int `json:"failingInputs"`
 	// Conflicts is the number of output keys claimed by several inputs.
 	Conflicts int `json:"conflicts"`
+	// Stalls counts transformations of the collection reported as running
+	// past the stall threshold.
+	Stalls uint64 `json:"stalls"`
 
 	// RecomputeBuckets counts recompute durations per HistogramBounds()
 	// bucket (the last is +Inf); RecomputeSeconds is their sum.
@@ -83,22 +93,43 @@ type Item struct {
 	Value any    `json:"value"`
 }
 
-// Describe returns a consistent description of every collection.
+// Describe returns a description of every collection at the last
+// committed version. It never waits for a running transaction: the
+// edges, which the writer's bookkeeping holds, are then those of the last
+// description made between transactions (EdgesStale).
 func (g *Graph) Describe() GraphInfo {
-	g.lock.rlock()
-	defer g.lock.runlock()
-	info := GraphInfo{Version: g.version}
-	for _, n := range g.nodes {
-		info.Collections = append(info.Collections, n.describe())
-		info.Edges = append(info.Edges, n.edges()...)
+	nodes := *g.listed.Load()
+	info := GraphInfo{Version: g.version.Load(), Stalled: g.currentStall()}
+	for id, n := range nodes {
+		info.Collections = append(info.Collections, n.describe(id, info.Version))
+	}
+	if g.lock.lockWithin(0) {
+		for _, n := range *g.listed.Load() {
+			n.cacheEdges()
+		}
+		g.lock.unlock()
+	} else {
+		info.EdgesStale = true
+	}
+	for _, n := range nodes {
+		info.Edges = append(info.Edges, n.cachedEdges()...)
 	}
 	return info
 }
 
-// Explain says why key exists in the named collection.
+// explainPatience is how long Explain waits for a running transaction.
+const explainPatience = 200 * time.Millisecond
+
+// Explain says why key exists in the named collection. It reads the
+// writer's bookkeeping, so it waits for a running transaction, but for at
+// most explainPatience: then it returns ErrBusy.
 func (g *Graph) Explain(collection, key string) (Explanation, error) {
-	g.lock.rlock()
-	defer g.lock.runlock()
+	if !g.lock.lockWithin(explainPatience) {
+		b := g.Busy()
+		return Explanation{}, fmt.Errorf("collection %q key %q: %s has been computing for %v: %w",
+			collection, key, b.Collection, b.For.Round(time.Millisecond), ErrBusy)
+	}
+	defer g.lock.unlock()
 	n := g.nodeByName(collection)
 	if n == nil {
 		return Explanation{}, fmt.Errorf("collection %q: %w", collection, ErrNotFound)
@@ -112,20 +143,19 @@ func (g *Graph) Explain(collection, key string) (Explanation, error) {
 
 // Items returns up to limit items of the named collection whose keys start
 // with prefix, skipping the first offset, ordered by key, and the number of
-// matching items.
+// matching items, at the last committed version. It never waits for a
+// running transaction.
 func (g *Graph) Items(collection, prefix string, offset, limit int) ([]Item, int, error) {
-	g.lock.rlock()
-	defer g.lock.runlock()
 	n := g.nodeByName(collection)
 	if n == nil {
 		return nil, 0, fmt.Errorf("collection %q: %w", collection, ErrNotFound)
 	}
-	items, total := n.dumpItems(prefix, offset, limit)
+	items, total := n.dumpItems(g.version.Load(), prefix, offset, limit)
 	return items, total, nil
 }
 
 func (g *Graph) nodeByName(name string) node {
-	for _, n := range g.nodes {
+	for _, n := range *g.listed.Load() {
 		if n.nodeName() == name {
 			return n
 		}
@@ -144,27 +174,40 @@ func (s *store[T]) recordError(key string, err error, stack string) {
 	s.g.log.Error("collection error", "collection", s.name, "key", key, "error", err)
 }
 
-func (s *store[T]) describe() CollectionInfo {
+// describe reports the collection, as node id, at version v. It reads
+// only what readers may read while a transaction runs.
+func (s *store[T]) describe(id int, v uint64) CollectionInfo {
 	errs, evs := s.hist.snapshot()
 	buckets, sum := s.stats.durations.snapshot()
 	ci := CollectionInfo{
-		ID: s.id, Name: s.name, Kind: s.kind, Type: typeName[T](),
-		Size: len(s.items), Synced: s.synced, Handlers: len(s.handlers),
+		ID: id, Name: s.name, Kind: s.kind, Type: typeName[T](),
+		Size: s.lenAt(v), Synced: s.HasSynced(), Handlers: int(s.stats.handlers.Load()),
 		Recomputes: s.stats.recomputes.Load(), EventsEmitted: s.stats.events.Load(),
-		Errors: s.stats.errors.Load(), RecomputeBuckets: buckets, RecomputeSeconds: sum.Seconds(),
+		Errors: s.stats.errors.Load(), Stalls: s.stats.stalls.Load(),
+		FailingInputs: int(s.stats.failing.Load()), Conflicts: int(s.stats.conflicts.Load()),
+		RecomputeBuckets: buckets, RecomputeSeconds: sum.Seconds(),
 		RecentErrors: errs, RecentEvents: evs,
 	}
+	s.mu.RLock()
 	for _, ix := range s.indexes {
 		ci.Indexes = append(ci.Indexes, ix.name)
 	}
+	s.mu.RUnlock()
 	return ci
 }
 
-func (d *derived[I, O]) describe() CollectionInfo {
-	ci := d.store.describe()
-	ci.FailingInputs = len(d.failing)
-	ci.Conflicts = len(d.contested)
-	return ci
+// cacheEdges implements node; the caller holds the write lock.
+func (s *store[T]) cacheEdges() {
+	edges := s.self().edges()
+	s.edgeCache.Store(&edges)
+}
+
+// cachedEdges implements node.
+func (s *store[T]) cachedEdges() []Edge {
+	if e := s.edgeCache.Load(); e != nil {
+		return *e
+	}
+	return nil
 }
 
 func (s *store[T]) edges() []Edge { return nil }
@@ -240,25 +283,21 @@ func (d *derived[I, O]) explain(key string) (Explanation, bool) {
 	return e, ok
 }
 
-func (s *store[T]) dumpItems(prefix string, offset, limit int) ([]Item, int) {
-	keys := make([]string, 0)
-	for k := range s.items {
-		if strings.HasPrefix(k, prefix) {
-			keys = append(keys, k)
-		}
-	}
+func (s *store[T]) dumpItems(v uint64, prefix string, offset, limit int) ([]Item, int) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	keys := s.keysAtLocked(v)
+	keys = slices.DeleteFunc(keys, func(k string) bool { return !strings.HasPrefix(k, prefix) })
 	sort.Strings(keys)
 	total := len(keys)
-	if offset > total {
-		offset = total
-	}
-	keys = keys[offset:]
+	keys = keys[min(offset, total):]
 	if limit > 0 && len(keys) > limit {
 		keys = keys[:limit]
 	}
 	out := make([]Item, len(keys))
 	for i, k := range keys {
-		out[i] = Item{Key: k, Value: s.items[k]}
+		item, _ := s.valueAtLocked(v, k)
+		out[i] = Item{Key: k, Value: item}
 	}
 	return out, total
 }

@@ -113,57 +113,99 @@ func (d *derived[I, O]) process(tx *Txn) {
 		dirty = nil
 	}
 	d.changeHint = len(dirty)
-	for k := range dirty {
-		d.recompute(tx, k)
+	if workers := d.g.workersFor(len(dirty)); workers > 1 {
+		d.recomputeParallel(tx, dirty, workers)
+	} else {
+		for k := range dirty {
+			d.recompute(tx, k)
+		}
 	}
 	d.changeHint = 0
 	if len(dirty) <= 64 { // keep a small map for the next transaction
 		clear(dirty)
 		d.spare = dirty
 	}
+	d.stats.failing.Store(int32(len(d.failing)))
+	d.stats.conflicts.Store(int32(len(d.contested)))
 	d.propagateChanges(tx)
+}
+
+// result is what one run of the transformation gave: its outputs or its
+// error, and what it read. gone means the input no longer exists.
+type result[O any] struct {
+	key  string
+	gone bool
+	st   *inputState // the input's state before the run; nil for a new input
+	outs []O
+	err  error
+	deps []*fetchRec
 }
 
 // recompute runs the transformation of input k again, or withdraws k's
 // outputs when k is gone, and records what the run read.
 func (d *derived[I, O]) recompute(tx *Txn, k string) {
+	c := d.compute(k, &d.g.computing[0])
+	d.apply(tx, &c)
+}
+
+// compute runs the transformation of input k, reporting the run in slot.
+// It changes nothing but counters, so that several inputs of one
+// collection can be computed in parallel (see recomputeParallel).
+func (d *derived[I, O]) compute(k string, slot *computing) result[O] {
 	var in I
 	if d.parent != nil {
 		v, ok := d.parent.items[k]
 		if !ok {
-			d.forget(tx, k)
-			return
+			return result[O]{key: k, gone: true}
 		}
 		in = v
 	}
 	d.stats.recomputes.Add(1)
+	var prev []*fetchRec
 	st := d.inputs[k]
+	if st != nil {
+		prev = st.deps
+	}
+	fc := &fetchCtx{down: d, input: k, prev: prev}
+	start := time.Now()
+	slot.begin(fc, start)
+	outs, err := d.call(fc, in)
+	slot.end()
+	d.stats.durations.observe(time.Since(start))
+	return result[O]{key: k, st: st, outs: outs, err: err, deps: fc.deps}
+}
+
+// apply records what compute gave for one input: its outputs, or its
+// error with the last good outputs kept, and its reads.
+func (d *derived[I, O]) apply(tx *Txn, c *result[O]) {
+	k := c.key
+	if c.gone {
+		d.forget(tx, k)
+		return
+	}
+	st := c.st
 	if st == nil {
 		st = &inputState{}
 		d.inputs[k] = st
 	}
-	fc := &fetchCtx{down: d, input: k, prev: st.deps}
-	start := time.Now()
-	outs, err := d.call(fc, in)
-	d.stats.durations.observe(time.Since(start))
-	if err != nil {
+	if c.err != nil {
 		stack := ""
-		if pe, ok := err.(*panicError); ok {
+		if pe, ok := c.err.(*panicError); ok {
 			stack = pe.stack
 		}
-		d.recordError(k, err, stack)
+		d.recordError(k, c.err, stack)
 		if d.failing == nil {
 			d.failing = map[string]error{}
 		}
-		d.failing[k] = err
+		d.failing[k] = c.err
 		// Keep the last good outputs; watch what both computations read
 		// so a change to either retries this input.
-		d.setDeps(st, unionDeps(st.deps, fc.deps))
+		d.setDeps(st, unionDeps(st.deps, c.deps))
 		return
 	}
 	delete(d.failing, k)
-	st.outs = d.replaceOutputs(tx, k, st.outs, outs)
-	d.setDeps(st, fc.deps)
+	st.outs = d.replaceOutputs(tx, k, st.outs, c.outs)
+	d.setDeps(st, c.deps)
 }
 
 // forget withdraws the outputs and reads of input k, which is gone.

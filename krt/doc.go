@@ -27,34 +27,50 @@
 //  6. Cancel ctx; Run returns once every goroutine it started has ended.
 //
 // Constructors start no goroutines. Run starts one goroutine per registered
-// handler, and nothing else: propagation happens synchronously in the
-// goroutine that writes an input.
+// handler and one watchdog that reports a transformation running past the
+// stall threshold ([WithStallThreshold]); propagation happens in the
+// goroutine that writes an input. With [WithParallelism], the dirty
+// inputs of one collection may be computed on several goroutines within a
+// transaction; the results are applied in a serial run's order, so outputs
+// and events do not change, but a transformation must then be safe to call
+// concurrently for different inputs.
 //
 // # Consistency
 //
 // Every write (one operation, a batch, or a [Graph.Update] over several
-// collections) is a transaction. The writer applies it and propagates it
-// through every derived collection, in creation order, before the write
-// returns; the transaction then commits with a new version, one greater than
-// the previous. Readers never see part of a transaction:
+// collections) is a transaction. Transactions run one at a time: the
+// writer applies one and propagates it through every derived collection,
+// in creation order, before the write returns; the transaction then
+// commits with a new version, one greater than the previous.
 //
-//   - Get, List, Index lookups and [Graph.Read] wait while a transaction is
-//     being applied, so every read observes the graph at a committed version.
-//     Inside [Graph.Read] all reads observe the same version.
+//   - Readers never wait for a transaction, and never see part of one.
+//     Get, List, Len, Index lookups, [Graph.Describe], [Graph.Items] and
+//     Register read the last committed version at once, even while a
+//     transformation blocks. Each call reads one version; two calls may
+//     read two. A commit is visible when the write returns.
+//   - [Graph.Read] hands out a [Snapshot]: one committed version of every
+//     collection. Reads through it ([Collection.At] and the [View] it
+//     returns) all observe that version until Read returns, and holding it
+//     delays no writer; commits meanwhile keep the old values of what they
+//     change until then.
 //   - Each handler receives, per transaction, one [Batch] holding the net
 //     change of that transaction (an item added then deleted within it yields
-//     nothing), tagged with the committed version. Handlers never observe an
-//     intermediate output that the quiescent graph would not produce for the
-//     same inputs.
+//     nothing), tagged with the committed version. The version is
+//     published before its batches are handed out, so a handler that reads
+//     on receipt sees at least that version. Handlers never observe an
+//     intermediate output that the quiescent graph would not produce for
+//     the same inputs.
 //   - An output equal to its previous value (by an Equals method when the type
 //     has one, else reflect.DeepEqual) emits no event and triggers no
 //     downstream recomputation.
 //
 // Transformations must read other collections only through Fetch and
-// FetchOne. Get, List, an index lookup or Graph.Read called from inside a
-// transformation, or a write from one, would wait for the transaction
-// running it; it panics instead, with a message naming the fix, and the
-// panic is recorded as the computation's error.
+// FetchOne, which see the transaction's own state and record the
+// dependency. Get, List, an index lookup or Graph.Read called from inside
+// a transformation would read the last committed version instead, and a
+// write from one would wait for the transaction running it; both panic,
+// with a message naming the fix, and the panic is recorded as the
+// computation's error.
 //
 // Dependencies flow from collections created earlier to collections created
 // later; a transformation that fetches a later collection still converges,

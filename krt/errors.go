@@ -35,3 +35,9 @@ var ErrNoAccessor = errors.New("krt: filter on a part the items do not have")
 // ErrUnregistered is returned by Registration.WaitVersion once the
 // handler has been unregistered: it will receive nothing more.
 var ErrUnregistered = errors.New("krt: handler unregistered")
+
+// ErrBusy is returned by Graph.Explain when a transaction has held the
+// graph for longer than Explain waits: the explanation reads the writer's
+// bookkeeping, which a running transaction is changing. Graph.Busy names
+// the collection it is computing.
+var ErrBusy = errors.New("krt: busy")

@@ -123,12 +123,13 @@ func ExampleGraph_Read() {
 	m := newModelGraph()
 	m.services.Set(Service{Name: "web", Namespace: "a", Selector: map[string]string{"app": "web"}})
 	m.pods.Set(Pod{Name: "p", Namespace: "a", Labels: map[string]string{"app": "web"}, IP: "10.0.0.7"})
-	// Every read inside Read sees the same committed version: a workload
-	// and the endpoints derived from it always agree.
-	m.g.Read(func(version uint64) {
-		w, _ := m.workloads.Get("a/p")
-		e, _ := m.endpoints.Get("a/web")
-		fmt.Println(version == m.g.Version(), w.IP, e.IPs)
+	// Every read through the snapshot sees the same committed version: a
+	// workload and the endpoints derived from it always agree, however
+	// long the snapshot is held and whatever writers commit meanwhile.
+	m.g.Read(func(s *krt.Snapshot) {
+		w, _ := m.workloads.At(s).Get("a/p")
+		e, _ := m.endpoints.At(s).Get("a/web")
+		fmt.Println(s.Version() == m.g.Version(), w.IP, e.IPs)
 	})
 	// Output: true 10.0.0.7 [10.0.0.7]
 }

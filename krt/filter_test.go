@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/meshd/meshd/krt"
@@ -112,14 +113,21 @@ func TestSelectorDependenciesAreIndexed(t *testing.T) {
 		app := string(rune('a' + i%5))
 		pods.Set(Pod{Name: "p" + string(rune('0'+i/10)) + string(rune('0'+i%10)), Namespace: "ns", Labels: map[string]string{"app": app}})
 	}
+	// Transformations may run in parallel: count under a lock.
+	var mu sync.Mutex
 	recomputed := map[string]int{}
+	count := func(name string) {
+		mu.Lock()
+		defer mu.Unlock()
+		recomputed[name]++
+	}
 	krt.NewCollection(g, pods, func(ctx krt.HandlerContext, p Pod) *Pod {
-		recomputed[p.Name]++
+		count(p.Name)
 		krt.Fetch(ctx, svcs, krt.FilterNamespace("ns"), krt.FilterSelects(p.Labels))
 		return &p
 	}, krt.WithName("by-selects"))
 	krt.NewCollection(g, svcs, func(ctx krt.HandlerContext, s Service) *Service {
-		recomputed[s.Name]++
+		count(s.Name)
 		krt.Fetch(ctx, pods, krt.FilterNamespace("ns"), krt.FilterLabels(s.Selector))
 		return &s
 	}, krt.WithName("by-labels"))

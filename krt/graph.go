@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,9 +16,25 @@ type Graph struct {
 	log     *slog.Logger
 	history int
 
-	lock    commitLock
-	version uint64 // guarded by lock (written under lock, read under rlock)
-	nodes   []node // guarded by lock; index is the node id
+	lock    writeLock
+	writing atomic.Bool   // set while a writer holds lock, for misuse.go
+	version atomic.Uint64 // the last committed version; only a writer holding lock stores it
+	nodes   []node        // guarded by lock; index is the node id
+	// listed is nodes as of the last change to it, for introspection,
+	// which must not wait for a running transaction.
+	listed atomic.Pointer[[]node]
+
+	// pins are the versions open Graph.Read calls hold (see snapshot.go);
+	// recorded, guarded by lock, the nodes keeping committed changes for
+	// them.
+	pins     pinSet
+	recorded []node
+
+	// deliverMu guards every collection's handlers. A commit holds it from
+	// making its batches, through publishing its version, to handing the
+	// batches out, so a handler registering meanwhile replays the
+	// published version and misses no later batch.
+	deliverMu sync.Mutex
 
 	commits  versionSignal // tells WaitVersion callers that a version committed
 	unsynced []node        // guarded by lock: nodes not yet synced, in id order
@@ -28,6 +45,19 @@ type Graph struct {
 	// Busy can answer while a stuck transformation holds the lock.
 	busyNode  atomic.Int64 // node id + 1; 0 when idle
 	busySince atomic.Int64
+
+	// computing has one slot per goroutine that may run transformations
+	// (see parallel.go); stall is the stalled one being reported.
+	computing  []computing
+	stallAfter time.Duration
+	stall      atomic.Pointer[Stall]
+
+	// parallelMin is the fewest dirty inputs computed in parallel, and
+	// parallelChunk how many a goroutine takes at a time; forceParallel,
+	// for tests, ignores GOMAXPROCS.
+	parallelMin, parallelChunk int
+	forceParallel              bool
+	parallelRuns               atomic.Uint64 // for tests
 
 	// handler goroutines
 	hmu      sync.Mutex
@@ -40,8 +70,13 @@ type Graph struct {
 
 // NewGraph returns an empty graph.
 func NewGraph(opts ...GraphOption) *Graph {
-	g := &Graph{history: 32, handlers: map[handlerRunner]struct{}{}}
+	g := &Graph{
+		history: 32, handlers: map[handlerRunner]struct{}{},
+		stallAfter: defaultStallThreshold, parallelMin: defaultParallelMin, parallelChunk: defaultParallelChunk,
+		computing: make([]computing, 1),
+	}
 	g.lock.init()
+	g.listed.Store(&[]node{})
 	for _, o := range opts {
 		o(g)
 	}
@@ -65,6 +100,13 @@ func (g *Graph) Run(ctx context.Context) error {
 	g.running, g.runCtx = true, runCtx
 	for h := range g.handlers {
 		g.startHandlerLocked(h)
+	}
+	if g.stallAfter > 0 {
+		g.hwg.Add(1)
+		go func() {
+			defer g.hwg.Done()
+			g.watchStalls(runCtx)
+		}()
 	}
 	g.hmu.Unlock()
 
@@ -102,28 +144,31 @@ func (g *Graph) removeHandler(h handlerRunner) {
 }
 
 // Version returns the version of the last committed transaction. It is 0
-// before the first.
-func (g *Graph) Version() uint64 {
-	g.lock.rlock()
-	defer g.lock.runlock()
-	return g.version
+// before the first. It never waits for a running transaction.
+func (g *Graph) Version() uint64 { return g.version.Load() }
+
+// lockWrite takes the write lock for a transaction or a change to the
+// graph's shape, refusing a write from inside Graph.Read.
+func (g *Graph) lockWrite() {
+	if g.pins.open.Load() > 0 && heldWhere(true) == "read" {
+		panic("krt: a write from inside Graph.Read, which holds the version fixed: write after Read returns")
+	}
+	g.lock.lock()
+	g.writing.Store(true)
 }
 
-// Read calls fn while no transaction can commit, so every Get, List and
-// index lookup inside fn observes the same committed version, which fn
-// receives. fn must not write to the graph.
-func (g *Graph) Read(fn func(version uint64)) {
-	g.lock.rlock()
-	defer g.lock.runlock()
-	fn(g.version)
+func (g *Graph) unlockWrite() {
+	g.writing.Store(false)
+	g.lock.unlock()
 }
 
 // Update runs fn as one transaction: writes made through Static.In(tx)
 // inside fn are propagated together and commit as one version, which Update
 // returns. If fn panics, its writes are undone and the panic continues.
+// Readers go on reading the last committed version meanwhile.
 func (g *Graph) Update(fn func(tx *Txn)) uint64 {
-	g.lock.lock()
-	defer g.lock.unlock()
+	g.lockWrite()
+	defer g.unlockWrite()
 	tx := g.newTxn()
 	func() {
 		defer func() {
@@ -143,8 +188,8 @@ func (g *Graph) construct(n interface {
 	node
 	setID(int)
 }, initial func(tx *Txn)) {
-	g.lock.lock()
-	defer g.lock.unlock()
+	g.lockWrite()
+	defer g.unlockWrite()
 	if sub := n.subGraph(); sub != nil {
 		sub.adoptLocked(n)
 	}
@@ -159,6 +204,16 @@ func (g *Graph) construct(n interface {
 		initial(tx)
 	}
 	tx.commit()
+	// Introspection finds n once its first items have committed: the
+	// constructing transaction records no changes to read them through.
+	g.listNodesLocked()
+}
+
+// listNodesLocked publishes g.nodes for introspection; the caller holds
+// the write lock.
+func (g *Graph) listNodesLocked() {
+	listed := slices.Clone(g.nodes)
+	g.listed.Store(&listed)
 }
 
 // BusyInfo says what a running transaction is doing.
@@ -166,6 +221,11 @@ type BusyInfo struct {
 	Busy       bool          `json:"busy"`
 	Collection string        `json:"collection,omitempty"`
 	For        time.Duration `json:"for,omitempty"`
+	// Key is the input the longest-running transformation is computing.
+	Key string `json:"key,omitempty"`
+	// Stall is set once that transformation has run past the stall
+	// threshold and Run's watchdog has reported it.
+	Stall *Stall `json:"stall,omitempty"`
 }
 
 // Busy reports which collection the running transaction is computing and
@@ -180,5 +240,9 @@ func (g *Graph) Busy() BusyInfo {
 	g.hmu.Lock()
 	name := g.names[int(id-1)]
 	g.hmu.Unlock()
-	return BusyInfo{Busy: true, Collection: name, For: time.Since(since)}
+	b := BusyInfo{Busy: true, Collection: name, For: time.Since(since), Stall: g.currentStall()}
+	if fc, _ := g.oldestComputation(); fc != nil {
+		b.Key = fc.input
+	}
+	return b
 }

@@ -3,6 +3,7 @@ package krt
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // Index is a secondary index over a collection: each item is filed under
@@ -25,46 +26,34 @@ type indexState[T any] struct {
 // the same transaction as the items, so lookups are consistent with Get.
 func NewIndex[T any](c Collection[T], name string, keys func(T) []string) Index[T] {
 	s := c.core()
-	s.g.lock.lock()
-	defer s.g.lock.unlock()
+	s.g.lockWrite()
+	defer s.g.unlockWrite()
 	ix := &indexState[T]{name: name, keys: keys, m: map[string]map[string]struct{}{}}
 	for k, v := range s.items {
 		for _, ik := range keys(v) {
 			addTo(ix.m, ik, k)
 		}
 	}
+	s.mu.Lock()
 	s.indexes = append(s.indexes, ix)
+	s.mu.Unlock()
 	return Index[T]{s: s, id: len(s.indexes) - 1}
 }
 
 // Name returns the index's name.
-func (i Index[T]) Name() string { return i.s.indexes[i.id].name }
-
-// Lookup returns the items filed under key, ordered by item key.
-func (i Index[T]) Lookup(key string) []T {
-	i.s.g.lock.rlock()
-	defer i.s.g.lock.runlock()
-	return i.s.sortedValues(nonNil(i.s.indexes[i.id].m[key]))
+func (i Index[T]) Name() string {
+	i.s.mu.RLock()
+	defer i.s.mu.RUnlock()
+	return i.s.indexes[i.id].name
 }
 
-// Keys returns the index keys that have at least one item, unordered.
-func (i Index[T]) Keys() []string {
-	i.s.g.lock.rlock()
-	defer i.s.g.lock.runlock()
-	m := i.s.indexes[i.id].m
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
+// Lookup returns the items filed under key, ordered by item key, at the
+// last committed version. It never waits for a running transaction.
+func (i Index[T]) Lookup(key string) []T { return i.s.lookupAt(i.s.g.readVersion(), i.id, key) }
 
-func nonNil(m map[string]struct{}) map[string]struct{} {
-	if m == nil {
-		return map[string]struct{}{}
-	}
-	return m
-}
+// Keys returns the index keys that have at least one item, unordered, at
+// the last committed version.
+func (i Index[T]) Keys() []string { return i.s.indexKeysAt(i.s.g.readVersion(), i.id) }
 
 func addTo[K comparable](m map[K]map[string]struct{}, ik K, key string) {
 	set := m[ik]
@@ -84,9 +73,10 @@ func removeFrom[K comparable](m map[K]map[string]struct{}, ik K, key string) {
 	}
 }
 
-// reindex moves key from old's index entries to v's. Most changes keep
-// an item's index keys: those leave the indexes untouched.
-func (s *store[T]) reindex(key string, old T, hadOld bool, v T, hasNew bool) {
+// reindexUserLocked moves key from old's entries to v's in the indexes
+// made with NewIndex, which readers read; the caller holds s.mu. Most
+// changes keep an item's index keys: those leave the indexes untouched.
+func (s *store[T]) reindexUserLocked(key string, old T, hadOld bool, v T, hasNew bool) {
 	both := hadOld && hasNew
 	for _, ix := range s.indexes {
 		var oks, nks []string
@@ -106,6 +96,12 @@ func (s *store[T]) reindex(key string, old T, hadOld bool, v T, hasNew bool) {
 			addTo(ix.m, ik, key)
 		}
 	}
+}
+
+// reindexBuiltin moves key from old's entries to v's in the namespace,
+// label and selector indexes, which only the writer reads.
+func (s *store[T]) reindexBuiltin(key string, old T, hadOld bool, v T, hasNew bool) {
+	both := hadOld && hasNew
 	if s.nsIdx != nil && !(both && s.acc.namespace(old) == s.acc.namespace(v)) {
 		if hadOld {
 			removeFrom(s.nsIdx, s.acc.namespace(old), key)
@@ -151,38 +147,50 @@ func (s *store[T]) reindexSelector(key string, old T, hadOld bool, v T, hasNew b
 	}
 }
 
-func (s *store[T]) ensureNamespaceIndex() {
-	if s.nsIdx != nil {
+// ensureLazy builds one of the lazy indexes on first use. Fetches of one
+// collection's inputs may run in parallel, so building takes lazyMu; a
+// built index is only read until the writer's next change.
+func (s *store[T]) ensureLazy(ready *atomic.Bool, build func()) {
+	if ready.Load() {
 		return
 	}
-	s.nsIdx = map[string]map[string]struct{}{}
-	for k, v := range s.items {
-		addTo(s.nsIdx, s.acc.namespace(v), k)
+	s.lazyMu.Lock()
+	defer s.lazyMu.Unlock()
+	if !ready.Load() {
+		build()
+		ready.Store(true)
 	}
+}
+
+func (s *store[T]) ensureNamespaceIndex() {
+	s.ensureLazy(&s.lazyNS, func() {
+		s.nsIdx = map[string]map[string]struct{}{}
+		for k, v := range s.items {
+			addTo(s.nsIdx, s.acc.namespace(v), k)
+		}
+	})
 }
 
 func (s *store[T]) ensureLabelIndex() {
-	if s.labelIdx != nil {
-		return
-	}
-	s.labelIdx = map[labelPair]map[string]struct{}{}
-	for k, v := range s.items {
-		for lk, lv := range s.acc.labels(v) {
-			addTo(s.labelIdx, labelPair{lk, lv}, k)
+	s.ensureLazy(&s.lazyLabels, func() {
+		s.labelIdx = map[labelPair]map[string]struct{}{}
+		for k, v := range s.items {
+			for lk, lv := range s.acc.labels(v) {
+				addTo(s.labelIdx, labelPair{lk, lv}, k)
+			}
 		}
-	}
+	})
 }
 
 func (s *store[T]) ensureSelectorIndex() {
-	if s.selIdx != nil {
-		return
-	}
-	s.selIdx = map[labelPair]map[string]struct{}{}
-	for k, v := range s.items {
-		if p, ok := minPair(s.acc.selector(v)); ok {
-			addTo(s.selIdx, p, k)
+	s.ensureLazy(&s.lazySel, func() {
+		s.selIdx = map[labelPair]map[string]struct{}{}
+		for k, v := range s.items {
+			if p, ok := minPair(s.acc.selector(v)); ok {
+				addTo(s.selIdx, p, k)
+			}
 		}
-	}
+	})
 }
 
 func (s *store[T]) checkIndex(id int, owner any) {

@@ -129,39 +129,36 @@ func TestSyncedFollowsInputs(t *testing.T) {
 	}
 }
 
-func TestNestedReadDoesNotDeadlockBehindWriter(t *testing.T) {
+// TestHeldSnapshotDelaysNoWriter holds a Read while a writer commits: the
+// write completes inside it, and reads through the held snapshot still see
+// the version it was taken at, while plain reads see the new one.
+func TestHeldSnapshotDelaysNoWriter(t *testing.T) {
 	g := krt.NewGraph()
 	in := krt.NewStatic[Num](g)
+	doubled := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num { return &Num{n.Key, 2 * n.N} })
 	in.Set(Num{"a", 1})
-	inside := make(chan struct{})
-	release := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		g.Read(func(v uint64) {
-			close(inside)
-			<-release
-			// A writer is now waiting; this nested read must still proceed,
-			// and must see the same version.
-			if got, _ := in.Get("a"); got.N != 1 {
-				t.Errorf("nested read saw %v inside version %d", got, v)
-			}
-		})
-	}()
-	<-inside
-	wrote := make(chan struct{})
-	go func() { in.Set(Num{"a", 2}); close(wrote) }()
-	time.Sleep(10 * time.Millisecond) // let the writer queue up
-	close(release)
-	select {
-	case <-done:
-	case <-time.After(krttest.Timeout):
-		t.Fatal("nested read deadlocked")
-	}
-	<-wrote
-	if got, _ := in.Get("a"); got.N != 2 {
-		t.Fatalf("write lost: %v", got)
-	}
+	g.Read(func(s *krt.Snapshot) {
+		wrote := make(chan uint64)
+		go func() { wrote <- in.Set(Num{"a", 2}) }()
+		var v uint64
+		select {
+		case v = <-wrote:
+		case <-time.After(krttest.Timeout):
+			t.Fatal("a writer waited for a held snapshot")
+		}
+		if v != s.Version()+1 {
+			t.Errorf("write committed version %d, snapshot holds %d", v, s.Version())
+		}
+		if got, _ := in.At(s).Get("a"); got.N != 1 {
+			t.Errorf("the held snapshot saw the later write: %v", got)
+		}
+		if got, _ := doubled.At(s).Get("a"); got.N != 2 {
+			t.Errorf("the held snapshot's derived item changed: %v", got)
+		}
+		if got, _ := doubled.Get("a"); got.N != 4 {
+			t.Errorf("a plain Get after the commit saw %v, want the new version", got)
+		}
+	})
 }
 
 func TestBusyFindsABlockedTransformation(t *testing.T) {

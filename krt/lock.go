@@ -1,93 +1,44 @@
 package krt
 
-import (
-	"sync"
-	"time"
-)
+import "time"
 
-// readerPatience is how long a reader defers to a waiting writer before it
-// goes ahead anyway.
-const readerPatience = time.Millisecond
+// writeLock serializes the graph's writers: transactions, constructors,
+// NewIndex and Register. Readers never take it: they read the committed
+// version beside the writer (see snapshot.go). It is a channel rather
+// than a sync.Mutex so that Explain, which reads the writer's
+// bookkeeping, can give up after a while instead of hanging behind a
+// transformation that blocks.
+type writeLock struct{ ch chan struct{} }
 
-// commitLock is a readers/writer lock that lets a reader take the lock
-// again while holding it: Graph.Read relies on that to run Get and List
-// inside one consistent view. With sync.RWMutex such a nested read would
-// deadlock behind a waiting writer; with a purely reader-preferring lock a
-// stream of readers would starve writers. Here a new reader defers to a
-// waiting writer for at most readerPatience, then proceeds: readers that
-// are not nested drain within that time and let the writer in, and a
-// nested reader is delayed by at most readerPatience.
-type commitLock struct {
-	mu      sync.Mutex
-	cond    sync.Cond // signals writers when readers drop to zero or a writer leaves
-	readers int
-	writing bool
-	writers int           // waiting writers
-	turn    chan struct{} // non-nil while a writer waits or writes; closed when none is left
+func (l *writeLock) init() { l.ch = make(chan struct{}, 1) }
+
+// lock takes the lock. A goroutine that would wait for it first checks
+// that it does not hold it itself (see misuse.go).
+func (l *writeLock) lock() {
+	select {
+	case l.ch <- struct{}{}:
+		return
+	default:
+	}
+	checkWriteWouldDeadlock()
+	l.ch <- struct{}{}
 }
 
-func (l *commitLock) init() { l.cond.L = &l.mu }
+func (l *writeLock) unlock() { <-l.ch }
 
-func (l *commitLock) rlock() {
-	l.mu.Lock()
-	patient := true
-	for l.turn != nil && (l.writing || patient) {
-		turn := l.turn
-		writing := l.writing
-		l.mu.Unlock()
-		if writing {
-			checkReadWouldDeadlock()
-			<-turn
-		} else {
-			t := time.NewTimer(readerPatience)
-			select {
-			case <-turn:
-			case <-t.C:
-				patient = false
-			}
-			t.Stop()
-		}
-		l.mu.Lock()
+// lockWithin takes the lock if it can within d, and reports whether it did.
+func (l *writeLock) lockWithin(d time.Duration) bool {
+	select {
+	case l.ch <- struct{}{}:
+		return true
+	default:
 	}
-	l.readers++
-	l.mu.Unlock()
-}
-
-func (l *commitLock) runlock() {
-	l.mu.Lock()
-	l.readers--
-	if l.readers == 0 {
-		l.cond.Broadcast()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case l.ch <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
 	}
-	l.mu.Unlock()
-}
-
-func (l *commitLock) lock() {
-	l.mu.Lock()
-	if l.writing || l.readers > 0 {
-		l.mu.Unlock()
-		checkWriteWouldDeadlock() // before waiting for a lock this goroutine may hold
-		l.mu.Lock()
-	}
-	if l.turn == nil {
-		l.turn = make(chan struct{})
-	}
-	l.writers++
-	for l.writing || l.readers > 0 {
-		l.cond.Wait()
-	}
-	l.writers--
-	l.writing = true
-	l.mu.Unlock()
-}
-
-func (l *commitLock) unlock() {
-	l.mu.Lock()
-	l.writing = false
-	if l.writers == 0 {
-		close(l.turn)
-		l.turn = nil
-	}
-	l.cond.Broadcast()
-	l.mu.Unlock()
 }

@@ -4,17 +4,22 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 )
 
-// A goroutine that holds the graph's write lock and asks for it again, to
-// read or to write, would wait for itself forever. That happens when a
-// transformation calls Get instead of Fetch, or a Graph.Update function
-// writes through Static.Set instead of Static.In(tx). The lock cannot tell
+// Readers never wait for the writer, so a transformation that calls Get
+// instead of Fetch would not deadlock any more: it would silently read the
+// last committed version and record no dependency. A Graph.Update
+// function that writes through Static.Set instead of Static.In(tx) would
+// wait for itself forever, and a write inside Graph.Read would change the
+// graph under a reader that holds a version fixed. The lock cannot tell
 // its holder from another goroutine (Go has no goroutine identity), so a
-// goroutine about to wait on a writer looks at its own stack: if it is
-// inside a transformation or an Update, waiting cannot end, and it panics
-// with the fix instead. Only a goroutine that would wait pays for the
-// look, so uncontended reads and writes cost nothing extra.
+// goroutine looks at its own stack: a reader while a transaction runs, a
+// writer that would wait for the lock or that starts while a Read is
+// open. If it is inside a transformation, an Update or a Read, it panics
+// with the fix. Frames are classified once per program counter, so the
+// look costs one runtime.Callers and a map lookup per frame, and only
+// reads that overlap a transaction pay it.
 
 // pkgPrefix is krt's function-name prefix in stack frames,
 // "github.com/meshd/meshd/krt.".
@@ -30,24 +35,48 @@ var pkgPrefix = func() string {
 func heldWhere(writer bool) string {
 	var pcs [128]uintptr
 	n := runtime.Callers(3, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
 	skip := writer
-	for {
-		f, more := frames.Next()
-		if what := lockHolder(f.Function, writer); what != "" {
+	for _, pc := range pcs[:n] {
+		what := frameHolder(pc)
+		if what == "read" && !writer {
+			continue
+		}
+		if what != "" {
 			if !skip || what == "transformation" {
 				return what
 			}
 			skip = false
 		}
+	}
+	return ""
+}
+
+// frameHolders caches frameHolder's answer by program counter.
+var frameHolders sync.Map // uintptr -> string
+
+// frameHolder classifies the function a return address is in, inlined
+// callers included.
+func frameHolder(pc uintptr) string {
+	if v, ok := frameHolders.Load(pc); ok {
+		return v.(string)
+	}
+	what := ""
+	frames := runtime.CallersFrames([]uintptr{pc})
+	for {
+		f, more := frames.Next()
+		if w := lockHolder(f.Function); w != "" {
+			what = w
+		}
 		if !more {
-			return ""
+			break
 		}
 	}
+	frameHolders.Store(pc, what)
+	return what
 }
 
 // lockHolder classifies a frame's function by the lock it runs under.
-func lockHolder(function string, writer bool) string {
+func lockHolder(function string) string {
 	name, ok := strings.CutPrefix(function, pkgPrefix)
 	if !ok {
 		return ""
@@ -58,35 +87,36 @@ func lockHolder(function string, writer bool) string {
 	switch {
 	case generic("derived", "call"), generic("join", "mergeSafely"):
 		return "transformation"
-	case name == "(*Graph).Update", name == "(*Graph).construct",
-		generic("store", "Register"), generic("store", "unregister"):
+	case name == "(*Graph).Update", name == "(*Graph).construct":
 		return "update"
 	case strings.HasPrefix(name, "NewIndex["):
 		return "index"
-	case writer && name == "(*Graph).Read":
+	case name == "(*Graph).Read":
 		return "read"
 	}
 	return ""
 }
 
-// checkReadWouldDeadlock panics when the calling goroutine is about to
-// wait for a write lock that it holds itself.
-func checkReadWouldDeadlock() {
+// checkReadInsideWriter panics when the calling goroutine reads while it
+// runs a transaction itself: a read from a transformation, an Update or
+// an index's key function.
+func checkReadInsideWriter() {
 	switch heldWhere(false) {
 	case "transformation":
 		panic("krt: Get, List, Len, an Index lookup or Graph.Read called from inside a transformation, " +
-			"which runs in the transaction that read would wait for: read with krt.Fetch or krt.FetchOne on the HandlerContext")
+			"where it would read the last committed version and record no dependency: read with krt.Fetch or krt.FetchOne on the HandlerContext")
 	case "update":
-		panic("krt: a collection read from inside Graph.Update, which would wait for its own transaction: " +
+		panic("krt: a collection read from inside Graph.Update, which would not see the transaction's own writes: " +
 			"read through the transaction, with Static.In(tx).Get")
 	case "index":
-		panic("krt: a collection read from inside an index's key function, which runs under the graph's write lock: " +
+		panic("krt: a collection read from inside an index's key function, which runs in a transaction: " +
 			"compute index keys from the item alone")
 	}
 }
 
 // checkWriteWouldDeadlock panics when the calling goroutine is about to
-// wait for the write lock while it holds the lock itself.
+// wait for the write lock while it holds the lock itself, or writes from
+// inside Graph.Read.
 func checkWriteWouldDeadlock() {
 	switch heldWhere(true) {
 	case "transformation":

@@ -46,7 +46,7 @@ func TestGetInsideTransformationNamesFetch(t *testing.T) {
 		"Get":    func() { other.Get("x") },
 		"List":   func() { other.List() },
 		"Lookup": func() { idx.Lookup("") },
-		"Read":   func() { g.Read(func(uint64) {}) },
+		"Read":   func() { g.Read(func(*krt.Snapshot) {}) },
 	}
 	for name, read := range reads {
 		t.Run(name, func(t *testing.T) {
@@ -75,7 +75,7 @@ func TestWritesThatWouldWaitForThemselvesPanic(t *testing.T) {
 	}{
 		{"Set inside Update", "Static.In(tx)", func() { g.Update(func(*krt.Txn) { in.Set(Num{"a", 1}) }) }},
 		{"Get inside Update", "Static.In(tx).Get", func() { g.Update(func(*krt.Txn) { in.Get("a") }) }},
-		{"Set inside Read", "after Read returns", func() { g.Read(func(uint64) { in.Set(Num{"a", 1}) }) }},
+		{"Set inside Read", "after Read returns", func() { g.Read(func(*krt.Snapshot) { in.Set(Num{"a", 1}) }) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

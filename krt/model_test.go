@@ -52,8 +52,24 @@ type modelGraph struct {
 	summary   krt.Singleton[Summary]
 }
 
-func newModelGraph() *modelGraph {
-	m := &modelGraph{g: krt.NewGraph()}
+func newModelGraph() *modelGraph { return newModelGraphIn(krt.NewGraph()) }
+
+// modelModes are the ways the model runs: serially, and with every
+// collection's dirty inputs computed in parallel however few they are.
+var modelModes = []struct {
+	name  string
+	graph func() *krt.Graph
+}{
+	{"serial", func() *krt.Graph { return krt.NewGraph(krt.WithParallelism(1)) }},
+	{"parallel", func() *krt.Graph {
+		g := krt.NewGraph(krt.WithParallelism(4))
+		krt.ForceParallel(g)
+		return g
+	}},
+}
+
+func newModelGraphIn(g *krt.Graph) *modelGraph {
+	m := &modelGraph{g: g}
 	m.pods = krt.NewStatic[Pod](m.g, krt.WithName("pods"))
 	m.services = krt.NewStatic[Service](m.g, krt.WithName("services"))
 	m.mesh = krt.NewStaticSingleton(m.g, &MeshCfg{TrustDomain: "cluster.local"}, krt.WithName("mesh"))
@@ -160,32 +176,32 @@ func asMap[T krt.ResourceNamer](items []T) map[string]T {
 // consistent read.
 func (m *modelGraph) check() error {
 	var err error
-	m.g.Read(func(uint64) {
-		mesh, _ := m.mesh.Value()
-		o := computeOracle(m.pods.List(), m.services.List(), mesh, m.extra.List())
-		if got := asMap(m.workloads.List()); !reflect.DeepEqual(got, o.workloads) {
+	m.g.Read(func(s *krt.Snapshot) {
+		mesh, _ := m.mesh.At(s).Get(krt.SingletonKey)
+		o := computeOracle(m.pods.At(s).List(), m.services.At(s).List(), mesh, m.extra.At(s).List())
+		if got := asMap(m.workloads.At(s).List()); !reflect.DeepEqual(got, o.workloads) {
 			err = fmt.Errorf("workloads:\n got %v\nwant %v", got, o.workloads)
 			return
 		}
-		if got := asMap(m.endpoints.List()); !reflect.DeepEqual(got, o.endpoints) {
+		if got := asMap(m.endpoints.At(s).List()); !reflect.DeepEqual(got, o.endpoints) {
 			err = fmt.Errorf("endpoints:\n got %v\nwant %v", got, o.endpoints)
 			return
 		}
-		if got := asMap(m.addresses.List()); !reflect.DeepEqual(got, o.addresses) {
+		if got := asMap(m.addresses.At(s).List()); !reflect.DeepEqual(got, o.addresses) {
 			err = fmt.Errorf("addresses:\n got %v\nwant %v", got, o.addresses)
 			return
 		}
-		if got := asMap(m.joined.List()); !reflect.DeepEqual(got, o.joined) {
+		if got := asMap(m.joined.At(s).List()); !reflect.DeepEqual(got, o.joined) {
 			err = fmt.Errorf("joined:\n got %v\nwant %v", got, o.joined)
 			return
 		}
-		if got, _ := m.summary.Value(); got != o.summary {
+		if got, _ := m.summary.At(s).Get(krt.SingletonKey); got != o.summary {
 			err = fmt.Errorf("summary: got %+v want %+v", got, o.summary)
 			return
 		}
 		for key, e := range o.endpoints {
 			var ips []string
-			for _, w := range m.bySvc.Lookup(key) {
+			for _, w := range m.workloads.At(s).Lookup(m.bySvc, key) {
 				ips = append(ips, w.IP)
 			}
 			sort.Strings(ips)
@@ -244,9 +260,9 @@ func randomOp(r *rand.Rand, m *modelGraph) (string, op) {
 
 // runModel applies steps random transactions (single ops and batches) and
 // checks the graph against the oracle after each.
-func runModel(t testing.TB, seed uint64, steps int) {
+func runModel(t testing.TB, g *krt.Graph, seed uint64, steps int) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	m := newModelGraph()
+	m := newModelGraphIn(g)
 	if err := m.check(); err != nil {
 		t.Fatalf("seed %d: initial: %v", seed, err)
 	}
@@ -278,8 +294,16 @@ func TestModelRandomized(t *testing.T) {
 	if testing.Short() {
 		steps = 100
 	}
-	for seed := uint64(1); seed <= 20; seed++ {
-		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { runModel(t, seed, steps) })
+	for _, mode := range modelModes {
+		for seed := uint64(1); seed <= 20; seed++ {
+			t.Run(fmt.Sprintf("%s/seed=%d", mode.name, seed), func(t *testing.T) {
+				g := mode.graph()
+				runModel(t, g, seed, steps)
+				if runs := krt.ParallelRuns(g); (mode.name == "parallel") != (runs > 0) {
+					t.Errorf("%s mode computed in parallel %d times", mode.name, runs)
+				}
+			})
+		}
 	}
 }
 
@@ -288,7 +312,9 @@ func FuzzModel(f *testing.F) {
 		f.Add(s, uint16(50))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, steps uint16) {
-		runModel(t, seed, int(steps%300))
+		for _, mode := range modelModes {
+			runModel(t, mode.graph(), seed, int(steps%300))
+		}
 	})
 }
 
@@ -359,16 +385,24 @@ func TestModelHandlersAndConsistentReads(t *testing.T) {
 // checkReadsUntil checks, inside Graph.Read and until stop closes, that
 // every workload's IP is in the endpoints of each of its services.
 func checkReadsUntil(t *testing.T, m *modelGraph, stop <-chan struct{}) {
-	for {
+	for i := 0; ; i++ {
 		select {
 		case <-stop:
 			return
 		default:
 		}
-		m.g.Read(func(uint64) {
-			for _, w := range m.workloads.List() {
+		if i%4 == 0 {
+			// A whole check against the oracle takes a while: commits land
+			// under the snapshot it holds, which must not see them.
+			if err := m.check(); err != nil {
+				t.Errorf("snapshot read while writing: %v", err)
+			}
+			continue
+		}
+		m.g.Read(func(snap *krt.Snapshot) {
+			for _, w := range m.workloads.At(snap).List() {
 				for _, s := range w.Services {
-					e, ok := m.endpoints.Get(s)
+					e, ok := m.endpoints.At(snap).Get(s)
 					if !ok || !slices.Contains(e.IPs, w.IP) {
 						t.Errorf("inconsistent read: workload %s (ip %s) of %s missing from endpoints %v", w.Key, w.IP, s, e.IPs)
 					}

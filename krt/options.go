@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"time"
 )
 
 // Option configures a collection at construction.
@@ -188,6 +189,26 @@ func WithLogger(l *slog.Logger) GraphOption { return func(g *Graph) { g.log = l 
 // WithErrorHistory sets how many recent errors and events each collection
 // keeps for introspection. Default: 32.
 func WithErrorHistory(n int) GraphOption { return func(g *Graph) { g.history = n } }
+
+// WithParallelism sets how many goroutines may compute the dirty inputs of
+// one collection in a transaction; a transaction uses that many, at most
+// GOMAXPROCS, when a collection has enough dirty inputs (64) to gain, and
+// otherwise computes on the writer's goroutine alone. 1 or less computes
+// serially. Outputs and events do not depend on it. Transformations must
+// therefore be safe to call concurrently for different inputs, as pure
+// functions of their input and fetches are. Default: 1, serial; a second
+// goroutine pays only where a core is idle, which a busy control plane's
+// is not (docs/krt.md has the figures).
+func WithParallelism(n int) GraphOption {
+	return func(g *Graph) { g.computing = make([]computing, max(n, 1)) }
+}
+
+// WithStallThreshold sets how long one transformation may run before
+// Graph.Run's watchdog reports it as stalled: a warning in the log with
+// the goroutine's stack, the collection's Stalls counter, and the Stall in
+// Describe and Busy until it returns. Zero or less disables the watchdog.
+// Default: 5s.
+func WithStallThreshold(d time.Duration) GraphOption { return func(g *Graph) { g.stallAfter = d } }
 
 // RegisterOption configures a handler registration.
 type RegisterOption func(*registerOptions)

@@ -92,7 +92,9 @@ func (w Writer[T]) Get(key string) (T, bool) {
 // Set adds or replaces items.
 func (w Writer[T]) Set(items ...T) {
 	if len(w.s.items) == 0 && len(items) > 64 {
+		w.s.mu.Lock()
 		w.s.items = make(map[string]T, len(items)) // a bulk load: size once
+		w.s.mu.Unlock()
 	}
 	w.s.changeHint = len(items)
 	for _, v := range items {
@@ -137,6 +139,8 @@ func (w Writer[T]) Modify(key string, fn func(old T, ok bool) (T, bool)) {
 // undo reverts the open transaction's writes: only a static collection is
 // written before propagation, so only it has any to revert.
 func (s *static[T]) undo() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for key, pc := range s.changes {
 		cur, ok := s.items[key]
 		if pc.hadOld {
@@ -144,8 +148,10 @@ func (s *static[T]) undo() {
 		} else {
 			delete(s.items, key)
 		}
-		s.reindex(key, cur, ok, pc.old, pc.hadOld)
+		s.reindexUserLocked(key, cur, ok, pc.old, pc.hadOld)
+		s.reindexBuiltin(key, cur, ok, pc.old, pc.hadOld)
 	}
 	s.changes = nil
+	s.liveVersion = 0
 	s.unprop = s.unprop[:0]
 }

@@ -5,14 +5,15 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
 // store holds the committed items of one collection and everything kept
 // beside them: indexes, the reverse index of who fetched what, handlers,
 // the open transaction's changes, counters and history. Every collection
-// kind embeds one. Fields are guarded by the graph's commit lock unless
-// noted.
+// kind embeds one. Fields are guarded by the graph's write lock unless
+// noted; only the writer changes them.
 type store[T any] struct {
 	g    *Graph
 	id   int
@@ -20,12 +21,20 @@ type store[T any] struct {
 	kind string
 	acc  accessors[T]
 
+	// mu is held by the writer while it changes items, changes, undo,
+	// liveVersion, indexes or an index's map, and by readers while they
+	// read them (see snapshot.go). The writer reads them without it.
+	mu    sync.RWMutex
 	items map[string]T
 
 	indexes  []*indexState[T]
 	nsIdx    map[string]map[string]struct{}    // built on first use
 	labelIdx map[labelPair]map[string]struct{} // built on first use
 	selIdx   map[labelPair]map[string]struct{} // by smallest selector pair; built on first use
+	// lazyMu serializes building those three, which parallel fetches
+	// may ask for at once; the flags say which are built.
+	lazyMu                      sync.Mutex
+	lazyNS, lazyLabels, lazySel atomic.Bool
 
 	deps  dependents
 	downs []downstream // collections taking this one as primary input
@@ -34,35 +43,48 @@ type store[T any] struct {
 	stopped bool      // its sub-graph stopped: detached, empty, read-only
 
 	// The open transaction's changes: the value each changed key had
-	// before it, and the keys whose dependents are not told yet.
-	changes map[string]pendingChange[T]
-	unprop  []string
+	// before it, and the keys whose dependents are not told yet (those
+	// whose change's round is the current round). liveVersion is the
+	// version the transaction commits as, 0 when changes is empty.
+	changes     map[string]pendingChange[T]
+	unprop      []string
+	round       uint32
+	liveVersion uint64
+	// kept holds committed transactions' changes, oldest first, while a
+	// Graph.Read holds a version older than theirs.
+	kept []undoRecord[T]
 	// changeHint, while a bulk write or recomputation runs, is how many
 	// changes it may make: changes is made that large at once rather
 	// than rehashed as it grows.
 	changeHint int
 	// unwatched is set while the transaction that constructs the
-	// collection fills it. No handler, downstream or dependent can exist
-	// yet, so noteChange records nothing: every item at commit is an add.
+	// collection fills it. No handler, downstream, dependent or reader
+	// can reach it yet, so noteChange records nothing: every item at
+	// commit is an add.
 	unwatched bool
 
-	handlers []*handler[T]
+	handlers []*handler[T] // guarded by g.deliverMu
+	outbox   Batch[T]      // the committing transaction's batch, until deliver
 	synced   bool
 	syncedCh chan struct{}
 
-	stats stats
-	hist  history
+	stats     stats
+	hist      history
+	edgeCache atomic.Pointer[[]Edge] // edges() as of the last Describe between transactions
 }
 
 type pendingChange[T any] struct {
 	old    T
 	hadOld bool
-	queued bool
+	round  uint32 // the store's round when the key last changed
 }
 
 type stats struct {
-	recomputes, events, errors atomic.Uint64
-	durations                  durationHistogram
+	recomputes, events, errors, stalls atomic.Uint64
+	durations                          durationHistogram
+	// For Describe, which must not read the writer's maps: the number of
+	// handlers, failing inputs and contested output keys.
+	handlers, failing, conflicts atomic.Int32
 }
 
 func (s *store[T]) init(owner Owner, kind string, o options) {
@@ -87,26 +109,13 @@ func (s *store[T]) nodeName() string { return s.name }
 func (s *store[T]) Name() string { return s.name }
 
 // Get implements Collection.
-func (s *store[T]) Get(key string) (T, bool) {
-	s.g.lock.rlock()
-	defer s.g.lock.runlock()
-	v, ok := s.items[key]
-	return v, ok
-}
+func (s *store[T]) Get(key string) (T, bool) { return s.getAt(s.g.readVersion(), key) }
 
 // List implements Collection.
-func (s *store[T]) List() []T {
-	s.g.lock.rlock()
-	defer s.g.lock.runlock()
-	return s.sortedValues(nil)
-}
+func (s *store[T]) List() []T { return s.listAt(s.g.readVersion()) }
 
 // Len implements Collection.
-func (s *store[T]) Len() int {
-	s.g.lock.rlock()
-	defer s.g.lock.runlock()
-	return len(s.items)
-}
+func (s *store[T]) Len() int { return s.lenAt(s.g.readVersion()) }
 
 // HasSynced implements Collection.
 func (s *store[T]) HasSynced() bool {
@@ -140,31 +149,6 @@ func (s *store[T]) markSyncedLocked() {
 	}
 }
 
-// sortedValues returns the items with the given keys (all items when keys
-// is nil), ordered by key.
-func (s *store[T]) sortedValues(keys map[string]struct{}) []T {
-	var ks []string
-	if keys == nil {
-		ks = make([]string, 0, len(s.items))
-		for k := range s.items {
-			ks = append(ks, k)
-		}
-	} else {
-		ks = make([]string, 0, len(keys))
-		for k := range keys {
-			ks = append(ks, k)
-		}
-	}
-	sort.Strings(ks)
-	out := make([]T, 0, len(ks))
-	for _, k := range ks {
-		if v, ok := s.items[k]; ok {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // put stores v under key and reports whether anything changed. An equal
 // value is a no-op: the early cutoff.
 func (s *store[T]) put(tx *Txn, key string, v T) bool {
@@ -172,9 +156,13 @@ func (s *store[T]) put(tx *Txn, key string, v T) bool {
 	if had && s.acc.equal(old, v) {
 		return false
 	}
-	s.noteChange(tx, key, old, had)
+	s.mu.Lock()
+	s.noteChangeLocked(key, old, had)
 	s.items[key] = v
-	s.reindex(key, old, had, v, true)
+	s.reindexUserLocked(key, old, had, v, true)
+	s.mu.Unlock()
+	s.reindexBuiltin(key, old, had, v, true)
+	tx.touch(s.self())
 	return true
 }
 
@@ -184,31 +172,38 @@ func (s *store[T]) remove(tx *Txn, key string) bool {
 	if !had {
 		return false
 	}
-	s.noteChange(tx, key, old, had)
-	delete(s.items, key)
 	var zero T
-	s.reindex(key, old, true, zero, false)
+	s.mu.Lock()
+	s.noteChangeLocked(key, old, had)
+	delete(s.items, key)
+	s.reindexUserLocked(key, old, true, zero, false)
+	s.mu.Unlock()
+	s.reindexBuiltin(key, old, true, zero, false)
+	tx.touch(s.self())
 	return true
 }
 
-func (s *store[T]) noteChange(tx *Txn, key string, old T, had bool) {
+// noteChangeLocked records key's value before the transaction, the first
+// time the transaction changes it, and queues key for propagation.
+func (s *store[T]) noteChangeLocked(key string, old T, had bool) {
 	if s.unwatched {
-		tx.touch(s.self())
 		return
 	}
 	if s.changes == nil {
 		s.changes = make(map[string]pendingChange[T], s.changeHint)
 	}
+	if s.liveVersion == 0 {
+		s.liveVersion = s.g.version.Load() + 1
+	}
 	pc, seen := s.changes[key]
 	if !seen {
-		pc = pendingChange[T]{old: old, hadOld: had}
-	}
-	if !pc.queued || !seen {
-		pc.queued = true
+		s.changes[key] = pendingChange[T]{old: old, hadOld: had, round: s.round}
+		s.unprop = append(s.unprop, key)
+	} else if pc.round != s.round {
+		pc.round = s.round
 		s.changes[key] = pc
 		s.unprop = append(s.unprop, key)
 	}
-	tx.touch(s.self())
 }
 
 // self returns the node embedding s; set by each constructor.
@@ -217,10 +212,9 @@ func (s *store[T]) self() node { return s.g.nodes[s.id] }
 // propagateChanges tells primary downstreams and fetching dependents about
 // every key changed since the last call.
 func (s *store[T]) propagateChanges(tx *Txn) {
+	s.round++ // what changes from now on is queued anew
 	for _, key := range s.unprop {
 		pc := s.changes[key]
-		pc.queued = false
-		s.changes[key] = pc
 		nv, hasNew := s.items[key]
 		for _, down := range s.downs {
 			down.markDirty(tx, key)
@@ -230,38 +224,25 @@ func (s *store[T]) propagateChanges(tx *Txn) {
 	s.unprop = s.unprop[:0]
 }
 
-// finish implements node.
+// finish implements node: it turns the transaction's changes into the
+// batch deliver hands out. The changes stay for readers until retire.
 func (s *store[T]) finish(version uint64) int {
 	if s.unwatched {
 		return s.finishUnwatched(version)
 	}
-	if len(s.changes) == 0 {
-		return 0
-	}
-	changes := s.changes
 	s.unprop = s.unprop[:0]
 	if cap(s.unprop) > 1024 {
 		s.unprop = nil // a bulk load's scratch space is not worth keeping
 	}
-	// Reuse a small map for the next transaction; drop a large one, whose
-	// buckets would stay allocated and slow every later iteration.
-	if len(changes) <= 64 {
-		defer clear(changes)
-	} else {
-		s.changes = nil
-	}
-	if version == 0 {
+	if len(s.changes) == 0 || version == 0 {
 		return 0
 	}
-	events, recent, n := s.netEvents(changes)
+	events, recent, n := s.netEvents(s.changes)
 	s.stats.events.Add(uint64(n))
 	s.hist.events(version, recent)
 	if len(events) > 0 {
 		slices.SortFunc(events, func(a, b Event[T]) int { return strings.Compare(a.Key, b.Key) })
-		b := Batch[T]{Version: version, Events: events}
-		for _, h := range s.handlers {
-			h.enqueue(b)
-		}
+		s.outbox = Batch[T]{Version: version, Events: events}
 	}
 	return n
 }
@@ -285,6 +266,18 @@ func (s *store[T]) finishUnwatched(version uint64) int {
 	s.stats.events.Add(uint64(n))
 	s.hist.events(version, recent)
 	return n
+}
+
+// deliver implements node: it hands the batch finish made to every
+// handler, after the commit is published.
+func (s *store[T]) deliver() {
+	if s.outbox.Events == nil {
+		return
+	}
+	for _, h := range s.handlers {
+		h.enqueue(s.outbox)
+	}
+	s.outbox = Batch[T]{}
 }
 
 // netEvents turns the transaction's changes into the events handlers get
@@ -340,31 +333,43 @@ func (s *store[T]) Register(fn func(Batch[T]), opts ...RegisterOption) *Registra
 		opt(&o)
 	}
 	h := newHandler(s, fn)
-	s.g.lock.lock()
+	// Under deliverMu no commit is between making its batches and handing
+	// them out, so the replay and the batches after it join up exactly.
+	s.g.deliverMu.Lock()
 	if s.stopped {
-		s.g.lock.unlock()
+		s.g.deliverMu.Unlock()
 		panic(fmt.Sprintf("krt: Register on %q, whose sub-graph has stopped", s.name))
 	}
 	if o.replay {
-		items := s.sortedKeys()
-		events := make([]Event[T], 0, len(items))
-		for _, k := range items {
-			v := s.items[k]
-			events = append(events, Event[T]{Type: EventAdd, Key: k, New: &v})
-		}
-		h.queue = append(h.queue, Batch[T]{Version: s.g.version, Events: events})
+		h.queue = append(h.queue, s.replay(s.g.version.Load()))
 		h.pendingReplay = true
 	}
 	s.handlers = append(s.handlers, h)
-	s.g.lock.unlock()
+	s.stats.handlers.Store(int32(len(s.handlers)))
+	s.g.deliverMu.Unlock()
 	s.g.addHandler(h)
 	return h.reg
 }
 
+// replay returns the items at version v as a batch of adds.
+func (s *store[T]) replay(v uint64) Batch[T] {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	keys := s.keysAtLocked(v)
+	sort.Strings(keys)
+	events := make([]Event[T], 0, len(keys))
+	for _, k := range keys {
+		item, _ := s.valueAtLocked(v, k)
+		events = append(events, Event[T]{Type: EventAdd, Key: k, New: &item})
+	}
+	return Batch[T]{Version: v, Events: events}
+}
+
 func (s *store[T]) unregister(h *handler[T]) {
-	s.g.lock.lock()
+	s.g.deliverMu.Lock()
 	s.handlers = slices.DeleteFunc(s.handlers, func(x *handler[T]) bool { return x == h })
-	s.g.lock.unlock()
+	s.stats.handlers.Store(int32(len(s.handlers)))
+	s.g.deliverMu.Unlock()
 	s.g.removeHandler(h)
 }
 

@@ -42,8 +42,8 @@ func (g *Graph) NewSubGraph(name string) *SubGraph {
 // NewSubGraph returns a sub-graph of s, stopped when s is. It panics if s
 // has stopped.
 func (s *SubGraph) NewSubGraph(name string) *SubGraph {
-	s.g.lock.lock()
-	defer s.g.lock.unlock()
+	s.g.lockWrite()
+	defer s.g.unlockWrite()
 	if s.stopped {
 		panic(fmt.Sprintf("krt: NewSubGraph in sub-graph %q, which has stopped", s.name))
 	}
@@ -81,10 +81,10 @@ func (s *SubGraph) adoptLocked(n node) {
 // writes), but may be called from a handler.
 func (s *SubGraph) Stop() uint64 {
 	g := s.g
-	g.lock.lock()
-	defer g.lock.unlock()
+	g.lockWrite()
+	defer g.unlockWrite()
 	if s.stopped {
-		return g.version
+		return g.version.Load()
 	}
 	nodes := s.stopLocked(nil)
 	tx := g.newTxn()
@@ -122,6 +122,9 @@ func (g *Graph) detachLocked(nodes []node) {
 	clear(g.nodes[len(g.nodes):cap(g.nodes)])
 	g.unsynced = slices.DeleteFunc(g.unsynced, isDead)
 	clear(g.unsynced[len(g.unsynced):cap(g.unsynced)])
+	g.recorded = slices.DeleteFunc(g.recorded, isDead)
+	clear(g.recorded[len(g.recorded):cap(g.recorded)])
+	g.listNodesLocked()
 	names := make([]string, len(g.nodes))
 	for i, n := range g.nodes {
 		n.(interface{ setID(int) }).setID(i)
@@ -144,6 +147,8 @@ func (s *store[T]) stopStore(tx *Txn) {
 	for _, k := range s.sortedKeys() {
 		s.remove(tx, k)
 	}
+	s.g.deliverMu.Lock()
+	defer s.g.deliverMu.Unlock()
 	s.stopped = true
 	for _, h := range s.handlers {
 		h.stopOnce.Do(func() { close(h.stopped) }) // a later Unregister does nothing

@@ -3,6 +3,7 @@ package krt
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -94,22 +95,55 @@ func (tx *Txn) propagate() {
 }
 
 // commit propagates the transaction, gives it a version if it changed
-// anything, and hands each changed collection's events to its handlers.
-// The caller holds the graph's write lock.
+// anything, publishes it to readers, and hands each changed collection's
+// events to its handlers, in that order: a handler that reads on receipt
+// of a batch sees at least the batch's version. The caller holds the
+// graph's write lock.
 func (tx *Txn) commit() uint64 {
 	tx.propagate()
 	g := tx.g
-	next := g.version + 1
+	prev := g.version.Load()
+	next := prev + 1
 	events := 0
+	g.deliverMu.Lock()
+	defer g.deliverMu.Unlock()
 	for _, n := range tx.touched {
 		events += n.finish(next)
 	}
-	if events > 0 {
-		g.version = next
+	committed := events > 0
+	if !committed {
+		next = prev
+	}
+	oldest, held := g.publish(next)
+	if committed {
 		g.commits.publish()
 	}
+	g.retire(tx.touched, committed, oldest, held)
+	for _, n := range tx.touched {
+		n.deliver()
+	}
 	g.updateSynced()
-	return g.version
+	return next
+}
+
+// retire ends the transaction's records of the touched nodes (see
+// snapshot.go) and drops the older records no Read needs any more.
+func (g *Graph) retire(touched []node, committed bool, oldest uint64, held bool) {
+	if len(g.recorded) > 0 {
+		kept := g.recorded[:0]
+		for _, n := range g.recorded {
+			if n.prune(oldest, held) {
+				kept = append(kept, n)
+			}
+		}
+		clear(g.recorded[len(kept):])
+		g.recorded = kept
+	}
+	for _, n := range touched {
+		if n.retire(committed, held) && !slices.Contains(g.recorded, n) {
+			g.recorded = append(g.recorded, n)
+		}
+	}
 }
 
 // rollback undoes the writes made to static collections and forgets the
@@ -120,6 +154,7 @@ func (tx *Txn) rollback() {
 		n.undo()
 		n.dropPending()
 		n.finish(0)
+		n.retire(false, false)
 	}
 	tx.touched = nil
 	tx.queue = nil

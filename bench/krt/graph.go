@@ -7,6 +7,10 @@ import (
 	"github.com/meshd/meshd/krt"
 )
 
+// parallelism, when positive, is the graph's krt.WithParallelism (the
+// -parallelism flag); 0 keeps krt's default.
+var parallelism int
+
 // graph is the workload's dataflow: three inputs and two derived collections.
 type graph struct {
 	g         *krt.Graph
@@ -20,7 +24,11 @@ type graph struct {
 // newInputs creates the graph and its input collections, filled with svcs
 // and pods (one transaction each; none when empty).
 func newInputs(svcs []workload.Service, pods []workload.Pod) *graph {
-	g := krt.NewGraph()
+	var opts []krt.GraphOption
+	if parallelism > 0 {
+		opts = append(opts, krt.WithParallelism(parallelism))
+	}
+	g := krt.NewGraph(opts...)
 	gr := &graph{
 		g:        g,
 		services: krt.NewStatic[workload.Service](g, krt.WithName("Services")),

@@ -19,6 +19,7 @@ func main() {
 	c.Register(flag.CommandLine, "ns (FilterNamespace + FilterSelects), selector (an index on ns/key=value + FilterSelects), none (an unindexed predicate over every service)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of -profile-phase to this file")
 	memProfile := flag.String("memprofile", "", "write a heap profile at the end of -profile-phase to this file (for build: after the memory phase's GC)")
+	flag.IntVar(&parallelism, "parallelism", 0, "goroutines computing one collection's dirty inputs (krt.WithParallelism); 0: krt's default, GOMAXPROCS")
 	profilePhase := flag.String("profile-phase", "all", "phase the profiles cover: all, build, latency, churn, probe, meshconfig")
 	flag.Parse()
 	if err := c.Check(); err != nil {
@@ -249,12 +250,14 @@ func run(c workload.Config, prof *profiler) {
 		metric.Emit("meshconfig_change_cpu", metric.MS(totalCPU), "ms")
 		metric.Emit("meshconfig_endpoint_events", tr.Events(), "count")
 		metric.Emit("verify_meshconfig_retries", verifyEventually(gr, N, M, newDomain, 30*time.Second, "after mesh-config change"), "count")
+		measureReadWait(gr, newDomain)
 	}
 
 	cancel()
 	if err := <-runDone; err != nil && err != context.Canceled {
 		metric.Fatalf("graph run: %v", err)
 	}
+	measureOneProc(c)
 	prof.end("all")
 	if info, ok := debug.ReadBuildInfo(); ok {
 		metric.Emit("build_go", info.GoVersion, "version")

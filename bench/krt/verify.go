@@ -5,14 +5,15 @@ import (
 
 	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/bench/harness/workload"
+	"github.com/meshd/meshd/krt"
 )
 
 // snapshot reads the inputs and outputs workload.Verify checks, all at one
 // committed version.
 func (gr *graph) snapshot() workload.Snapshot {
 	var s workload.Snapshot
-	gr.g.Read(func(uint64) {
-		s = workload.Snapshot{Pods: gr.pods.List(), Workloads: gr.workloads.List(), Endpoints: gr.endpoints.List()}
+	gr.g.Read(func(snap *krt.Snapshot) {
+		s = workload.Snapshot{Pods: gr.pods.At(snap).List(), Workloads: gr.workloads.At(snap).List(), Endpoints: gr.endpoints.At(snap).List()}
 	})
 	return s
 }

@@ -63,6 +63,10 @@ var layouts = map[string]layout{
 			{name: "meshconfig_change"},
 			{name: "meshconfig_workloads_per_s", higherBetter: true},
 			{name: "meshconfig_change_cpu"},
+			{name: "read_wait_p50"},
+			{name: "read_wait_p99"},
+			{name: "initial_build_gomaxprocs1"},
+			{name: "meshconfig_change_gomaxprocs1"},
 		},
 	},
 	"xds": {

@@ -118,13 +118,13 @@ func run(out io.Writer) error {
 	pods.Delete("shop/web-1")
 	show()
 
-	// Reads are consistent: inside g.Read every collection is at the same
-	// committed version.
-	g.Read(func(version uint64) {
-		ep, _ := endpoints.Get("shop/web")
-		owner := byIP.Lookup("10.0.0.2")
+	// Reads are consistent: through the snapshot g.Read hands out, every
+	// collection is at the same committed version.
+	g.Read(func(s *krt.Snapshot) {
+		ep, _ := endpoints.At(s).Get("shop/web")
+		owner := pods.At(s).Lookup(byIP, "10.0.0.2")
 		fmt.Fprintf(out, "at v%d: %d pods, shop/web -> %s, 10.0.0.2 is %s\n",
-			version, pods.Len(), strings.Join(ep.IPs, ","), owner[0].ResourceName())
+			s.Version(), pods.At(s).Len(), strings.Join(ep.IPs, ","), owner[0].ResourceName())
 	})
 	return nil
 }

@@ -89,11 +89,11 @@ func (b *snapshotBaseline) rebuild() (time.Duration, time.Duration, error) {
 	c0, t0 := metric.CPU(), time.Now()
 	b.version++
 	res := map[resource.Type][]types.Resource{}
-	b.g.Read(func(uint64) {
-		res[resource.ListenerType] = protos(b.model.Listeners)
-		res[resource.RouteType] = protos(b.model.RouteConfigurations)
-		res[resource.ClusterType] = protos(b.model.Clusters)
-		res[resource.EndpointType] = protos(b.model.ClusterLoadAssignments)
+	b.g.Read(func(s *krt.Snapshot) {
+		res[resource.ListenerType] = protos(s, b.model.Listeners)
+		res[resource.RouteType] = protos(s, b.model.RouteConfigurations)
+		res[resource.ClusterType] = protos(s, b.model.Clusters)
+		res[resource.EndpointType] = protos(s, b.model.ClusterLoadAssignments)
 	})
 	snap, err := cachev3.NewSnapshot(strconv.Itoa(b.version), res)
 	if err != nil {
@@ -121,8 +121,8 @@ func (b *snapshotBaseline) rebuild() (time.Duration, time.Duration, error) {
 	return wall, cpu, nil
 }
 
-func protos[M proto.Message](c krt.Collection[collections.Resource[M]]) []types.Resource {
-	items := c.List()
+func protos[M proto.Message](s *krt.Snapshot, c krt.Collection[collections.Resource[M]]) []types.Resource {
+	items := c.At(s).List()
 	out := make([]types.Resource, len(items))
 	for i, r := range items {
 		out[i] = r.Message

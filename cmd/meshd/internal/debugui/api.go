@@ -21,6 +21,9 @@ type GraphSummary struct {
 	Version     uint64              `json:"version"`
 	Collections []CollectionSummary `json:"collections"`
 	Edges       []krt.Edge          `json:"edges"`
+	// Stalled is the transformation running past krt's stall threshold,
+	// with its goroutine's stack, while it lasts.
+	Stalled *krt.Stall `json:"stalled,omitempty"`
 }
 
 // CollectionSummary is one node of the graph.
@@ -128,7 +131,7 @@ func (h *Handler) summary(now time.Time) GraphSummary {
 	info := h.g.Describe()
 	rates := h.rates.observe(now, info.Collections)
 	problems := h.problemsByCollection()
-	s := GraphSummary{Version: info.Version, Collections: make([]CollectionSummary, len(info.Collections)), Edges: info.Edges}
+	s := GraphSummary{Version: info.Version, Collections: make([]CollectionSummary, len(info.Collections)), Edges: info.Edges, Stalled: info.Stalled}
 	if s.Edges == nil {
 		s.Edges = []krt.Edge{}
 	}
@@ -243,11 +246,16 @@ func intParam(s string, def int) (int, error) {
 }
 
 func (h *Handler) writeGraphError(w http.ResponseWriter, err error) {
-	if errors.Is(err, krt.ErrNotFound) {
+	switch {
+	case errors.Is(err, krt.ErrNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
-		return
+	case errors.Is(err, krt.ErrBusy):
+		// A transformation holds the graph: say which, and that a retry
+		// later may succeed.
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+	default:
+		writeError(w, http.StatusInternalServerError, err.Error())
 	}
-	writeError(w, http.StatusInternalServerError, err.Error())
 }
 
 func (h *Handler) serveExplain(w http.ResponseWriter, r *http.Request) {
@@ -270,6 +278,10 @@ func (h *Handler) serveExplain(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, c := range h.g.Describe().Collections {
 		e, err := h.g.Explain(c.Name, key)
+		if errors.Is(err, krt.ErrBusy) { // every other collection would wait as long
+			h.writeGraphError(w, err)
+			return
+		}
 		if err != nil {
 			continue // not in this collection (or the collection just went away)
 		}

@@ -21,6 +21,7 @@ type GraphCollector struct {
 
 	version, size, synced, failing, conflicts *prometheus.Desc
 	recomputes, events, errs, duration        *prometheus.Desc
+	stalls, stalled                           *prometheus.Desc
 }
 
 // NewGraphCollector returns a collector of g's per-collection series. Each
@@ -44,6 +45,8 @@ func NewGraphCollector(g Describer) *GraphCollector {
 		events:     d("events_total", "Outputs the collection added, changed or deleted: the events it emitted."),
 		errs:       d("errors_total", "Failed computations (errors, panics, key conflicts) recorded by the collection."),
 		duration:   d("recompute_duration_seconds", "Duration of the collection's transformations."),
+		stalls:     d("stalls_total", "Transformations of the collection reported as running past krt's stall threshold."),
+		stalled:    d("stalled_seconds", "How long the collection's stalled transformation has been running; 0 when none is."),
 	}
 }
 
@@ -51,7 +54,7 @@ func NewGraphCollector(g Describer) *GraphCollector {
 func (c *GraphCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		c.version, c.size, c.synced, c.failing, c.conflicts,
-		c.recomputes, c.events, c.errs, c.duration,
+		c.recomputes, c.events, c.errs, c.duration, c.stalls, c.stalled,
 	} {
 		ch <- d
 	}
@@ -83,6 +86,12 @@ func (c *GraphCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.recomputes, ci.Recomputes)
 		counter(c.events, ci.EventsEmitted)
 		counter(c.errs, ci.Errors)
+		counter(c.stalls, ci.Stalls)
+		stalled := 0.0
+		if st := info.Stalled; st != nil && st.Collection == ci.Name {
+			stalled = st.For.Seconds()
+		}
+		gauge(c.stalled, stalled)
 		count, buckets := cumulative(ci.RecomputeBuckets, bounds)
 		ch <- prometheus.MustNewConstHistogram(c.duration, count, ci.RecomputeSeconds, buckets, lv...)
 	}

@@ -1,9 +1,11 @@
 package metrics
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -49,6 +51,8 @@ func TestGraphCollector(t *testing.T) {
 		{"meshd_krt_collection_events_total", "inputs", 3}, // add a, add b, update a
 		{"meshd_krt_collection_events_total", "upper", 2},  // the failed update emits nothing
 		{"meshd_krt_collection_recompute_duration_seconds", "upper", 3},
+		{"meshd_krt_collection_stalls_total", "upper", 0},
+		{"meshd_krt_collection_stalled_seconds", "upper", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name+"/"+tc.collection, func(t *testing.T) {
@@ -179,3 +183,39 @@ func label(m *dto.Metric, name string) string {
 type fakeGraph struct{}
 
 func (fakeGraph) Describe() krt.GraphInfo { return krt.GraphInfo{} }
+
+// TestStallSeries blocks a transformation past krt's stall threshold and
+// checks that the scrape shows it while it lasts.
+func TestStallSeries(t *testing.T) {
+	g := krt.NewGraph(krt.WithStallThreshold(10 * time.Millisecond))
+	in := krt.NewStatic[item](g, krt.WithName("inputs"))
+	release := make(chan struct{})
+	krt.NewCollection(g, in, func(ctx krt.HandlerContext, i item) *item {
+		if i.Value == "stuck" {
+			<-release
+		}
+		return &i
+	}, krt.WithName("slow"))
+	ctx, cancel := context.WithCancel(context.Background())
+	runDone := make(chan error, 1)
+	go func() { runDone <- g.Run(ctx) }()
+	defer func() { cancel(); <-runDone }()
+	wrote := make(chan struct{})
+	go func() { in.Set(item{"a", "stuck"}); close(wrote) }()
+	defer func() { close(release); <-wrote }()
+	for deadline := time.Now().Add(5 * time.Second); g.Describe().Stalled == nil; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no stall reported within 5s")
+		}
+	}
+	got := gatherFamilies(t, NewRegistry(g))
+	if v := seriesValue(t, got, "meshd_krt_collection_stalls_total", "slow"); v != 1 {
+		t.Errorf("stalls_total{slow} = %v, want 1", v)
+	}
+	if v := seriesValue(t, got, "meshd_krt_collection_stalled_seconds", "slow"); v < 0.01 {
+		t.Errorf("stalled_seconds{slow} = %v, want at least the 10ms threshold", v)
+	}
+	if v := seriesValue(t, got, "meshd_krt_collection_stalled_seconds", "inputs"); v != 0 {
+		t.Errorf("stalled_seconds{inputs} = %v, want 0", v)
+	}
+}

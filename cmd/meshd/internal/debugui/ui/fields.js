@@ -23,6 +23,14 @@ export const types = {
     version: 'number',
     collections: '[]CollectionSummary',
     edges: '[]Edge',
+    stalled: 'Stall,omitempty',
+  },
+  Stall: { // all
+    collection: 'string',
+    key: 'string',
+    since: 'time',
+    for: 'number',
+    stack: 'string',
   },
   CollectionSummary: {
     id: 'number',

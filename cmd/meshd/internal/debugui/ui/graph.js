@@ -24,8 +24,12 @@ export function showSummary(s) {
   $('graph-count').textContent = s.collections.length;
   $('graph-empty').hidden = s.collections.length > 0;
   const errs = s.collections.filter(isFailing).length;
+  // A stalled transformation holds every later write: say which, and for
+  // how long (for is in nanoseconds); its stack is in the tooltip.
+  const stall = s.stalled ? ` · stalled: ${s.stalled.collection} ${s.stalled.key} for ${Math.round(s.stalled.for / 1e9)}s` : '';
   $('graph-meta').textContent = `version ${s.version} · ${s.collections.length} collections · ${state.edges.length} edges` +
-    (errs ? ` · ${errs} failing` : '');
+    (errs ? ` · ${errs} failing` : '') + stall;
+  $('graph-meta').title = s.stalled ? s.stalled.stack : '';
   const now = JSON.stringify([s.collections.map((c) => [c.id, c.name, c.kind]), state.edges.map((e) => [e.from, e.to, e.kinds])]);
   if (now !== structure) {
     structure = now;

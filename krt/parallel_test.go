@@ -1,0 +1,113 @@
+package krt_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/meshd/meshd/krt"
+)
+
+// eventLog records, per collection, every event its handler gets.
+type eventLog struct {
+	mu    sync.Mutex
+	lines map[string][]string
+}
+
+func record[T any](l *eventLog, name string, c krt.Collection[T]) {
+	c.Register(func(b krt.Batch[T]) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for _, e := range b.Events {
+			l.lines[name] = append(l.lines[name], fmt.Sprintf("v%d %s %s %+v", b.Version, e.Type, e.Key, e.Latest()))
+		}
+	})
+}
+
+func (l *eventLog) of(name string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lines[name])
+}
+
+var recordedCollections = []string{"workloads", "endpoints", "addresses", "joined", "summary"}
+
+// TestParallelEventsMatchSerial runs the same random transactions on the
+// model graph computed serially and in parallel, and checks that every
+// derived collection's handler receives the same events: versions, types,
+// keys and values, in the same order.
+func TestParallelEventsMatchSerial(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			var logs []*eventLog
+			var versions []uint64
+			for _, mode := range modelModes {
+				l := &eventLog{lines: map[string][]string{}}
+				stop, v := runRecorded(mode.graph(), seed, l)
+				defer stop()
+				logs, versions = append(logs, l), append(versions, v)
+			}
+			if versions[0] != versions[1] {
+				t.Fatalf("final versions differ: serial %d, parallel %d", versions[0], versions[1])
+			}
+			for _, name := range recordedCollections {
+				// Handlers deliver on their own goroutines: wait for both
+				// logs to agree, and fail if they never do.
+				deadline := time.Now().Add(10 * time.Second)
+				for !slices.Equal(logs[0].of(name), logs[1].of(name)) {
+					if time.Now().After(deadline) {
+						s, p := logs[0].of(name), logs[1].of(name)
+						t.Fatalf("%s: events differ: serial %d, parallel %d, first difference at %d",
+							name, len(s), len(p), firstDifference(s, p))
+					}
+					time.Sleep(2 * time.Millisecond)
+				}
+				if len(logs[0].of(name)) == 0 {
+					t.Errorf("%s: no events recorded", name)
+				}
+			}
+		})
+	}
+}
+
+// runRecorded applies 200 random transactions to a model graph on g with
+// handlers on every derived collection, delivered by g.Run until stop is
+// called, and returns the final version.
+func runRecorded(g *krt.Graph, seed uint64, l *eventLog) (stop func(), version uint64) {
+	m := newModelGraphIn(g)
+	record(l, "workloads", m.workloads)
+	record(l, "endpoints", m.endpoints)
+	record(l, "addresses", m.addresses)
+	record(l, "joined", m.joined)
+	record(l, "summary", krt.Collection[Summary](m.summary))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	for range 200 {
+		var ops []op
+		for range 1 + r.IntN(6) {
+			_, o := randomOp(r, m)
+			ops = append(ops, o)
+		}
+		version = m.g.Update(func(tx *krt.Txn) {
+			for _, o := range ops {
+				o(tx)
+			}
+		})
+	}
+	return func() { cancel(); <-done }, version
+}
+
+func firstDifference(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
