@@ -40,15 +40,6 @@ type options struct {
 // the limit stands for "never". Default: 20s.
 func WithWarmingLimit(d time.Duration) Option { return func(o *options) { o.warmingLimit = d } }
 
-// WithTimeout sets how long Await waits for its condition before it
-// fails the test. Default: 30s.
-func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
-
-// AllowNacks lets the proxy reject responses without reporting RuleNack,
-// for tests that serve it something invalid. Default: a NACK is a
-// violation.
-func AllowNacks() Option { return func(o *options) { o.allowNacks = true } }
-
 // WarmListenersOnRoutes makes an updated listener warm until every route
 // configuration it names arrives again, as if Envoy did not reuse the
 // ones it holds. Envoy's protocol documentation says it reuses them; the
@@ -125,9 +116,6 @@ func (e *Envoy) sendAll(reqs []request) {
 	}
 }
 
-// Config returns what the proxy holds. It changes only inside Await.
-func (e *Envoy) Config() *Config { return e.core.cfg }
-
 // Stats returns a copy of what the proxy counted.
 func (e *Envoy) Stats() Stats { return e.core.stats.clone() }
 
@@ -182,30 +170,6 @@ func (e *Envoy) report() {
 	e.t.Helper()
 	for _, v := range e.core.takeViolations() {
 		e.opts.onViolation(v)
-	}
-}
-
-// Subscribe asks for names of ListenerType or ClusterType beside what
-// the proxy asks for already ("*": the wildcard), as Envoy's on-demand
-// discovery does; Await then reads the answer.
-func (e *Envoy) Subscribe(typeURL string, names ...string) {
-	e.t.Helper()
-	e.checkRoot(typeURL)
-	e.sendAll(e.core.subscribe(typeURL, names))
-}
-
-// Unsubscribe stops asking for names of ListenerType or ClusterType
-// ("*": the wildcard).
-func (e *Envoy) Unsubscribe(typeURL string, names ...string) {
-	e.t.Helper()
-	e.checkRoot(typeURL)
-	e.sendAll(e.core.unsubscribe(typeURL, names, time.Now()))
-}
-
-func (e *Envoy) checkRoot(typeURL string) {
-	e.t.Helper()
-	if !wildcardType(typeURL) {
-		e.t.Fatalf("envoysim: the proxy asks for %s by the names its other resources need", short(typeURL))
 	}
 }
 
