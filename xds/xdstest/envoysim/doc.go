@@ -9,14 +9,13 @@
 //     ClusterLoadAssignments its EDS clusters name, and for every
 //     Listener only once its first clusters are warm; then for the
 //     RouteConfigurations its listeners name. Wildcard and named
-//     subscriptions share the one stream; Subscribe and Unsubscribe add
-//     or drop names beside the wildcard, as on-demand discovery does.
+//     subscriptions share the one stream.
 //   - It keeps an added or updated EDS cluster warming until a
 //     ClusterLoadAssignment for it arrives after the update, even an
 //     unchanged one, and an added or updated listener until the route
 //     configurations it names that the proxy does not hold arrive
 //     (WarmListenersOnRoutes: all of them, again). The resource it
-//     replaces serves meanwhile (Config).
+//     replaces serves meanwhile.
 //   - It ACKs each response with its version and nonce (SotW: with the
 //     whole list of names it asks for), and NACKs, with the version it
 //     holds, a response holding a resource it cannot decode, one that
@@ -30,7 +29,7 @@
 // naming its cluster, RDS before its listener, on Delta any name outside
 // the subscription); nothing warming longer than the warming limit; a
 // nonce on every response and a version on every Delta resource; no
-// NACK (AllowNacks); on Delta, an answer for a name dropped beside the
+// NACK; on Delta, an answer for a name dropped beside the
 // wildcard. A response for a name just dropped is ignored, as Envoy
 // ignores it, until a later response shows that the server read the
 // request that dropped it: the server reads a stream's requests in
