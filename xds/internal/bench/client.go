@@ -21,9 +21,7 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
@@ -68,7 +66,6 @@ type client struct {
 	cc     *grpc.ClientConn
 	cancel context.CancelFunc
 	done   chan struct{}
-	stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesClient
 	// out queues requests for the sending goroutine, so that receiving
 	// never waits for the server to read; dout is its Delta counterpart.
 	out  chan *discovery.DiscoveryRequest
@@ -123,11 +120,7 @@ func runClients(addr string, p, n, subscribe int, quiet time.Duration, delta boo
 				c := f.newClient(i)
 				f.clients = append(f.clients, c)
 				go func() {
-					open := c.openSotW
-					if delta {
-						open = c.openDelta
-					}
-					if err := open(ctx, addr, false, false); err != nil {
+					if err := c.opener(delta)(ctx, addr, false, false); err != nil {
 						metric.Fatalf("client %d: %v", i, err)
 					}
 				}()
@@ -198,30 +191,12 @@ func dial(addr string) (*grpc.ClientConn, error) {
 // later one it asks at once for every type it holds, naming with resume
 // the version it accepted last of each.
 func (c *client) openSotW(ctx context.Context, addr string, again, resume bool) error {
-	cc, err := dial(addr)
+	stream, err := openStream(c, ctx, addr, discovery.AggregatedDiscoveryServiceClient.StreamAggregatedResources)
 	if err != nil {
 		return err
 	}
-	sctx, cancel := context.WithCancel(ctx)
-	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).StreamAggregatedResources(sctx, grpc.WaitForReady(true))
-	if err != nil {
-		cancel()
-		cc.Close()
-		return err
-	}
-	c.cc, c.cancel, c.done, c.stream = cc, cancel, make(chan struct{}), stream
 	c.out = make(chan *discovery.DiscoveryRequest, 1024)
-	go func(out <-chan *discovery.DiscoveryRequest) {
-		for req := range out {
-			if err := stream.Send(req); err != nil {
-				// Drain until drop closes out: the receiving
-				// goroutine must never block on it.
-				for range out {
-				}
-				return
-			}
-		}
-	}(c.out)
+	go sendAll(stream.Send, c.out)
 	if again {
 		for _, req := range c.sotwRequests(resume) {
 			c.out <- req
@@ -232,10 +207,7 @@ func (c *client) openSotW(ctx context.Context, addr string, again, resume bool) 
 			c.out <- &discovery.DiscoveryRequest{TypeUrl: xds.ClusterType}
 		}
 	}
-	go func() {
-		defer close(c.done)
-		c.run()
-	}()
+	go receive(c, stream.Recv, c.handle)
 	return nil
 }
 
@@ -252,24 +224,6 @@ func (f *fleet) newClient(i int) *client {
 	slices.Sort(c.listeners)
 	c.listeners = slices.Compact(c.listeners)
 	return c
-}
-
-func (c *client) run() {
-	for {
-		resp, err := c.stream.Recv()
-		if err != nil {
-			if status.Code(err) != codes.Canceled {
-				fmt.Fprintf(os.Stderr, "client: stream ended: %v\n", err)
-			}
-			return
-		}
-		c.f.bytes.Add(int64(proto.Size(resp)))
-		c.f.msgs.Add(1)
-		if err := c.handle(resp); err != nil {
-			metric.Fatalf("client: %v", err)
-		}
-		c.f.last.Store(time.Now().UnixNano())
-	}
 }
 
 // handle decodes the resources whose bytes changed, follows listeners to
@@ -297,25 +251,13 @@ func (c *client) handle(resp *discovery.DiscoveryResponse) error {
 	case xds.ListenerType:
 		c.listener = true
 		names = c.listeners
-		for name := range c.routeOf {
-			if !seen[name] {
-				delete(c.routeOf, name)
-				delete(raw, name)
-			}
-		}
-		if routes := sortedValues(c.routeOf); !slices.Equal(routes, c.routes) {
+		if routes, changed := followed(c.routeOf, seen, raw, c.routes); changed {
 			c.routes = routes
 			defer c.request(xds.RouteType, routes)
 		}
 	case xds.ClusterType:
 		names = c.cdsNames
-		for name := range c.edsOf {
-			if !seen[name] {
-				delete(c.edsOf, name)
-				delete(raw, name)
-			}
-		}
-		if clusters := sortedValues(c.edsOf); !slices.Equal(clusters, c.clusters) {
+		if clusters, changed := followed(c.edsOf, seen, raw, c.clusters); changed {
 			c.clusters = clusters
 			defer c.request(xds.EndpointType, clusters)
 		}
@@ -334,6 +276,21 @@ func (c *client) handle(resp *discovery.DiscoveryResponse) error {
 	c.acked[resp.TypeUrl] = resp.VersionInfo
 	c.markComplete()
 	return nil
+}
+
+// followed drops from of (the route or load assignment each listener or
+// cluster names) the resources a SotW response no longer holds, with their
+// bytes in raw, and returns the sorted names of still names and whether
+// they differ from held.
+func followed(of map[string]string, seen map[string]bool, raw map[string][]byte, held []string) ([]string, bool) {
+	for name := range of {
+		if !seen[name] {
+			delete(of, name)
+			delete(raw, name)
+		}
+	}
+	names := sortedValues(of)
+	return names, !slices.Equal(names, held)
 }
 
 // markComplete counts the client once it holds every type.

@@ -3,18 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"os"
 	"slices"
-	"time"
 
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
-	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/xds"
 )
 
@@ -25,31 +17,13 @@ import (
 // subscribes at once to every type it holds, naming with resume the
 // version of each resource it holds (initial_resource_versions).
 func (c *client) openDelta(ctx context.Context, addr string, again, resume bool) error {
-	cc, err := dial(addr)
+	stream, err := openStream(c, ctx, addr, discovery.AggregatedDiscoveryServiceClient.DeltaAggregatedResources)
 	if err != nil {
 		return err
 	}
-	sctx, cancel := context.WithCancel(ctx)
-	stream, err := discovery.NewAggregatedDiscoveryServiceClient(cc).DeltaAggregatedResources(sctx, grpc.WaitForReady(true))
-	if err != nil {
-		cancel()
-		cc.Close()
-		return err
-	}
-	c.cc, c.cancel, c.done = cc, cancel, make(chan struct{})
 	out := make(chan *discovery.DeltaDiscoveryRequest, 1024)
 	c.dout = out
-	go func() {
-		for req := range out {
-			if err := stream.Send(req); err != nil {
-				// Drain until drop closes out: the receiving
-				// goroutine must never block on it.
-				for range out {
-				}
-				return
-			}
-		}
-	}()
+	go sendAll(stream.Send, out)
 	if again {
 		for _, req := range c.deltaRequests(resume) {
 			out <- req
@@ -60,24 +34,8 @@ func (c *client) openDelta(ctx context.Context, addr string, again, resume bool)
 			out <- &discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType}
 		}
 	}
-	go func() {
-		defer close(c.done)
-		for {
-			resp, err := stream.Recv()
-			if err != nil {
-				if status.Code(err) != codes.Canceled {
-					fmt.Fprintf(os.Stderr, "client: stream ended: %v\n", err)
-				}
-				return
-			}
-			c.f.bytes.Add(int64(proto.Size(resp)))
-			c.f.msgs.Add(1)
-			if err := c.handleDelta(resp, out); err != nil {
-				metric.Fatalf("client: %v", err)
-			}
-			c.f.last.Store(time.Now().UnixNano())
-		}
-	}()
+	handle := func(resp *discovery.DeltaDiscoveryResponse) error { return c.handleDelta(resp, out) }
+	go receive(c, stream.Recv, handle)
 	return nil
 }
 

@@ -372,11 +372,7 @@ func (f *fleet) drop() {
 func (f *fleet) reconnect(ctx context.Context, addr string, resume, delta bool) {
 	for i, c := range f.clients {
 		go func() {
-			open := c.openSotW
-			if delta {
-				open = c.openDelta
-			}
-			if err := open(ctx, addr, true, resume); err != nil {
+			if err := c.opener(delta)(ctx, addr, true, resume); err != nil {
 				metric.Fatalf("client %d: reconnect: %v", i, err)
 			}
 		}()
@@ -387,17 +383,15 @@ func (f *fleet) reconnect(ctx context.Context, addr string, resume, delta bool) 
 // type it holds, with the names it asks for, and with resume the
 // version_info it accepted last of each, as grpc-go and Envoy send.
 func (c *client) sotwRequests(resume bool) []*discovery.DiscoveryRequest {
-	reqs := []*discovery.DiscoveryRequest{
-		{Node: c.node, TypeUrl: xds.ListenerType, ResourceNames: c.listeners},
-		{TypeUrl: xds.RouteType, ResourceNames: c.routes},
-		{TypeUrl: xds.ClusterType, ResourceNames: c.cdsNames},
-		{TypeUrl: xds.EndpointType, ResourceNames: c.clusters},
-	}
-	if resume {
-		for _, r := range reqs {
-			r.VersionInfo = c.acked[r.TypeUrl]
+	var reqs []*discovery.DiscoveryRequest
+	for _, t := range c.heldNames() {
+		req := &discovery.DiscoveryRequest{TypeUrl: t.typeURL, ResourceNames: t.names}
+		if resume {
+			req.VersionInfo = c.acked[t.typeURL]
 		}
+		reqs = append(reqs, req)
 	}
+	reqs[0].Node = c.node
 	return reqs
 }
 
@@ -405,18 +399,16 @@ func (c *client) sotwRequests(resume bool) []*discovery.DiscoveryRequest {
 // subscription to every type it holds and, with resume, the version of
 // every resource it holds (initial_resource_versions).
 func (c *client) deltaRequests(resume bool) []*discovery.DeltaDiscoveryRequest {
-	reqs := []*discovery.DeltaDiscoveryRequest{
-		{Node: c.node, TypeUrl: xds.ListenerType, ResourceNamesSubscribe: c.listeners},
-		{TypeUrl: xds.RouteType, ResourceNamesSubscribe: c.routes},
-		{TypeUrl: xds.ClusterType, ResourceNamesSubscribe: c.cdsNames},
-		{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: c.clusters},
-	}
-	if resume {
-		for _, r := range reqs {
+	var reqs []*discovery.DeltaDiscoveryRequest
+	for _, t := range c.heldNames() {
+		req := &discovery.DeltaDiscoveryRequest{TypeUrl: t.typeURL, ResourceNamesSubscribe: t.names}
+		if resume {
 			// A copy: the sending goroutine marshals it while the
 			// receiving one updates the client's versions.
-			r.InitialResourceVersions = maps.Clone(c.versions[r.TypeUrl])
+			req.InitialResourceVersions = maps.Clone(c.versions[t.typeURL])
 		}
+		reqs = append(reqs, req)
 	}
+	reqs[0].Node = c.node
 	return reqs
 }
