@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math/rand"
 	"net"
-	"runtime"
-	"strconv"
 	"time"
 
 	discoverygrpc "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
@@ -21,28 +19,21 @@ import (
 
 // config is the flags.
 type config struct {
-	n, m, p, changes int
-	quiet, timeout   time.Duration
-	seed             int64
-	versions         string
-	client           string
+	child.Fleet
+	versions string
+	client   string
 }
 
 func main() {
 	var c config
-	flag.IntVar(&c.n, "n", 1000, "number of services")
-	flag.IntVar(&c.m, "m", 10000, "number of pods")
-	flag.IntVar(&c.p, "p", 100, "number of connected ADS clients")
-	flag.IntVar(&c.changes, "changes", 100, "number of single-pod IP changes to time")
-	flag.DurationVar(&c.quiet, "quiet", 100*time.Millisecond, "a change is settled when no client has received anything for this long")
-	flag.DurationVar(&c.timeout, "timeout", 5*time.Minute, "timeout for any single wait")
-	flag.Int64Var(&c.seed, "seed", 1, "seed for choosing which pods change")
+	c.Register(flag.CommandLine)
 	flag.StringVar(&c.versions, "versions", "global", "global: one version for the whole snapshot, bumped on every change; per-type: only the load assignments' version is bumped")
 	flag.StringVar(&c.client, "client", "", "the client binary: xds/internal/bench built from the repository root (go build -o /tmp/xdsbench ./xds/internal/bench), run with -child")
 	flag.Parse()
+	if err := c.Check(); err != nil {
+		metric.Fatalf("%v", err)
+	}
 	switch {
-	case c.n <= 0 || c.m < c.n || c.p <= 0:
-		metric.Fatalf("-n, -m, -p: need 0 < n <= m and p > 0")
 	case c.versions != "global" && c.versions != "per-type":
 		metric.Fatalf("-versions %q: want global or per-type", c.versions)
 	case c.client == "":
@@ -54,15 +45,11 @@ func main() {
 }
 
 func run(c config) error {
-	metric.Emit("param_services", c.n, "count")
-	metric.Emit("param_pods", c.m, "count")
-	metric.Emit("param_clients", c.p, "count")
-	metric.Emit("param_changes", c.changes, "count")
-	metric.Emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
+	c.EmitParams()
 	metric.Emit("param_versions_"+c.versions, 1, "flag")
 
-	w := newModel(c.n, c.m)
-	snaps := newSnapshots(c.p, c.versions == "per-type")
+	w := newModel(c.N, c.M)
+	snaps := newSnapshots(c.P, c.versions == "per-type")
 	base := metric.HeapAlloc()
 	t0 := time.Now()
 	snap, err := snaps.build(w)
@@ -86,13 +73,11 @@ func run(c config) error {
 	served := make(chan error, 1)
 	go func() { served <- gs.Serve(lis) }()
 
-	cl, err := child.Start(c.client, []string{"-addr", lis.Addr().String(), "-p", strconv.Itoa(c.p), "-n", strconv.Itoa(c.n),
-		"-m", strconv.Itoa(c.m), "-quiet", c.quiet.String(), "-delta=false", "-subscribe", "0"}, c.timeout)
+	cl, err := c.Start(c.client, lis.Addr().String(), false, 0)
 	if err != nil {
 		return fmt.Errorf("-client: %w", err)
 	}
-	cl.Wait("STARTED")
-	connect(cl, c.p)
+	cl.Connect(c.P, nil)
 	if err := changes(c, w, snaps, cl); err != nil {
 		return err
 	}
@@ -105,24 +90,6 @@ func run(c config) error {
 	return nil
 }
 
-// connect has every client connect and waits until all hold every type.
-func connect(cl *child.Process, p int) {
-	cpu0, t0 := metric.CPU(), time.Now()
-	cl.Send("CONNECT")
-	cl.Wait("READY")
-	wall := time.Since(t0)
-	bytes, msgs, clientCPU := cl.Settled()
-	metric.Emit("connect_all_clients_all_types", metric.MS(wall), "ms")
-	metric.Emit("connect_server_cpu", metric.MS(metric.CPU()-cpu0), "ms")
-	metric.Emit("connect_client_cpu", metric.MS(clientCPU), "ms")
-	metric.Emit("connect_bytes_per_client", float64(bytes)/float64(p), "bytes")
-	metric.Emit("connect_msgs_per_client", float64(msgs)/float64(p), "count")
-	idle0 := metric.CPU()
-	time.Sleep(time.Second)
-	metric.Emit("server_idle_cpu_per_s", metric.MS(metric.CPU()-idle0), "ms")
-	metric.Emit("server_heap_after_connect", metric.MiB(metric.HeapAlloc()), "MiB")
-}
-
 // changeStats are the per-change samples.
 type changeStats struct {
 	latency, serverCPU, clientCPU, rebuild, setAll []time.Duration
@@ -133,12 +100,12 @@ type changeStats struct {
 // whole snapshot and setting it for every node, and times each until every
 // client holds the new load assignment.
 func changes(c config, w *model, snaps *snapshots, cl *child.Process) error {
-	rng := rand.New(rand.NewSource(c.seed))
+	rng := rand.New(rand.NewSource(c.Seed))
 	var st changeStats
-	for k := 1; k <= c.changes; k++ {
-		j := rng.Intn(c.m)
+	for k := 1; k <= c.Changes; k++ {
+		j := rng.Intn(c.M)
 		ip := w.freshIP()
-		cl.Send("EXPECT %d %s %s", k, clusterName(j%c.n), ip)
+		cl.Send("EXPECT %d %s %s", k, clusterName(j%c.N), ip)
 		st.affected += int64(cl.Armed())
 		c0, t0 := metric.CPU(), time.Now()
 		w.ips[j] = ip
@@ -160,8 +127,8 @@ func changes(c config, w *model, snaps *snapshots, cl *child.Process) error {
 		st.bytes += b
 		st.msgs += msgs
 	}
-	if c.changes > 0 {
-		st.emit(c.changes, c.p)
+	if c.Changes > 0 {
+		st.emit(c.Changes, c.P)
 	}
 	return nil
 }

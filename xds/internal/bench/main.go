@@ -11,7 +11,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -28,14 +27,9 @@ import (
 )
 
 func main() {
-	n := flag.Int("n", 1000, "number of services")
-	m := flag.Int("m", 10000, "number of pods")
-	p := flag.Int("p", 100, "number of connected ADS clients")
-	changes := flag.Int("changes", 100, "number of single-pod IP changes to time")
+	var f child.Fleet
+	f.Register(flag.CommandLine)
 	debounce := flag.Duration("debounce", 0, "the server's push debounce")
-	quiet := flag.Duration("quiet", 100*time.Millisecond, "a change is settled when no client has received anything for this long")
-	timeout := flag.Duration("timeout", 5*time.Minute, "timeout for any single wait")
-	seed := flag.Int64("seed", 1, "seed for choosing which pods change")
 	childMode := flag.Bool("child", false, "internal: run as the client process")
 	addr := flag.String("addr", "", "internal: server address (child)")
 	delta := flag.Bool("delta", false, "the clients use Delta ADS streams instead of SotW")
@@ -48,29 +42,26 @@ func main() {
 	reconnect := flag.Bool("reconnect", false, "after the changes, start a second server over a model built anew from the same objects and move every client to it, first naming what it holds (as grpc-go and Envoy do), then again without; report both (reconnect_*, reconnect_fresh_*)")
 	reconnectProfile := flag.String("reconnectprofile", "", "with -reconnect, write CPU profiles of the server during each reconnect to this file with .resume and .fresh appended")
 	flag.Parse()
-	if *n <= 0 || *m < *n || *p <= 0 {
-		metric.Fatalf("need 0 < n <= m and p > 0")
+	if err := f.Check(); err != nil {
+		metric.Fatalf("%v", err)
 	}
 	if *childMode {
-		runClients(*addr, *p, *n, *subscribe, *quiet, *delta)
+		runClients(*addr, f.P, f.N, *subscribe, f.Quiet, *delta)
 		return
 	}
-	if *subscribe > *n {
+	if *subscribe > f.N {
 		metric.Fatalf("need -subscribe <= n")
 	}
 	opt := runOptions{delta: *delta, subscribe: *subscribe, snapshot: *baseline, cpuProfile: *cpuProfile, memProfile: *memProfile,
 		connectProfile: *connectProfile, buildProfile: *buildProfile, reconnect: *reconnect, reconnectProfile: *reconnectProfile}
-	if err := run(*n, *m, *p, *changes, *debounce, *quiet, *timeout, *seed, opt); err != nil {
+	if err := run(f, *debounce, opt); err != nil {
 		metric.Fatalf("%v", err)
 	}
 }
 
-func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int64, opt runOptions) error {
-	metric.Emit("param_services", n, "count")
-	metric.Emit("param_pods", m, "count")
-	metric.Emit("param_clients", p, "count")
-	metric.Emit("param_changes", changes, "count")
-	metric.Emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
+func run(f child.Fleet, debounce time.Duration, opt runOptions) error {
+	n, m, p, changes, timeout := f.N, f.M, f.P, f.Changes, f.Timeout
+	f.EmitParams()
 	metric.Emit("param_debounce", metric.MS(debounce), "ms")
 	metric.Emit("param_delta", opt.delta, "flag")
 	metric.Emit("param_subscribe", opt.subscribe, "count")
@@ -125,13 +116,10 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 	if err != nil {
 		return fmt.Errorf("the client process: %w", err)
 	}
-	ch, err := child.Start(exe, []string{"-addr", lis.Addr().String(), "-p", strconv.Itoa(p), "-n", strconv.Itoa(n),
-		"-m", strconv.Itoa(m), "-quiet", quiet.String(), "-delta=" + strconv.FormatBool(opt.delta),
-		"-subscribe", strconv.Itoa(opt.subscribe)}, timeout)
+	ch, err := f.Start(exe, lis.Addr().String(), opt.delta, opt.subscribe)
 	if err != nil {
 		return err
 	}
-	ch.Wait("STARTED")
 
 	// (b) Every client connects and receives every type.
 	stopConnectProfile := func() {}
@@ -140,20 +128,7 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 			return err
 		}
 	}
-	cpu0 := metric.CPU()
-	t0 = time.Now()
-	ch.Send("CONNECT")
-	ch.Wait("READY")
-	connect := time.Since(t0)
-	stopConnectProfile()
-	bytes, msgs, ccpu := ch.Settled()
-	metric.Emit("connect_all_clients_all_types", metric.MS(connect), "ms")
-	metric.Emit("connect_server_cpu", metric.MS(metric.CPU()-cpu0), "ms")
-	metric.Emit("connect_client_cpu", metric.MS(ccpu), "ms")
-	metric.Emit("connect_bytes_per_client", float64(bytes)/float64(p), "bytes")
-	metric.Emit("connect_msgs_per_client", float64(msgs)/float64(p), "count")
-	metric.Emit("server_idle_cpu_per_s", metric.MS(metric.IdleCPU(time.Second)), "ms")
-	metric.Emit("server_heap_after_connect", float64(metric.HeapAlloc())/(1<<20), "MiB")
+	ch.Connect(p, stopConnectProfile)
 	if opt.memProfile != "" {
 		if err := writeHeapProfile(opt.memProfile); err != nil {
 			return err
@@ -169,7 +144,7 @@ func run(n, m, p, changes int, debounce, quiet, timeout time.Duration, seed int6
 			return err
 		}
 	}
-	rng := rand.New(rand.NewSource(seed))
+	rng := rand.New(rand.NewSource(f.Seed))
 	var lat, write, scpu, ccpus []time.Duration
 	var totBytes, totMsgs int64
 	var affected []int
