@@ -115,15 +115,7 @@ func BenchmarkStaticSet(b *testing.B) {
 			s := krt.NewStatic[benchItem](g)
 			items := benchItems(n)
 			s.Set(items...)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				it := items[i%n]
-				it.Value = n + i
-				s.Set(it)
-				i++
-			}
-			b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "events/s")
+			benchSetOne(b, s, items, "events/s")
 		})
 	}
 	for _, n := range benchSizes {
@@ -143,6 +135,21 @@ func BenchmarkStaticSet(b *testing.B) {
 			b.ReportMetric(float64(rounds*n)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
+}
+
+// benchSetOne changes one of items in s per transaction, in turn, and
+// reports the rate of changes as unit.
+func benchSetOne(b *testing.B, s krt.Static[benchItem], items []benchItem, unit string) {
+	n := len(items)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		it := items[i%n]
+		it.Value = n + i
+		s.Set(it)
+		i++
+	}
+	b.ReportMetric(float64(i)/b.Elapsed().Seconds(), unit)
 }
 
 // BenchmarkDerivedRecompute measures a derived collection of n outputs:
@@ -169,15 +176,7 @@ func BenchmarkDerivedRecompute(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("one/n=%d", n), func(b *testing.B) {
 			in, _, items := setup(n)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				it := items[i%n]
-				it.Value = n + i
-				in.Set(it)
-				i++
-			}
-			b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "recomputes/s")
+			benchSetOne(b, in, items, "recomputes/s")
 		})
 	}
 	// fanout runs serially and with two goroutines (see WithParallelism).
