@@ -51,11 +51,7 @@ type deltaWalk struct {
 // recvNames receives one response and checks the names it carries.
 func (d *deltaWalk) recvNames(what string, want ...string) *discovery.DeltaDiscoveryResponse {
 	d.t.Helper()
-	r := d.c.Recv()
-	if got := deltaNames(d.t, r); !slices.Equal(got, want) {
-		d.t.Fatalf("%s = %v, want %v", what, got, want)
-	}
-	return r
+	return recvNames(d.t, d.c.Recv, deltaNames, what, want...)
 }
 
 // subscribe opens legacy wildcard CDS and named EDS.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -153,6 +154,18 @@ func deltaNames(t testing.TB, r *discovery.DeltaDiscoveryResponse) []string {
 		out = append(out, res.Name)
 	}
 	return out
+}
+
+// recvNames receives one response with recv and checks the names it
+// carries (read by names) against want; what names the response in the
+// failure.
+func recvNames[Resp any](t testing.TB, recv func() *Resp, names func(testing.TB, *Resp) []string, what string, want ...string) *Resp {
+	t.Helper()
+	r := recv()
+	if got := names(t, r); !slices.Equal(got, want) {
+		t.Fatalf("%s = %v, want %v", what, got, want)
+	}
+	return r
 }
 
 func resourceName(t testing.TB, a *anypb.Any) string {

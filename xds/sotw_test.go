@@ -51,11 +51,7 @@ type sotwWalk struct {
 // recvNames receives one response and checks the names it carries.
 func (s *sotwWalk) recvNames(what string, want ...string) *discovery.DiscoveryResponse {
 	s.t.Helper()
-	r := s.c.Recv()
-	if got := names(s.t, r); !slices.Equal(got, want) {
-		s.t.Fatalf("%s = %v, want %v", what, got, want)
-	}
-	return r
+	return recvNames(s.t, s.c.Recv, names, what, want...)
 }
 
 // subscribe opens wildcard CDS (every cluster) and named EDS (only the
