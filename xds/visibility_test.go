@@ -250,24 +250,26 @@ func TestVisibility(t *testing.T) {
 	}
 }
 
+// checkNames reports what got when its names, in any order, are not want.
+func checkNames(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if got := sorted(got); !slices.Equal(got, want) {
+		t.Errorf("%s: %v, want %v", what, got, want)
+	}
+}
+
 // checkIsolatedSotW: a SotW proxy in ns sees exactly want of all, through
 // wildcard and named requests; Clusters carry the full state.
 func checkIsolatedSotW(t *testing.T, cc grpc.ClientConnInterface, ns string, all, want []string) {
 	t.Helper()
 	s := xdstest.NewSotW(t, cc, nodeIn(t, "sotw", ns))
 	s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
-	if got := sorted(names(t, s.Recv())); !slices.Equal(got, want) {
-		t.Errorf("SotW wildcard CDS: %v, want %v", got, want)
-	}
+	checkNames(t, "SotW wildcard CDS", names(t, s.Recv()), want)
 	s.Send(&discovery.DiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNames: all})
-	if got := sorted(names(t, s.Recv())); !slices.Equal(got, want) {
-		t.Errorf("SotW named EDS: %v, want %v", got, want)
-	}
+	checkNames(t, "SotW named EDS", names(t, s.Recv()), want)
 	named := xdstest.NewSotW(t, cc, nodeIn(t, "sotw-named", ns))
 	named.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType, ResourceNames: all})
-	if got := sorted(names(t, named.Recv())); !slices.Equal(got, want) {
-		t.Errorf("SotW named CDS: %v, want %v", got, want)
-	}
+	checkNames(t, "SotW named CDS", names(t, named.Recv()), want)
 }
 
 // checkIsolatedDelta: a Delta proxy in ns sees exactly want of all,
@@ -276,14 +278,10 @@ func checkIsolatedDelta(t *testing.T, cc grpc.ClientConnInterface, ns string, al
 	t.Helper()
 	d := xdstest.NewDelta(t, cc, nodeIn(t, "delta", ns))
 	d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.ClusterType})
-	if got := sorted(deltaNames(t, d.Recv())); !slices.Equal(got, want) {
-		t.Errorf("Delta wildcard CDS: %v, want %v", got, want)
-	}
+	checkNames(t, "Delta wildcard CDS", deltaNames(t, d.Recv()), want)
 	d.Send(&discovery.DeltaDiscoveryRequest{TypeUrl: xds.EndpointType, ResourceNamesSubscribe: all})
 	r := d.Recv()
-	if got := sorted(deltaNames(t, r)); !slices.Equal(got, want) {
-		t.Errorf("Delta named EDS: %v, want %v", got, want)
-	}
+	checkNames(t, "Delta named EDS", deltaNames(t, r), want)
 	if len(r.RemovedResources) != 0 {
 		t.Errorf("Delta named EDS removed %v, want none", r.RemovedResources)
 	}
