@@ -15,15 +15,10 @@ func sendSotW(stream discovery.AggregatedDiscoveryService_StreamAggregatedResour
 		Nonce:       u.nonce,
 		Resources:   make([]*anypb.Any, len(u.resources)),
 	}
-	bytes := 0
 	for i, r := range u.resources {
 		resp.Resources[i] = r.any
-		bytes += r.size()
 	}
-	if err := stream.Send(resp); err != nil {
-		return 0, fmt.Errorf("xds: send %s: %w", shortType(u.typeURL), err)
-	}
-	return bytes, nil
+	return sendResponse(stream.Send, resp, u)
 }
 
 // sendDelta sends u as a DeltaDiscoveryResponse.
@@ -35,13 +30,21 @@ func sendDelta(stream discovery.AggregatedDiscoveryService_DeltaAggregatedResour
 		Resources:         make([]*discovery.Resource, len(u.resources)),
 		RemovedResources:  u.removed,
 	}
-	bytes := 0
 	for i, r := range u.resources {
 		resp.Resources[i] = r.delta
-		bytes += r.size()
 	}
-	if err := stream.Send(resp); err != nil {
+	return sendResponse(stream.Send, resp, u)
+}
+
+// sendResponse sends resp, the response of u in either protocol, and
+// returns the size of u's resources.
+func sendResponse[Resp any](send func(Resp) error, resp Resp, u update) (int, error) {
+	if err := send(resp); err != nil {
 		return 0, fmt.Errorf("xds: send %s: %w", shortType(u.typeURL), err)
+	}
+	bytes := 0
+	for _, r := range u.resources {
+		bytes += r.size()
 	}
 	return bytes, nil
 }
