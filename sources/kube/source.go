@@ -142,46 +142,16 @@ func New(g krt.Owner, clients Clients, opts ...Option) *Source {
 	}
 	s := &Source{g: g, clients: clients, opts: o}
 	s.inputs = sources.Inputs{
-		Services: core[*corev1.Service](s, corev1.SchemeGroupVersion.WithResource("services"),
-			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-				return f.Core().V1().Services().Informer()
-			}),
-		Pods: core[*corev1.Pod](s, corev1.SchemeGroupVersion.WithResource("pods"),
-			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-				return f.Core().V1().Pods().Informer()
-			}),
-		Namespaces: core[*corev1.Namespace](s, corev1.SchemeGroupVersion.WithResource("namespaces"),
-			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-				return f.Core().V1().Namespaces().Informer()
-			}),
-		EndpointSlices: core[*discoveryv1.EndpointSlice](s, discoveryv1.SchemeGroupVersion.WithResource("endpointslices"),
-			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-				return f.Discovery().V1().EndpointSlices().Informer()
-			}),
-		Nodes: core[*corev1.Node](s, corev1.SchemeGroupVersion.WithResource("nodes"),
-			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-				return f.Core().V1().Nodes().Informer()
-			}),
-		ConfigMaps: core[*corev1.ConfigMap](s, corev1.SchemeGroupVersion.WithResource("configmaps"),
-			func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-				return f.Core().V1().ConfigMaps().Informer()
-			}),
-		HTTPRoutes: gateway[*gatewayv1.HTTPRoute](s, gatewayVersion.WithResource("httproutes"),
-			func(f gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer {
-				return f.Gateway().V1().HTTPRoutes().Informer()
-			}),
-		GRPCRoutes: gateway[*gatewayv1.GRPCRoute](s, gatewayVersion.WithResource("grpcroutes"),
-			func(f gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer {
-				return f.Gateway().V1().GRPCRoutes().Informer()
-			}),
-		PeerAuthentications: istio[*securityv1.PeerAuthentication](s, securityv1.SchemeGroupVersion.WithResource("peerauthentications"),
-			func(f istioinformers.SharedInformerFactory) cache.SharedIndexInformer {
-				return f.Security().V1().PeerAuthentications().Informer()
-			}),
-		AuthorizationPolicies: istio[*securityv1.AuthorizationPolicy](s, securityv1.SchemeGroupVersion.WithResource("authorizationpolicies"),
-			func(f istioinformers.SharedInformerFactory) cache.SharedIndexInformer {
-				return f.Security().V1().AuthorizationPolicies().Informer()
-			}),
+		Services:              core[*corev1.Service](s, corev1.SchemeGroupVersion.WithResource("services")),
+		Pods:                  core[*corev1.Pod](s, corev1.SchemeGroupVersion.WithResource("pods")),
+		Namespaces:            core[*corev1.Namespace](s, corev1.SchemeGroupVersion.WithResource("namespaces")),
+		EndpointSlices:        core[*discoveryv1.EndpointSlice](s, discoveryv1.SchemeGroupVersion.WithResource("endpointslices")),
+		Nodes:                 core[*corev1.Node](s, corev1.SchemeGroupVersion.WithResource("nodes")),
+		ConfigMaps:            core[*corev1.ConfigMap](s, corev1.SchemeGroupVersion.WithResource("configmaps")),
+		HTTPRoutes:            gateway[*gatewayv1.HTTPRoute](s, gatewayVersion.WithResource("httproutes")),
+		GRPCRoutes:            gateway[*gatewayv1.GRPCRoute](s, gatewayVersion.WithResource("grpcroutes")),
+		PeerAuthentications:   istio[*securityv1.PeerAuthentication](s, securityv1.SchemeGroupVersion.WithResource("peerauthentications")),
+		AuthorizationPolicies: istio[*securityv1.AuthorizationPolicy](s, securityv1.SchemeGroupVersion.WithResource("authorizationpolicies")),
 	}.Complete(g, o.name) // the mesh config, which the source does not read
 	return s
 }
@@ -213,43 +183,63 @@ func keyFor[T sources.Object](s *Source, resource string) func(T) string {
 
 // core makes the collection of a core kind, with an informer factory of its
 // own so its Watch applies to it alone.
-func core[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer func(informers.SharedInformerFactory) cache.SharedIndexInformer) krt.Collection[T] {
-	if s.opts.off[gvr.Resource] {
-		return krt.NewStatic[T](s.g, sources.CollectionOptions[T](s.opts.name+"/"+gvr.Resource)...)
-	}
-	w := s.watchFor(gvr.Resource)
-	factory := informers.NewSharedInformerFactoryWithOptions(s.clients.Kube, 0,
-		informers.WithNamespace(w.Namespace), informers.WithTweakListOptions(w.tweak), informers.WithTransform(w.transform()))
-	return newFeed[T](s, s.opts.name+"/"+gvr.Resource, gvr, false, informer(factory), factory.Start, factory.Shutdown).static
+func core[T sources.Object](s *Source, gvr schema.GroupVersionResource) krt.Collection[T] {
+	return feedOf[T](s, gvr, false, true, func(w Watch) informers.SharedInformerFactory {
+		return informers.NewSharedInformerFactoryWithOptions(s.clients.Kube, 0,
+			informers.WithNamespace(w.Namespace), informers.WithTweakListOptions(w.tweak), informers.WithTransform(w.transform()))
+	})
 }
 
 // gateway makes the collection of a Gateway API kind; it stays empty when
 // there is no Gateway client, and while the CRD is not installed.
-func gateway[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer func(gatewayinformers.SharedInformerFactory) cache.SharedIndexInformer) krt.Collection[T] {
-	name := s.opts.name + "/" + gvr.Resource
-	if s.clients.Gateway == nil || s.opts.off[gvr.Resource] {
-		st := krt.NewStatic[T](s.g, sources.CollectionOptions[T](name)...)
-		return st
-	}
-	w := s.watchFor(gvr.Resource)
-	factory := gatewayinformers.NewSharedInformerFactoryWithOptions(s.clients.Gateway, 0,
-		gatewayinformers.WithNamespace(w.Namespace), gatewayinformers.WithTweakListOptions(w.tweak),
-		gatewayinformers.WithTransform(w.transform()))
-	return newFeed[T](s, name, gvr, true, informer(factory), factory.Start, factory.Shutdown).static
+func gateway[T sources.Object](s *Source, gvr schema.GroupVersionResource) krt.Collection[T] {
+	return feedOf[T](s, gvr, true, s.clients.Gateway != nil, func(w Watch) gatewayinformers.SharedInformerFactory {
+		return gatewayinformers.NewSharedInformerFactoryWithOptions(s.clients.Gateway, 0,
+			gatewayinformers.WithNamespace(w.Namespace), gatewayinformers.WithTweakListOptions(w.tweak),
+			gatewayinformers.WithTransform(w.transform()))
+	})
 }
 
 // istio makes the collection of an Istio kind; it stays empty when there
 // is no Istio client, and while the CRD is not installed.
-func istio[T sources.Object](s *Source, gvr schema.GroupVersionResource, informer func(istioinformers.SharedInformerFactory) cache.SharedIndexInformer) krt.Collection[T] {
+func istio[T sources.Object](s *Source, gvr schema.GroupVersionResource) krt.Collection[T] {
+	return feedOf[T](s, gvr, true, s.clients.Istio != nil, func(w Watch) istioinformers.SharedInformerFactory {
+		return istioinformers.NewSharedInformerFactoryWithOptions(s.clients.Istio, 0,
+			istioinformers.WithNamespace(w.Namespace), istioinformers.WithTweakListOptions(w.tweak),
+			istioinformers.WithTransform(w.transform()))
+	})
+}
+
+// informerFactory is what feedOf needs of a generated informer factory
+// (client-go's, the Gateway API's, Istio's): the shared informer of a
+// resource, and the factory's lifetime.
+type informerFactory[G interface {
+	Informer() cache.SharedIndexInformer
+}] interface {
+	ForResource(schema.GroupVersionResource) (G, error)
+	Start(stop <-chan struct{})
+	Shutdown()
+}
+
+// feedOf makes the collection of gvr from the informer of the factory
+// newFactory makes for the resource's Watch; without a client (present
+// false) or with the resource turned off, the collection stays empty.
+// discovered says whether Run looks the resource up first. It panics when
+// the factory does not know gvr: the callers name its kinds.
+func feedOf[T sources.Object, F informerFactory[G], G interface {
+	Informer() cache.SharedIndexInformer
+}](
+	s *Source, gvr schema.GroupVersionResource, discovered, present bool, newFactory func(Watch) F) krt.Collection[T] {
 	name := s.opts.name + "/" + gvr.Resource
-	if s.clients.Istio == nil || s.opts.off[gvr.Resource] {
+	if !present || s.opts.off[gvr.Resource] {
 		return krt.NewStatic[T](s.g, sources.CollectionOptions[T](name)...)
 	}
-	w := s.watchFor(gvr.Resource)
-	factory := istioinformers.NewSharedInformerFactoryWithOptions(s.clients.Istio, 0,
-		istioinformers.WithNamespace(w.Namespace), istioinformers.WithTweakListOptions(w.tweak),
-		istioinformers.WithTransform(w.transform()))
-	return newFeed[T](s, name, gvr, true, informer(factory), factory.Start, factory.Shutdown).static
+	factory := newFactory(s.watchFor(gvr.Resource))
+	informer, err := factory.ForResource(gvr)
+	if err != nil {
+		panic(fmt.Sprintf("kube: %s: %v", name, err))
+	}
+	return newFeed[T](s, name, gvr, discovered, informer.Informer(), factory.Start, factory.Shutdown).static
 }
 
 // add registers a feed for Run.
