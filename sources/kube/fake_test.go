@@ -151,31 +151,31 @@ func runSteps(t *testing.T, steps []step) {
 	}
 }
 
+// errOf returns the error of a client call, dropping the object it
+// returned.
+func errOf[T any](_ T, err error) error { return err }
+
 // podAndServiceSteps creates, updates and deletes pods and services of
 // the fakeCluster, read through in.
 func podAndServiceSteps(ctx context.Context, kube *fake.Clientset, in sources.Inputs) []step {
 	core := kube.CoreV1()
 	return []step{
 		{"create pod", func() error {
-			_, err := core.Pods("shop").Create(ctx, pod("shop", "web-2", "web"), metav1.CreateOptions{})
-			return err
+			return errOf(core.Pods("shop").Create(ctx, pod("shop", "web-2", "web"), metav1.CreateOptions{}))
 		},
 			func() bool { return keys(in.Pods) == "shop/db-1,shop/web-1,shop/web-2" }},
 		{"update pod", func() error {
-			_, err := core.Pods("shop").Update(ctx, pod("shop", "web-2", "web2"), metav1.UpdateOptions{})
-			return err
+			return errOf(core.Pods("shop").Update(ctx, pod("shop", "web-2", "web2"), metav1.UpdateOptions{}))
 		},
 			func() bool { p, ok := in.Pods.Get("shop/web-2"); return ok && p.Labels["app"] == "web2" }},
 		{"delete pod", func() error { return core.Pods("shop").Delete(ctx, "db-1", metav1.DeleteOptions{}) },
 			func() bool { return keys(in.Pods) == "shop/web-1,shop/web-2" }},
 		{"create service", func() error {
-			_, err := core.Services("shop").Create(ctx, service("shop", "api", "api"), metav1.CreateOptions{})
-			return err
+			return errOf(core.Services("shop").Create(ctx, service("shop", "api", "api"), metav1.CreateOptions{}))
 		},
 			func() bool { return keys(in.Services) == "shop/api,shop/web" }},
 		{"update service", func() error {
-			_, err := core.Services("shop").Update(ctx, service("shop", "api", "api2"), metav1.UpdateOptions{})
-			return err
+			return errOf(core.Services("shop").Update(ctx, service("shop", "api", "api2"), metav1.UpdateOptions{}))
 		},
 			func() bool { s, _ := in.Services.Get("shop/api"); return s != nil && s.Spec.Selector["app"] == "api2" }},
 		{"delete service", func() error { return core.Services("shop").Delete(ctx, "web", metav1.DeleteOptions{}) },
@@ -189,37 +189,32 @@ func otherKindSteps(ctx context.Context, kube *fake.Clientset, gw *gatewayfake.C
 	core := kube.CoreV1()
 	return []step{
 		{"create namespace", func() error {
-			_, err := core.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: meta("", "other", nil)}, metav1.CreateOptions{})
-			return err
+			return errOf(core.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: meta("", "other", nil)}, metav1.CreateOptions{}))
 		},
 			func() bool { return keys(in.Namespaces) == "other,shop" }},
 		{"delete namespace", func() error { return core.Namespaces().Delete(ctx, "other", metav1.DeleteOptions{}) },
 			func() bool { return keys(in.Namespaces) == "shop" }},
 		{"update node", func() error {
-			_, err := core.Nodes().Update(ctx, &corev1.Node{ObjectMeta: meta("", "node-1", map[string]string{corev1.LabelTopologyZone: "z2"})}, metav1.UpdateOptions{})
-			return err
+			return errOf(core.Nodes().Update(ctx, &corev1.Node{ObjectMeta: meta("", "node-1", map[string]string{corev1.LabelTopologyZone: "z2"})}, metav1.UpdateOptions{}))
 		}, func() bool {
 			n, _ := in.Nodes.Get("node-1")
 			return n != nil && n.Labels[corev1.LabelTopologyZone] == "z2"
 		}},
 		{"update configmap", func() error {
-			_, err := core.ConfigMaps("meshd").Update(ctx, &corev1.ConfigMap{ObjectMeta: meta("meshd", "mesh", nil), Data: map[string]string{"mesh": "trustDomain: x"}}, metav1.UpdateOptions{})
-			return err
+			return errOf(core.ConfigMaps("meshd").Update(ctx, &corev1.ConfigMap{ObjectMeta: meta("meshd", "mesh", nil), Data: map[string]string{"mesh": "trustDomain: x"}}, metav1.UpdateOptions{}))
 		}, func() bool {
 			c, _ := in.ConfigMaps.Get("meshd/mesh")
 			return c != nil && c.Data["mesh"] == "trustDomain: x"
 		}},
 		{"create endpointslice", func() error {
-			_, err := kube.DiscoveryV1().EndpointSlices("shop").Create(ctx, &discoveryv1.EndpointSlice{ObjectMeta: meta("shop", "api-x", nil), AddressType: discoveryv1.AddressTypeIPv4}, metav1.CreateOptions{})
-			return err
+			return errOf(kube.DiscoveryV1().EndpointSlices("shop").Create(ctx, &discoveryv1.EndpointSlice{ObjectMeta: meta("shop", "api-x", nil), AddressType: discoveryv1.AddressTypeIPv4}, metav1.CreateOptions{}))
 		}, func() bool { return keys(in.EndpointSlices) == "shop/api-x,shop/web-abc" }},
 		{"delete endpointslice", func() error {
 			return kube.DiscoveryV1().EndpointSlices("shop").Delete(ctx, "web-abc", metav1.DeleteOptions{})
 		},
 			func() bool { return keys(in.EndpointSlices) == "shop/api-x" }},
 		{"create httproute", func() error {
-			_, err := gw.GatewayV1().HTTPRoutes("shop").Create(ctx, &gatewayv1.HTTPRoute{ObjectMeta: meta("shop", "r2", nil)}, metav1.CreateOptions{})
-			return err
+			return errOf(gw.GatewayV1().HTTPRoutes("shop").Create(ctx, &gatewayv1.HTTPRoute{ObjectMeta: meta("shop", "r2", nil)}, metav1.CreateOptions{}))
 		}, func() bool { return keys(in.HTTPRoutes) == "shop/r1,shop/r2" }},
 		{"delete grpcroute", func() error { return gw.GatewayV1().GRPCRoutes("shop").Delete(ctx, "g1", metav1.DeleteOptions{}) },
 			func() bool { return keys(in.GRPCRoutes) == "" }},
