@@ -30,15 +30,26 @@ func varyStruct(v reflect.Value, path string, yield func(variant) bool) bool {
 		}
 		return yield(variant{path: path, value: reflect.Zero(v.Type())})
 	}
-	for i := range v.NumField() {
-		ok := vary(v.Field(i), path+"."+v.Type().Field(i).Name, func(f variant) bool {
-			if f.zero {
-				return yield(f)
+	field := func(i int) (reflect.Value, string) { return v.Field(i), path + "." + v.Type().Field(i).Name }
+	return varyParts(v.NumField(), field, func(i int, f reflect.Value) reflect.Value {
+		out := reflect.New(v.Type()).Elem()
+		out.Set(v)
+		out.Field(i).Set(f)
+		return out
+	}, yield)
+}
+
+// varyParts varies each of n parts of a value in turn: part(i) is the
+// i-th and its path, and with(i, p) a copy of the value holding p as its
+// i-th part, in which each variant of a part is yielded.
+func varyParts(n int, part func(int) (reflect.Value, string), with func(int, reflect.Value) reflect.Value, yield func(variant) bool) bool {
+	for i := range n {
+		p, path := part(i)
+		ok := vary(p, path, func(e variant) bool {
+			if e.zero {
+				return yield(e)
 			}
-			out := reflect.New(v.Type()).Elem()
-			out.Set(v)
-			out.Field(i).Set(f.value)
-			return yield(variant{path: f.path, value: out})
+			return yield(variant{path: e.path, value: with(i, e.value)})
 		})
 		if !ok {
 			return false
@@ -81,26 +92,18 @@ func varySlice(v reflect.Value, path string, yield func(variant) bool) bool {
 // varyElems varies each element of v (a slice or an array) in turn, in
 // copies of v.
 func varyElems(v reflect.Value, path string, yield func(variant) bool) bool {
-	for i := range v.Len() {
-		ok := vary(v.Index(i), fmt.Sprintf("%s[%d]", path, i), func(e variant) bool {
-			if e.zero {
-				return yield(e)
-			}
-			var out reflect.Value
-			if v.Kind() == reflect.Slice {
-				out = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
-			} else {
-				out = reflect.New(v.Type()).Elem()
-			}
-			reflect.Copy(out, v)
-			out.Index(i).Set(e.value)
-			return yield(variant{path: e.path, value: out})
-		})
-		if !ok {
-			return false
+	elem := func(i int) (reflect.Value, string) { return v.Index(i), fmt.Sprintf("%s[%d]", path, i) }
+	return varyParts(v.Len(), elem, func(i int, e reflect.Value) reflect.Value {
+		var out reflect.Value
+		if v.Kind() == reflect.Slice {
+			out = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		} else {
+			out = reflect.New(v.Type()).Elem()
 		}
-	}
-	return true
+		reflect.Copy(out, v)
+		out.Index(i).Set(e)
+		return out
+	}, yield)
 }
 
 // varyMap yields, for each entry, the map without it, with its key changed,
