@@ -164,10 +164,5 @@ func resolveMTLS(w Workload, mesh, ns, sel []PeerAuthn) WorkloadMTLS {
 }
 
 func newWorkloadMTLS(g *krt.Graph, workloads krt.Collection[Workload], pas krt.Collection[PeerAuthn]) krt.Collection[WorkloadMTLS] {
-	idx := krt.NewIndex(pas, "by-scope", PeerAuthn.scopeKeys)
-	return krt.NewCollection(g, workloads, func(ctx krt.HandlerContext, w Workload) *WorkloadMTLS {
-		mesh, ns, sel := fetchApplying(ctx, pas, idx, w)
-		m := resolveMTLS(w, mesh, ns, sel)
-		return &m
-	}, krt.WithName("WorkloadMTLS"))
+	return newPerWorkload(g, workloads, pas, PeerAuthn.scopeKeys, "WorkloadMTLS", resolveMTLS)
 }

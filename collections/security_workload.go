@@ -51,10 +51,7 @@ func resolveRBAC(w Workload, levels ...[]AuthzPolicy) WorkloadRBAC {
 }
 
 func newWorkloadRBAC(g *krt.Graph, workloads krt.Collection[Workload], aps krt.Collection[AuthzPolicy]) krt.Collection[WorkloadRBAC] {
-	idx := krt.NewIndex(aps, "by-scope", AuthzPolicy.scopeKeys)
-	return krt.NewCollection(g, workloads, func(ctx krt.HandlerContext, w Workload) *WorkloadRBAC {
-		mesh, ns, sel := fetchApplying(ctx, aps, idx, w)
-		r := resolveRBAC(w, mesh, ns, sel)
-		return &r
-	}, krt.WithName("WorkloadRBAC"))
+	return newPerWorkload(g, workloads, aps, AuthzPolicy.scopeKeys, "WorkloadRBAC", func(w Workload, mesh, ns, sel []AuthzPolicy) WorkloadRBAC {
+		return resolveRBAC(w, mesh, ns, sel)
+	})
 }
