@@ -62,21 +62,13 @@ func (s *staticADS) resources(typeURL string, names []string) []*anypb.Any {
 	s.g.Read(func(snap *krt.Snapshot) {
 		switch typeURL {
 		case "type.googleapis.com/envoy.config.listener.v3.Listener":
-			for _, r := range s.m.Listeners.At(snap).List() {
-				add(r.Proto())
-			}
+			addAll(s.m.Listeners, snap, add)
 		case "type.googleapis.com/envoy.config.route.v3.RouteConfiguration":
-			for _, r := range s.m.RouteConfigurations.At(snap).List() {
-				add(r.Proto())
-			}
+			addAll(s.m.RouteConfigurations, snap, add)
 		case "type.googleapis.com/envoy.config.cluster.v3.Cluster":
-			for _, r := range s.m.Clusters.At(snap).List() {
-				add(r.Proto())
-			}
+			addAll(s.m.Clusters, snap, add)
 		case "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment":
-			for _, r := range s.m.ClusterLoadAssignments.At(snap).List() {
-				add(r.Proto())
-			}
+			addAll(s.m.ClusterLoadAssignments, snap, add)
 		}
 	})
 	out := make([]*anypb.Any, len(all))
@@ -84,6 +76,13 @@ func (s *staticADS) resources(typeURL string, names []string) []*anypb.Any {
 		out[i] = mustAny(m)
 	}
 	return out
+}
+
+// addAll hands each resource of c in snap to add.
+func addAll[M proto.Message](c krt.Collection[Resource[M]], snap *krt.Snapshot, add func(string, proto.Message)) {
+	for _, r := range c.At(snap).List() {
+		add(r.Proto())
+	}
 }
 
 func (s *staticADS) StreamAggregatedResources(stream discoveryv3.AggregatedDiscoveryService_StreamAggregatedResourcesServer) error {
