@@ -9,15 +9,11 @@ import (
 	"testing"
 	"time"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
-	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/xds"
@@ -266,24 +262,12 @@ type controlPlane struct {
 func startControlPlane(t testing.TB, lis net.Listener, target, cluster string, backends ...string) *controlPlane {
 	t.Helper()
 	g := krt.NewGraph()
-	lds := staticProtos[*listenerv3.Listener](g, "listeners")
-	rds := staticProtos[*routev3.RouteConfiguration](g, "routes")
-	cds := staticProtos[*clusterv3.Cluster](g, "clusters")
-	eds := krt.NewStatic[*endpointv3.ClusterLoadAssignment](g, krt.WithName("endpoints"),
-		krt.WithKey(func(m *endpointv3.ClusterLoadAssignment) string { return m.GetClusterName() }),
-		krt.WithEquals(func(a, b *endpointv3.ClusterLoadAssignment) bool { return proto.Equal(a, b) }))
-	srv := xds.New(g, []xds.Source{
-		xds.NewSource(xds.ListenerType, lds, func(l *listenerv3.Listener) (string, proto.Message) { return l.GetName(), l }),
-		xds.NewSource(xds.RouteType, rds, func(r *routev3.RouteConfiguration) (string, proto.Message) { return r.GetName(), r }),
-		xds.NewSource(xds.ClusterType, cds, func(c *clusterv3.Cluster) (string, proto.Message) { return c.GetName(), c }),
-		xds.NewSource(xds.EndpointType, eds, func(c *endpointv3.ClusterLoadAssignment) (string, proto.Message) {
-			return c.GetClusterName(), c
-		}),
-	}, xds.WithDebounce(0), xds.WithShutdownGrace(50*time.Millisecond))
-	lds.Set(apiListener(target, target))
-	rds.Set(weightedRoute(target, target, []string{cluster}, []uint32{1}))
-	cds.Set(edsCluster(cluster))
-	eds.Set(cla(cluster, backends...))
+	r := newResources(g)
+	srv := xds.New(g, r.sources(), xds.WithDebounce(0), xds.WithShutdownGrace(50*time.Millisecond))
+	r.lds.Set(apiListener(target, target))
+	r.rds.Set(weightedRoute(target, target, []string{cluster}, []uint32{1}))
+	r.cds.Set(edsCluster(cluster))
+	r.eds.Set(cla(cluster, backends...))
 	ctx, cancel := context.WithCancel(context.Background())
 	graphDone, serveDone := make(chan error, 1), make(chan error, 1)
 	go func() { graphDone <- g.Run(ctx) }()

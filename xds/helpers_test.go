@@ -36,13 +36,18 @@ func TestMain(m *testing.M) {
 // fixture is a graph of four static proto collections served by a server
 // on 127.0.0.1.
 type fixture struct {
-	g    *krt.Graph
-	lds  krt.Static[*listenerv3.Listener]
-	rds  krt.Static[*routev3.RouteConfiguration]
-	cds  krt.Static[*clusterv3.Cluster]
-	eds  krt.Static[*endpointv3.ClusterLoadAssignment]
+	g *krt.Graph
+	resources
 	srv  *xds.Server
 	addr string
+}
+
+// resources are four static proto collections, one per xDS type.
+type resources struct {
+	lds krt.Static[*listenerv3.Listener]
+	rds krt.Static[*routev3.RouteConfiguration]
+	cds krt.Static[*clusterv3.Cluster]
+	eds krt.Static[*endpointv3.ClusterLoadAssignment]
 }
 
 func staticProtos[T interface {
@@ -54,11 +59,8 @@ func staticProtos[T interface {
 		krt.WithEquals(func(a, b T) bool { return proto.Equal(a, b) }))
 }
 
-func newFixture(t testing.TB, opts ...xds.Option) *fixture {
-	t.Helper()
-	g := krt.NewGraph()
-	f := &fixture{
-		g:   g,
+func newResources(g *krt.Graph) resources {
+	return resources{
 		lds: staticProtos[*listenerv3.Listener](g, "listeners"),
 		rds: staticProtos[*routev3.RouteConfiguration](g, "routes"),
 		cds: staticProtos[*clusterv3.Cluster](g, "clusters"),
@@ -66,14 +68,25 @@ func newFixture(t testing.TB, opts ...xds.Option) *fixture {
 			krt.WithKey(func(m *endpointv3.ClusterLoadAssignment) string { return m.GetClusterName() }),
 			krt.WithEquals(func(a, b *endpointv3.ClusterLoadAssignment) bool { return proto.Equal(a, b) })),
 	}
-	f.srv = xds.New(g, []xds.Source{
-		xds.NewSource(xds.ListenerType, f.lds, func(l *listenerv3.Listener) (string, proto.Message) { return l.GetName(), l }),
-		xds.NewSource(xds.RouteType, f.rds, func(r *routev3.RouteConfiguration) (string, proto.Message) { return r.GetName(), r }),
-		xds.NewSource(xds.ClusterType, f.cds, func(c *clusterv3.Cluster) (string, proto.Message) { return c.GetName(), c }),
-		xds.NewSource(xds.EndpointType, f.eds, func(c *endpointv3.ClusterLoadAssignment) (string, proto.Message) {
+}
+
+// sources are rs as a server's sources, one per type.
+func (rs resources) sources() []xds.Source {
+	return []xds.Source{
+		xds.NewSource(xds.ListenerType, rs.lds, func(l *listenerv3.Listener) (string, proto.Message) { return l.GetName(), l }),
+		xds.NewSource(xds.RouteType, rs.rds, func(r *routev3.RouteConfiguration) (string, proto.Message) { return r.GetName(), r }),
+		xds.NewSource(xds.ClusterType, rs.cds, func(c *clusterv3.Cluster) (string, proto.Message) { return c.GetName(), c }),
+		xds.NewSource(xds.EndpointType, rs.eds, func(c *endpointv3.ClusterLoadAssignment) (string, proto.Message) {
 			return c.GetClusterName(), c
 		}),
-	}, append([]xds.Option{xds.WithDebounce(0)}, opts...)...)
+	}
+}
+
+func newFixture(t testing.TB, opts ...xds.Option) *fixture {
+	t.Helper()
+	g := krt.NewGraph()
+	f := &fixture{g: g, resources: newResources(g)}
+	f.srv = xds.New(g, f.sources(), append([]xds.Option{xds.WithDebounce(0)}, opts...)...)
 	f.addr = serve(t, g, f.srv)
 	return f
 }
