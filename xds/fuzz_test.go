@@ -145,21 +145,15 @@ func (fs *fuzzServer) run(t *testing.T, ops []adsOp, delta bool) (asked, xds.Pro
 	var send func(op adsOp, first bool) error
 	var closeSend func() error
 	if delta {
-		stream, err := client.DeltaAggregatedResources(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go s.recvDelta(stream)
-		closeSend = stream.CloseSend
-		send = func(op adsOp, first bool) error { return stream.Send(s.deltaRequest(op, first)) }
+		send, closeSend = openFuzzStream(ctx, t, s, client.DeltaAggregatedResources, s.deltaRequest,
+			func(r *discovery.DeltaDiscoveryResponse) (string, string, string) {
+				return r.TypeUrl, r.SystemVersionInfo, r.Nonce
+			})
 	} else {
-		stream, err := client.StreamAggregatedResources(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go s.recvSotW(stream)
-		closeSend = stream.CloseSend
-		send = func(op adsOp, first bool) error { return stream.Send(s.sotwRequest(op, first)) }
+		send, closeSend = openFuzzStream(ctx, t, s, client.StreamAggregatedResources, s.sotwRequest,
+			func(r *discovery.DiscoveryResponse) (string, string, string) {
+				return r.TypeUrl, r.VersionInfo, r.Nonce
+			})
 	}
 	for i, op := range ops {
 		if err := send(op, i == 0); err != nil {
@@ -183,26 +177,28 @@ type fuzzStream struct {
 	done chan error
 }
 
-func (s *fuzzStream) recvDelta(stream discovery.AggregatedDiscoveryService_DeltaAggregatedResourcesClient) {
-	for {
-		r, err := stream.Recv()
-		if err != nil {
-			s.done <- err
-			return
-		}
-		s.got.set(r.TypeUrl, r.SystemVersionInfo, r.Nonce)
+// openFuzzStream opens s's stream with open and records the type URL,
+// version and nonce (read by answer) of each response until the stream
+// ends. It returns how to send the request request builds of an op, and
+// how to close the sending side.
+func openFuzzStream[Req, Resp any](ctx context.Context, t *testing.T, s *fuzzStream,
+	open func(context.Context, ...grpc.CallOption) (grpc.BidiStreamingClient[Req, Resp], error),
+	request func(op adsOp, first bool) *Req, answer func(*Resp) (typeURL, version, nonce string)) (send func(op adsOp, first bool) error, closeSend func() error) {
+	stream, err := open(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-func (s *fuzzStream) recvSotW(stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesClient) {
-	for {
-		r, err := stream.Recv()
-		if err != nil {
-			s.done <- err
-			return
+	go func() {
+		for {
+			r, err := stream.Recv()
+			if err != nil {
+				s.done <- err
+				return
+			}
+			s.got.set(answer(r))
 		}
-		s.got.set(r.TypeUrl, r.VersionInfo, r.Nonce)
-	}
+	}()
+	return func(op adsOp, first bool) error { return stream.Send(request(op, first)) }, stream.CloseSend
 }
 
 // deltaRequest builds the delta request op stands for and records what
