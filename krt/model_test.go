@@ -1,6 +1,7 @@
 package krt_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -172,6 +173,15 @@ func asMap[T krt.ResourceNamer](items []T) map[string]T {
 	return m
 }
 
+// sameItems returns an error naming what when the items of v, by name,
+// are not want.
+func sameItems[T krt.ResourceNamer](what string, v krt.View[T], want map[string]T) error {
+	if got := asMap(v.List()); !reflect.DeepEqual(got, want) {
+		return fmt.Errorf("%s:\n got %v\nwant %v", what, got, want)
+	}
+	return nil
+}
+
 // check compares every derived collection with the oracle, inside one
 // consistent read.
 func (m *modelGraph) check() error {
@@ -179,20 +189,9 @@ func (m *modelGraph) check() error {
 	m.g.Read(func(s *krt.Snapshot) {
 		mesh, _ := m.mesh.At(s).Get(krt.SingletonKey)
 		o := computeOracle(m.pods.At(s).List(), m.services.At(s).List(), mesh, m.extra.At(s).List())
-		if got := asMap(m.workloads.At(s).List()); !reflect.DeepEqual(got, o.workloads) {
-			err = fmt.Errorf("workloads:\n got %v\nwant %v", got, o.workloads)
-			return
-		}
-		if got := asMap(m.endpoints.At(s).List()); !reflect.DeepEqual(got, o.endpoints) {
-			err = fmt.Errorf("endpoints:\n got %v\nwant %v", got, o.endpoints)
-			return
-		}
-		if got := asMap(m.addresses.At(s).List()); !reflect.DeepEqual(got, o.addresses) {
-			err = fmt.Errorf("addresses:\n got %v\nwant %v", got, o.addresses)
-			return
-		}
-		if got := asMap(m.joined.At(s).List()); !reflect.DeepEqual(got, o.joined) {
-			err = fmt.Errorf("joined:\n got %v\nwant %v", got, o.joined)
+		err = cmp.Or(sameItems("workloads", m.workloads.At(s), o.workloads), sameItems("endpoints", m.endpoints.At(s), o.endpoints),
+			sameItems("addresses", m.addresses.At(s), o.addresses), sameItems("joined", m.joined.At(s), o.joined))
+		if err != nil {
 			return
 		}
 		if got, _ := m.summary.At(s).Get(krt.SingletonKey); got != o.summary {
