@@ -309,6 +309,23 @@ func benchMesh(n int) (*krt.Graph, krt.Static[benchPod], krt.Collection[benchEnd
 	return g, pods, endpoints, ps
 }
 
+// benchMovePods gives one of ps, in turn, a new IP per transaction, and
+// runs after, when not nil, after each; it returns how many it moved.
+func benchMovePods(b *testing.B, pods krt.Static[benchPod], ps []benchPod, after func()) int {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		p := ps[i%len(ps)]
+		p.IP = "11." + strconv.Itoa(i)
+		pods.Set(p)
+		if after != nil {
+			after()
+		}
+		i++
+	}
+	return i
+}
+
 // BenchmarkPropagate measures one pod IP change travelling through the
 // 3-level graph of n pods: until the write returns (commit), and until a
 // registered endpoints handler has received the event (handler).
@@ -316,14 +333,7 @@ func BenchmarkPropagate(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("commit/n=%d", n), func(b *testing.B) {
 			_, pods, endpoints, ps := benchMesh(n)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				p := ps[i%n]
-				p.IP = "11." + strconv.Itoa(i)
-				pods.Set(p)
-				i++
-			}
+			i := benchMovePods(b, pods, ps, nil)
 			if got := endpoints.Len(); got != max(1, n/10) {
 				b.Fatalf("%d endpoints, want %d", got, max(1, n/10))
 			}
@@ -338,15 +348,7 @@ func BenchmarkPropagate(b *testing.B) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- g.Run(ctx) }()
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				p := ps[i%n]
-				p.IP = "11." + strconv.Itoa(i)
-				pods.Set(p)
-				<-got
-				i++
-			}
+			i := benchMovePods(b, pods, ps, func() { <-got })
 			b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "events/s")
 			cancel()
 			<-done
