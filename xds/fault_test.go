@@ -2,7 +2,6 @@ package xds_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -268,22 +267,7 @@ func startControlPlane(t testing.TB, lis net.Listener, target, cluster string, b
 	r.rds.Set(weightedRoute(target, target, []string{cluster}, []uint32{1}))
 	r.cds.Set(edsCluster(cluster))
 	r.eds.Set(cla(cluster, backends...))
-	ctx, cancel := context.WithCancel(context.Background())
-	graphDone, serveDone := make(chan error, 1), make(chan error, 1)
-	go func() { graphDone <- g.Run(ctx) }()
-	go func() { serveDone <- srv.Serve(ctx, lis) }()
-	var once sync.Once
-	cp := &controlPlane{srv: srv, stop: func() {
-		once.Do(func() {
-			cancel()
-			if err := <-serveDone; err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-			if err := <-graphDone; !errors.Is(err, context.Canceled) {
-				t.Errorf("graph Run: %v", err)
-			}
-		})
-	}}
+	cp := &controlPlane{srv: srv, stop: start(t, g, srv, lis)}
 	t.Cleanup(cp.stop)
 	return cp
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,6 +102,27 @@ func newWalkFixture(t testing.TB) *fixture {
 	return f
 }
 
+// start runs g and srv on lis (and the plaintext listeners) until stop,
+// which checks that both returned; stop may be called more than once.
+func start(t testing.TB, g *krt.Graph, srv *xds.Server, lis net.Listener, plaintext ...net.Listener) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	graphDone, serveDone := make(chan error, 1), make(chan error, 1)
+	go func() { graphDone <- g.Run(ctx) }()
+	go func() { serveDone <- srv.Serve(ctx, lis, plaintext...) }()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			if err := <-serveDone; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+			if err := <-graphDone; !errors.Is(err, context.Canceled) {
+				t.Errorf("graph Run: %v", err)
+			}
+		})
+	}
+}
+
 // serve runs g and srv on a loopback port (and the plaintext listeners)
 // until the test ends, and checks that both return.
 func serve(t testing.TB, g *krt.Graph, srv *xds.Server, plaintext ...net.Listener) string {
@@ -109,20 +131,7 @@ func serve(t testing.TB, g *krt.Graph, srv *xds.Server, plaintext ...net.Listene
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	graphDone := make(chan error, 1)
-	serveDone := make(chan error, 1)
-	go func() { graphDone <- g.Run(ctx) }()
-	go func() { serveDone <- srv.Serve(ctx, lis, plaintext...) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-serveDone; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		if err := <-graphDone; !errors.Is(err, context.Canceled) {
-			t.Errorf("graph Run: %v", err)
-		}
-	})
+	t.Cleanup(start(t, g, srv, lis, plaintext...))
 	select {
 	case <-srv.Ready():
 	case <-time.After(10 * time.Second):
