@@ -16,6 +16,15 @@ type Num struct {
 
 func (n Num) ResourceName() string { return n.Key }
 
+// wantN fails t unless out holds key with N want; why says what the test
+// expects there.
+func wantN(t *testing.T, out krt.Collection[Num], key string, want int, why string) {
+	t.Helper()
+	if got, _ := out.Get(key); got.N != want {
+		t.Fatalf("%s = %+v, want N %d: %s", key, got, want, why)
+	}
+}
+
 func info(t *testing.T, g *krt.Graph, name string) krt.CollectionInfo {
 	t.Helper()
 	for _, c := range g.Describe().Collections {
@@ -39,12 +48,8 @@ func TestPanicIsIsolatedAndRetried(t *testing.T) {
 
 	in.Set(Num{"a", 1}, Num{"b", 2})
 	in.Set(Num{"a", -1}) // panics: a keeps its last good output
-	if got, _ := out.Get("a"); got.N != 2 {
-		t.Fatalf("after panic: a = %v, want last good 2", got)
-	}
-	if got, _ := out.Get("b"); got.N != 4 {
-		t.Fatalf("b = %v, want 4 (others keep running)", got)
-	}
+	wantN(t, out, "a", 2, "after the panic, the last good output")
+	wantN(t, out, "b", 4, "the other inputs keep running")
 	ci := info(t, g, "out")
 	if ci.Errors != 1 || ci.FailingInputs != 1 || len(ci.RecentErrors) != 1 {
 		t.Fatalf("errors=%d failing=%d recent=%v", ci.Errors, ci.FailingInputs, ci.RecentErrors)
@@ -58,9 +63,7 @@ func TestPanicIsIsolatedAndRetried(t *testing.T) {
 		t.Fatalf("explain = %+v, %v", exp, err)
 	}
 	in.Set(Num{"a", 5}) // a later change retries
-	if got, _ := out.Get("a"); got.N != 10 {
-		t.Fatalf("after retry: a = %v, want 10", got)
-	}
+	wantN(t, out, "a", 10, "after the retry")
 	if ci := info(t, g, "out"); ci.FailingInputs != 0 {
 		t.Fatalf("failing inputs after recovery = %d", ci.FailingInputs)
 	}
@@ -80,13 +83,9 @@ func TestFailKeepsLastGoodAndRetriesOnDependency(t *testing.T) {
 	}, krt.WithName("limited"))
 	in.Set(Num{"a", 5})
 	in.Set(Num{"a", 50})
-	if got, _ := out.Get("a"); got.N != 5 {
-		t.Fatalf("a = %v, want last good 5", got)
-	}
+	wantN(t, out, "a", 5, "the last good output")
 	limit.Set(Num{Key: "limit", N: 100}) // a dependency change retries the failed input
-	if got, _ := out.Get("a"); got.N != 50 {
-		t.Fatalf("a = %v, want 50 after the limit rose", got)
-	}
+	wantN(t, out, "a", 50, "after the limit rose")
 }
 
 func TestKeyConflictHasDeterministicWinner(t *testing.T) {
@@ -98,9 +97,7 @@ func TestKeyConflictHasDeterministicWinner(t *testing.T) {
 	}, krt.WithName("byN"))
 	in.Set(Num{"bbb", 1})
 	in.Set(Num{"a", 1}) // "a" < "bbb": a wins
-	if got, _ := out.Get("n1"); got.N != 1 {
-		t.Fatalf("n1 = %+v, want the output of input a", got)
-	}
+	wantN(t, out, "n1", 1, "the output of input a")
 	ci := info(t, g, "byN")
 	if ci.Conflicts != 1 || ci.Errors == 0 || !strings.Contains(ci.RecentErrors[len(ci.RecentErrors)-1].Error, "same output key") {
 		t.Fatalf("conflict not reported: %+v", ci)
@@ -110,9 +107,7 @@ func TestKeyConflictHasDeterministicWinner(t *testing.T) {
 		t.Fatalf("explain = %+v", exp)
 	}
 	in.Delete("a") // the held-back claimant takes over
-	if got, _ := out.Get("n1"); got.N != 3 {
-		t.Fatalf("n1 = %+v, want the output of input bbb", got)
-	}
+	wantN(t, out, "n1", 3, "the output of input bbb")
 	if ci := info(t, g, "byN"); ci.Conflicts != 0 {
 		t.Fatalf("conflicts after resolution = %d", ci.Conflicts)
 	}
