@@ -120,6 +120,7 @@ func (d *derived[I, O]) process(tx *Txn) {
 			d.recompute(tx, k)
 		}
 	}
+	d.g.flushTallies(&d.stats)
 	d.changeHint = 0
 	if len(dirty) <= 64 { // keep a small map for the next transaction
 		clear(dirty)
@@ -144,14 +145,16 @@ type result[O any] struct {
 // recompute runs the transformation of input k again, or withdraws k's
 // outputs when k is gone, and records what the run read.
 func (d *derived[I, O]) recompute(tx *Txn, k string) {
-	c := d.compute(k, &d.g.computing[0])
+	c := d.compute(k, d.inputs[k], &d.g.computing[0])
 	d.apply(tx, &c)
 }
 
-// compute runs the transformation of input k, reporting the run in slot.
-// It changes nothing but counters, so that several inputs of one
-// collection can be computed in parallel (see recomputeParallel).
-func (d *derived[I, O]) compute(k string, slot *computing) result[O] {
+// compute runs the transformation of input k, whose state before the run
+// is st, reporting the run in slot. It changes nothing but counters and
+// reads nothing apply writes, so that several inputs of one collection
+// can be computed in parallel while others are applied (see
+// recomputeParallel).
+func (d *derived[I, O]) compute(k string, st *inputState, slot *computing) result[O] {
 	var in I
 	if d.parent != nil {
 		v, ok := d.parent.items[k]
@@ -160,9 +163,7 @@ func (d *derived[I, O]) compute(k string, slot *computing) result[O] {
 		}
 		in = v
 	}
-	d.stats.recomputes.Add(1)
 	var prev []*fetchRec
-	st := d.inputs[k]
 	if st != nil {
 		prev = st.deps
 	}
@@ -171,7 +172,7 @@ func (d *derived[I, O]) compute(k string, slot *computing) result[O] {
 	slot.begin(fc, start)
 	outs, err := d.call(fc, in)
 	slot.end()
-	d.stats.durations.observe(time.Since(start))
+	slot.tally.observe(time.Since(start))
 	return result[O]{key: k, st: st, outs: outs, err: err, deps: fc.deps}
 }
 

@@ -90,6 +90,9 @@ func fetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same an
 		return nil
 	}
 	fc.record(s.self().(upstream), &fs)
+	if unlock := s.g.guardSelfFetch(s.id); unlock != nil {
+		defer unlock()
+	}
 	return s.query(&fs)
 }
 

@@ -58,6 +58,11 @@ type Graph struct {
 	parallelMin, parallelChunk int
 	forceParallel              bool
 	parallelRuns               atomic.Uint64 // for tests
+	// applying is the id + 1 of the collection whose results are being
+	// applied while others are computed (0: none), and applyMu what its
+	// applying holds, for a fetch of that collection (see parallel.go).
+	applying atomic.Int64
+	applyMu  sync.RWMutex
 
 	// handler goroutines
 	hmu      sync.Mutex

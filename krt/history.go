@@ -110,13 +110,46 @@ func HistogramBounds() []float64 {
 	return b
 }
 
-func (h *durationHistogram) observe(d time.Duration) {
+// histBucket returns the index of the bucket counting d.
+func histBucket(d time.Duration) int {
 	i := 0
 	for b := histFirst; i < histBuckets && d > b; b *= histGrowth {
 		i++
 	}
-	h.counts[i].Add(1)
-	h.sum.Add(int64(d))
+	return i
+}
+
+// computeTally is a durationHistogram and a recompute count kept by one
+// goroutine, without atomics, until flushed into a collection's stats.
+type computeTally struct {
+	n      uint64
+	counts [histBuckets + 1]uint64
+	sum    int64
+}
+
+func (t *computeTally) observe(d time.Duration) {
+	t.n++
+	t.counts[histBucket(d)]++
+	t.sum += int64(d)
+}
+
+// flushTallies adds what the computing slots counted to st and resets
+// them; the caller is the writer, once no other goroutine computes.
+func (g *Graph) flushTallies(st *stats) {
+	for i := range g.computing {
+		t := &g.computing[i].tally
+		if t.n == 0 {
+			continue
+		}
+		st.recomputes.Add(t.n)
+		for b, c := range t.counts {
+			if c > 0 {
+				st.durations.counts[b].Add(c)
+			}
+		}
+		st.durations.sum.Add(t.sum)
+		*t = computeTally{}
+	}
 }
 
 func (h *durationHistogram) snapshot() ([]uint64, time.Duration) {

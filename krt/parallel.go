@@ -8,11 +8,22 @@ import (
 
 // Parallel evaluation: when a collection has enough dirty inputs in one
 // transaction, its transformations run on several goroutines, each
-// computing a chunk at a time, and the results are then applied on the
-// writer's goroutine one by one, in the order a serial run would take
-// them. Computing changes nothing but counters (see derived.compute), and
-// applying is where outputs, reads and events are recorded, so a parallel
-// run gives the same outputs and events as a serial one.
+// computing a chunk of inputs at a time, while the writer's goroutine
+// applies the computed chunks one by one, in chunk order, and computes
+// chunks itself whenever the next one to apply is not ready. Computing
+// changes nothing but counters (see derived.compute), and applying is
+// where outputs, reads and events are recorded, so a parallel run gives
+// the same outputs and events as a serial one; and since applying
+// overlaps computing, the writer's share of the work (applying) no
+// longer waits for the last chunk to be computed.
+//
+// What the two may share: a computation reads its input, its own last
+// reads and the collections it fetches; applying writes the collection's
+// own items, indexes and bookkeeping and the reverse indexes of what it
+// fetched. The inputs' last states are looked up before any goroutine
+// starts, so only a transformation that fetches its own collection reads
+// what applying writes: such a fetch takes Graph.applyMu for reading, and
+// applying holds it for writing while it applies a chunk.
 
 const (
 	// defaultParallelMin is the fewest dirty inputs worth a second
@@ -37,42 +48,111 @@ func (g *Graph) workersFor(n int) int {
 	return min(max, (n+g.parallelChunk-1)/g.parallelChunk)
 }
 
+// parallelRun is one collection's parallel recomputation: its inputs cut
+// into chunks, the chunks' results, and which chunks are computed.
+type parallelRun[O any] struct {
+	keys    []string
+	states  []*inputState // each input's state before the run
+	results []result[O]
+	chunk   int
+	chunks  int
+	claimed atomic.Int64 // chunks handed out
+	done    []atomic.Bool
+	// computed receives a token per chunk a worker finishes: the writer
+	// waits on it when the chunk it must apply next is not ready.
+	computed chan struct{}
+}
+
+// claim hands out the next chunk to compute; ok is false when none is left.
+func (r *parallelRun[O]) claim() (c int, ok bool) {
+	c = int(r.claimed.Add(1)) - 1
+	return c, c < r.chunks
+}
+
+func (r *parallelRun[O]) bounds(c int) (start, end int) {
+	start = c * r.chunk
+	return start, min(start+r.chunk, len(r.keys))
+}
+
 // recomputeParallel computes the dirty inputs on workers goroutines, the
-// writer's among them, then applies the results in the dirty map's
-// iteration order. The goroutines have all returned when it does.
+// writer's among them, and applies the results in chunk order on the
+// writer's goroutine as they become ready. The goroutines have all
+// returned when it does.
 func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty map[string]struct{}, workers int) {
-	d.g.parallelRuns.Add(1)
-	keys := make([]string, 0, len(dirty))
+	g := d.g
+	g.parallelRuns.Add(1)
+	r := &parallelRun[O]{chunk: g.parallelChunk}
+	r.keys = make([]string, 0, len(dirty))
+	r.states = make([]*inputState, 0, len(dirty))
 	for k := range dirty {
-		keys = append(keys, k)
+		r.keys = append(r.keys, k)
+		r.states = append(r.states, d.inputs[k])
 	}
-	results := make([]result[O], len(keys))
-	var next atomic.Int64
-	chunk := d.g.parallelChunk
-	work := func(slot *computing) {
-		for {
-			end := int(next.Add(int64(chunk)))
-			start := end - chunk
-			if start >= len(keys) {
-				return
-			}
-			for i := start; i < min(end, len(keys)); i++ {
-				results[i] = d.compute(keys[i], slot)
-			}
-		}
-	}
+	r.results = make([]result[O], len(r.keys))
+	r.chunks = (len(r.keys) + r.chunk - 1) / r.chunk
+	r.done = make([]atomic.Bool, r.chunks)
+	r.computed = make(chan struct{}, r.chunks)
+	g.applying.Store(int64(d.id) + 1)
+	defer g.applying.Store(0)
 	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
 		wg.Add(1)
 		go func(slot *computing) {
 			defer wg.Done()
-			work(slot)
-		}(&d.g.computing[w])
+			for c, ok := r.claim(); ok; c, ok = r.claim() {
+				d.computeChunk(r, c, slot)
+				r.computed <- struct{}{}
+			}
+		}(&g.computing[w])
 	}
-	work(&d.g.computing[0])
-	wg.Wait()
-	for i := range results {
-		d.apply(tx, &results[i])
-		results[i] = result[O]{}
+	defer wg.Wait()
+	d.applyAsComputed(tx, r)
+}
+
+// applyAsComputed applies the chunks of r in order, computing a chunk on
+// the writer's goroutine whenever the next one is not ready yet.
+func (d *derived[I, O]) applyAsComputed(tx *Txn, r *parallelRun[O]) {
+	for next := 0; next < r.chunks; {
+		if r.done[next].Load() {
+			d.applyChunk(tx, r, next)
+			next++
+			continue
+		}
+		if c, ok := r.claim(); ok {
+			d.computeChunk(r, c, &d.g.computing[0])
+			continue
+		}
+		<-r.computed // a worker is computing next: wait for a chunk
 	}
+}
+
+func (d *derived[I, O]) computeChunk(r *parallelRun[O], c int, slot *computing) {
+	start, end := r.bounds(c)
+	for i := start; i < end; i++ {
+		r.results[i] = d.compute(r.keys[i], r.states[i], slot)
+	}
+	r.done[c].Store(true)
+}
+
+// applyChunk applies chunk c's results, holding applyMu so that a
+// transformation fetching this collection meanwhile waits.
+func (d *derived[I, O]) applyChunk(tx *Txn, r *parallelRun[O], c int) {
+	start, end := r.bounds(c)
+	d.g.applyMu.Lock()
+	defer d.g.applyMu.Unlock()
+	for i := start; i < end; i++ {
+		d.apply(tx, &r.results[i])
+		r.results[i] = result[O]{}
+	}
+}
+
+// guardSelfFetch is called by a fetch from s; when the collection
+// being recomputed in parallel fetches itself, the fetch must not read
+// while a chunk is applied, and it returns the unlock to defer.
+func (g *Graph) guardSelfFetch(id int) (unlock func()) {
+	if g.applying.Load() != int64(id)+1 {
+		return nil
+	}
+	g.applyMu.RLock()
+	return g.applyMu.RUnlock
 }

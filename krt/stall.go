@@ -33,6 +33,11 @@ type Stall struct {
 type computing struct {
 	fc    atomic.Pointer[fetchCtx]
 	since atomic.Int64 // unix nanoseconds
+	// tally counts the slot's computations until the writer adds them to
+	// the collection's stats: goroutines computing side by side would
+	// otherwise contend for the counters' cache lines on every input.
+	tally computeTally
+	_     [64]byte // keeps the slots of two goroutines off one cache line
 }
 
 func (c *computing) begin(fc *fetchCtx, start time.Time) {

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/meshd/meshd/bench/harness/workload"
+)
+
+// The benchmarks below repeat the two phases of the workload that
+// krt.WithParallelism is for, so that a profile or `-cpu 1,2` sees many
+// of them: run with -cpu 1,2 to compare one core with two.
+//
+//	go test ./bench/krt -run '^$' -bench 'Workload' -cpu 1,2
+
+// benchScales are the workload sizes of the ladder: services, pods.
+var benchScales = [][2]int{{100, 1000}, {1000, 10000}}
+
+// BenchmarkWorkloadBuild measures building the derived collections from
+// filled inputs, serial and with two goroutines.
+func BenchmarkWorkloadBuild(b *testing.B) {
+	for _, sc := range benchScales {
+		for _, par := range []int{1, 2} {
+			b.Run(fmt.Sprintf("n=%d/m=%d/parallelism=%d", sc[0], sc[1], par), func(b *testing.B) {
+				withParallelism(b, par)
+				svcs, pods := workload.Services(sc[0]), workload.Pods(sc[0], sc[1])
+				b.ReportAllocs()
+				for b.Loop() {
+					b.StopTimer()
+					gr := newInputs(svcs, pods)
+					b.StartTimer()
+					must(gr.derive("ns"))
+				}
+				b.ReportMetric(float64(sc[1]*b.N)/b.Elapsed().Seconds(), "pods/s")
+			})
+		}
+	}
+}
+
+// BenchmarkWorkloadMeshChange measures a mesh-config change, which
+// recomputes every workload, serial and with two goroutines.
+func BenchmarkWorkloadMeshChange(b *testing.B) {
+	for _, sc := range benchScales {
+		for _, par := range []int{1, 2} {
+			b.Run(fmt.Sprintf("n=%d/m=%d/parallelism=%d", sc[0], sc[1], par), func(b *testing.B) {
+				withParallelism(b, par)
+				gr := newInputs(workload.Services(sc[0]), workload.Pods(sc[0], sc[1]))
+				must(gr.derive("ns"))
+				domains := []string{"example.org", "cluster.local"}
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					gr.mesh.Set(workload.MeshConfig{TrustDomain: domains[i%2]})
+					i++
+				}
+				if w, _ := gr.workloads.Get(workload.PodKey(0, sc[0])); w.TrustDomain != domains[(i-1)%2] {
+					b.Fatalf("workload has trust domain %q, want %q", w.TrustDomain, domains[(i-1)%2])
+				}
+				b.ReportMetric(float64(sc[1]*i)/b.Elapsed().Seconds(), "workloads/s")
+			})
+		}
+	}
+}
+
+// withParallelism sets the graphs' parallelism for one benchmark.
+func withParallelism(b *testing.B, n int) {
+	prev := parallelism
+	parallelism = n
+	b.Cleanup(func() { parallelism = prev })
+}
