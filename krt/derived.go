@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // derived is a collection computed from a primary input collection (or,
@@ -258,7 +259,10 @@ func (d *derived[I, O]) call(fc *fetchCtx, in I) (outs []O, err error) {
 	}()
 	if d.one != nil {
 		if o := d.one(fc, in); o != nil {
-			outs = []O{*o}
+			// A view of the one output rather than a copy: outs lives
+			// only until apply copies its values into the items, and a
+			// slice per recomputation would be one allocation a change.
+			outs = unsafe.Slice(o, 1)
 		}
 	} else {
 		outs = d.many(fc, in)

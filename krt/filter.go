@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Filter narrows what Fetch returns, and so which changes recompute the
@@ -262,7 +263,9 @@ func (s *store[T]) labelsOf(v T) map[string]string {
 // most selective index available. The caller holds the write lock: query
 // may build an index on first use.
 func (s *store[T]) query(f *filterSet) []T {
-	var keys []string
+	scratch := queryKeys.Get().(*[]string)
+	keys := (*scratch)[:0]
+	defer func() { putQueryKeys(scratch, keys) }()
 	var done filterKind // the filter the access path guarantees
 	appendSet := func(set map[string]struct{}) {
 		keys = slices.Grow(keys, len(set))
@@ -299,7 +302,7 @@ func (s *store[T]) query(f *filterSet) []T {
 		done = filterNamespace
 		appendSet(s.nsIdx[f.ns])
 	default:
-		keys = make([]string, 0, len(s.items))
+		keys = slices.Grow(keys, len(s.items))
 		for k := range s.items {
 			keys = append(keys, k)
 		}
@@ -354,4 +357,17 @@ func formatLabels(m map[string]string) string {
 		parts[i] = k + "=" + m[k]
 	}
 	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// queryKeys holds the arrays query collects keys in, which it needs only
+// until it has looked them up: a fetch allocates its result alone.
+var queryKeys = sync.Pool{New: func() any { return new([]string) }}
+
+func putQueryKeys(scratch *[]string, keys []string) {
+	if cap(keys) > 4096 { // a scan of a large collection: let it go
+		return
+	}
+	clear(keys)
+	*scratch = keys[:0]
+	queryKeys.Put(scratch)
 }

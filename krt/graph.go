@@ -39,6 +39,9 @@ type Graph struct {
 	commits  versionSignal // tells WaitVersion callers that a version committed
 	unsynced []node        // guarded by lock: nodes not yet synced, in id order
 	txn      Txn           // guarded by lock: the transaction, reused
+	// recentScratch, guarded by lock, is the array finish collects a
+	// collection's event records in before the history copies them.
+	recentScratch []EventRecord
 
 	// busyNode and busySince say which collection the running transaction
 	// is processing and since when (unix nanoseconds); they are atomics so

@@ -37,6 +37,7 @@ type handler[T any] struct {
 	queue         []Batch[T]
 	inflight      []Batch[T] // taken from queue by run; inflight[next:] not delivered yet
 	next          int
+	spare         []Batch[T]    // a delivered inflight, emptied: the next queue's array
 	progress      chan struct{} // closed when a batch has been delivered; made by waiters
 	pendingReplay bool
 	wake          chan struct{}
@@ -75,7 +76,7 @@ func (h *handler[T]) run(ctx context.Context) {
 	for {
 		h.mu.Lock()
 		batches := h.queue
-		h.queue = nil
+		h.queue, h.spare = h.spare, nil
 		h.inflight, h.next = batches, 0
 		replay := h.pendingReplay
 		h.pendingReplay = false
@@ -127,4 +128,28 @@ func (h *handler[T]) deliver(b Batch[T]) {
 		}
 	}()
 	h.fn(b)
+}
+
+// makeEvents returns room for the events of n changes and the values
+// they point to. A single change, the common case, takes one allocation
+// for both.
+func makeEvents[T any](n int) ([]Event[T], []T) {
+	if n == 1 {
+		one := new(struct {
+			events [1]Event[T]
+			vals   [2]T
+		})
+		return one.events[:0], one.vals[:0]
+	}
+	return make([]Event[T], 0, n), make([]T, 0, 2*n)
+}
+
+// clearedScratch returns recs emptied for reuse by the next finish, or
+// nil when it has grown too large to keep.
+func clearedScratch(recs []EventRecord) []EventRecord {
+	if cap(recs) > 64 {
+		return nil
+	}
+	clear(recs)
+	return recs[:0]
 }

@@ -240,6 +240,7 @@ func (s *store[T]) finish(version uint64) int {
 	events, recent, n := s.netEvents(s.changes)
 	s.stats.events.Add(uint64(n))
 	s.hist.events(version, recent)
+	s.g.recentScratch = clearedScratch(recent)
 	if len(events) > 0 {
 		slices.SortFunc(events, func(a, b Event[T]) int { return strings.Compare(a.Key, b.Key) })
 		s.outbox = Batch[T]{Version: version, Events: events}
@@ -289,9 +290,9 @@ func (s *store[T]) netEvents(changes map[string]pendingChange[T]) (events []Even
 	// value. (A handler that keeps one pointer keeps the whole array.)
 	var vals []T
 	if want {
-		events = make([]Event[T], 0, len(changes))
-		vals = make([]T, 0, 2*len(changes))
+		events, vals = makeEvents[T](len(changes))
 	}
+	recent = s.g.recentScratch[:0]
 	for key, pc := range changes {
 		nv, hasNew := s.items[key]
 		var typ EventType

@@ -67,7 +67,12 @@ func (h *handler[T]) delivered() {
 	h.mu.Lock()
 	h.next++
 	if h.next == len(h.inflight) {
-		h.inflight, h.next = nil, 0 // keep no delivered batch alive
+		// Keep no delivered batch alive, but keep a small array for the
+		// next queue: one allocation less per batch.
+		if clear(h.inflight); cap(h.inflight) <= 64 {
+			h.spare = h.inflight[:0]
+		}
+		h.inflight, h.next = nil, 0
 	}
 	if h.progress != nil {
 		close(h.progress)
