@@ -169,11 +169,11 @@ func (d *derived[I, O]) compute(k string, st *inputState, slot *computing) resul
 		prev = st.deps
 	}
 	fc := &fetchCtx{down: d, input: k, prev: prev}
-	start := time.Now()
+	start := monoNow()
 	slot.begin(fc, start)
 	outs, err := d.call(fc, in)
 	slot.end()
-	slot.tally.observe(time.Since(start))
+	slot.tally.observe(time.Duration(monoNow() - start))
 	return result[O]{key: k, st: st, outs: outs, err: err, deps: fc.deps}
 }
 

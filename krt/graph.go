@@ -42,10 +42,14 @@ type Graph struct {
 	// recentScratch, guarded by lock, is the array finish collects a
 	// collection's event records in before the history copies them.
 	recentScratch []EventRecord
+	// commitTime, guarded by lock, is the time of the committing
+	// transaction, read once for all the events it records.
+	commitTime time.Time
 
 	// busyNode and busySince say which collection the running transaction
-	// is processing and since when (unix nanoseconds); they are atomics so
-	// Busy can answer while a stuck transformation holds the lock.
+	// is processing and since when it propagates (monoNow); they are
+	// atomics so Busy can answer while a stuck transformation holds the
+	// lock.
 	busyNode  atomic.Int64 // node id + 1; 0 when idle
 	busySince atomic.Int64
 
@@ -226,9 +230,11 @@ func (g *Graph) listNodesLocked() {
 
 // BusyInfo says what a running transaction is doing.
 type BusyInfo struct {
-	Busy       bool          `json:"busy"`
-	Collection string        `json:"collection,omitempty"`
-	For        time.Duration `json:"for,omitempty"`
+	Busy       bool   `json:"busy"`
+	Collection string `json:"collection,omitempty"`
+	// For is how long the longest-running transformation has run, or,
+	// when none runs, how long the transaction has been propagating.
+	For time.Duration `json:"for,omitempty"`
 	// Key is the input the longest-running transformation is computing.
 	Key string `json:"key,omitempty"`
 	// Stall is set once that transformation has run past the stall
@@ -244,13 +250,14 @@ func (g *Graph) Busy() BusyInfo {
 	if id == 0 {
 		return BusyInfo{}
 	}
-	since := time.Unix(0, g.busySince.Load())
+	since := monoTime(g.busySince.Load())
 	g.hmu.Lock()
 	name := g.names[int(id-1)]
 	g.hmu.Unlock()
-	b := BusyInfo{Busy: true, Collection: name, For: time.Since(since), Stall: g.currentStall()}
-	if fc, _ := g.oldestComputation(); fc != nil {
-		b.Key = fc.input
+	b := BusyInfo{Busy: true, Collection: name, Stall: g.currentStall()}
+	if fc, began := g.oldestComputation(); fc != nil {
+		b.Key, since = fc.input, began
 	}
+	b.For = time.Since(since)
 	return b
 }

@@ -42,17 +42,17 @@ func (h *history) error(r ErrorRecord) {
 	h.errors, h.nextE = pushRing(h.errors, h.nextE, h.size, r)
 }
 
-// events records a transaction's events, taking the lock and the time
-// once for all of them.
-func (h *history) events(version uint64, evs []EventRecord) {
+// events records a transaction's events, taking the lock once for all of
+// them; now is the transaction's commit time.
+func (h *history) events(version uint64, now func() time.Time, evs []EventRecord) {
 	if len(evs) == 0 {
 		return
 	}
-	now := time.Now()
+	t := now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, e := range evs {
-		e.Time, e.Version = now, version
+		e.Time, e.Version = t, version
 		h.recent, h.nextV = pushRing(h.recent, h.nextV, h.size, e)
 	}
 }

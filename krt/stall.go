@@ -32,7 +32,7 @@ type Stall struct {
 // writer's goroutine uses slot 0, parallel workers the others.
 type computing struct {
 	fc    atomic.Pointer[fetchCtx]
-	since atomic.Int64 // unix nanoseconds
+	since atomic.Int64 // monoNow when the computation began
 	// tally counts the slot's computations until the writer adds them to
 	// the collection's stats: goroutines computing side by side would
 	// otherwise contend for the counters' cache lines on every input.
@@ -40,8 +40,8 @@ type computing struct {
 	_     [64]byte // keeps the slots of two goroutines off one cache line
 }
 
-func (c *computing) begin(fc *fetchCtx, start time.Time) {
-	c.since.Store(start.UnixNano())
+func (c *computing) begin(fc *fetchCtx, start int64) {
+	c.since.Store(start)
 	c.fc.Store(fc)
 }
 
@@ -58,8 +58,19 @@ func (g *Graph) oldestComputation() (*fetchCtx, time.Time) {
 			oldest, since = fc, s
 		}
 	}
-	return oldest, time.Unix(0, since)
+	return oldest, monoTime(since)
 }
+
+// monoBase anchors the monotonic clock that transactions read as
+// nanoseconds since it: time.Since reads only the monotonic clock, at half
+// the cost of time.Now, and a change reads the clock several times.
+var monoBase = time.Now()
+
+// monoNow returns the nanoseconds since monoBase.
+func monoNow() int64 { return int64(time.Since(monoBase)) }
+
+// monoTime returns the time of a monoNow reading.
+func monoTime(n int64) time.Time { return monoBase.Add(time.Duration(n)) }
 
 // watchStalls checks for a stalled transformation until ctx ends. Run
 // starts it when a threshold is set.

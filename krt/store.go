@@ -239,7 +239,7 @@ func (s *store[T]) finish(version uint64) int {
 	}
 	events, recent, n := s.netEvents(s.changes)
 	s.stats.events.Add(uint64(n))
-	s.hist.events(version, recent)
+	s.hist.events(version, s.g.commitClock, recent)
 	s.g.recentScratch = clearedScratch(recent)
 	if len(events) > 0 {
 		slices.SortFunc(events, func(a, b Event[T]) int { return strings.Compare(a.Key, b.Key) })
@@ -265,7 +265,7 @@ func (s *store[T]) finishUnwatched(version uint64) int {
 	}
 	n := len(s.items)
 	s.stats.events.Add(uint64(n))
-	s.hist.events(version, recent)
+	s.hist.events(version, s.g.commitClock, recent)
 	return n
 }
 

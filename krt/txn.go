@@ -75,6 +75,7 @@ func (tx *Txn) touch(n node) {
 
 // propagate processes queued nodes in id order until none is left.
 func (tx *Txn) propagate() {
+	tx.g.busySince.Store(monoNow())
 	for tx.queue.Len() > 0 {
 		id := heap.Pop(&tx.queue).(int)
 		tx.queued[id] = false
@@ -87,7 +88,6 @@ func (tx *Txn) propagate() {
 		}
 		tx.current = id
 		tx.g.busyNode.Store(int64(id) + 1)
-		tx.g.busySince.Store(time.Now().UnixNano())
 		n.process(tx)
 		tx.current = -1
 	}
@@ -105,6 +105,7 @@ func (tx *Txn) commit() uint64 {
 	prev := g.version.Load()
 	next := prev + 1
 	events := 0
+	g.commitTime = time.Time{}
 	g.deliverMu.Lock()
 	defer g.deliverMu.Unlock()
 	for _, n := range tx.touched {
@@ -124,6 +125,15 @@ func (tx *Txn) commit() uint64 {
 	}
 	g.updateSynced()
 	return next
+}
+
+// commitClock returns the committing transaction's time, reading the
+// clock once per commit. The caller holds the write lock.
+func (g *Graph) commitClock() time.Time {
+	if g.commitTime.IsZero() {
+		g.commitTime = time.Now()
+	}
+	return g.commitTime
 }
 
 // retire ends the transaction's records of the touched nodes (see
