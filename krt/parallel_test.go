@@ -123,6 +123,7 @@ func (n numbered) ResourceName() string { return fmt.Sprintf("n%04d", n.N) }
 // outputs match a serial run's.
 func TestParallelSelfFetch(t *testing.T) {
 	var want []numbered
+	var wantRecomputes uint64
 	for _, mode := range modelModes {
 		g := mode.graph()
 		nums := krt.NewStatic[numbered](g)
@@ -131,7 +132,7 @@ func TestParallelSelfFetch(t *testing.T) {
 			prev := numbered{N: n.N - 1}.ResourceName()
 			krt.Fetch(ctx, doubled, krt.FilterKey(prev)) // a read of its own collection
 			return &numbered{N: n.N, Value: 2 * n.Value}
-		})
+		}, krt.WithName("doubled"))
 		for round := range 3 {
 			items := make([]numbered, 200)
 			for i := range items {
@@ -143,10 +144,22 @@ func TestParallelSelfFetch(t *testing.T) {
 		if len(got) != 200 || got[199].Value != 2*(199+2) {
 			t.Fatalf("%s: %d outputs, last %+v", mode.name, len(got), got[len(got)-1])
 		}
+		// Each goroutine counts its computations apart; the counters
+		// must add up to a serial run's.
+		ci := info(t, g, "doubled")
+		var bucketed uint64
+		for _, n := range ci.RecomputeBuckets {
+			bucketed += n
+		}
+		if bucketed != ci.Recomputes {
+			t.Errorf("%s: %d recomputes, %d in the duration buckets", mode.name, ci.Recomputes, bucketed)
+		}
 		if want == nil {
-			want = got
+			want, wantRecomputes = got, ci.Recomputes
 		} else if !slices.Equal(got, want) {
 			t.Fatalf("%s: outputs differ from %s", mode.name, modelModes[0].name)
+		} else if ci.Recomputes != wantRecomputes {
+			t.Errorf("%s: %d recomputes, %s made %d", mode.name, ci.Recomputes, modelModes[0].name, wantRecomputes)
 		}
 		if runs := krt.ParallelRuns(g); (mode.name == "parallel") != (runs > 0) {
 			t.Errorf("%s mode computed in parallel %d times", mode.name, runs)
