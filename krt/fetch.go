@@ -20,6 +20,7 @@ type HandlerContext interface {
 
 type fetchCtx struct {
 	down   dependent
+	in     *inputState
 	input  string
 	prev   []*fetchRec // what the last computation read, to reuse
 	deps   []*fetchRec
@@ -112,7 +113,7 @@ func (c *fetchCtx) record(up upstream, fs *filterSet) {
 		// setDeps must unfile.
 		c.deps = append(make([]*fetchRec, 0, max(len(c.prev), i+1, 2)), c.deps...)
 	}
-	c.deps = append(c.deps, &fetchRec{down: c.down, input: c.input, up: up, filter: *fs})
+	c.deps = append(c.deps, &fetchRec{in: c.in, up: up, filter: keepFilter(fs)})
 }
 
 // FetchOne returns the item of c that passes every filter and records the

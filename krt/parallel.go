@@ -38,14 +38,10 @@ func (g *Graph) workersFor(n int) int {
 }
 
 // recomputeParallel computes the dirty inputs on workers goroutines, the
-// writer's among them, then applies the results in the dirty map's
-// iteration order. The goroutines have all returned when it does.
-func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty map[string]struct{}, workers int) {
+// writer's among them, then applies the results in the dirty list's
+// order. The goroutines have all returned when it does.
+func (d *derived[I, O]) recomputeParallel(tx *Txn, keys []*inputState, workers int) {
 	d.g.parallelRuns.Add(1)
-	keys := make([]string, 0, len(dirty))
-	for k := range dirty {
-		keys = append(keys, k)
-	}
 	results := make([]result[O], len(keys))
 	var next atomic.Int64
 	chunk := d.g.parallelChunk

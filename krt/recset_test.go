@@ -7,7 +7,7 @@ import "testing"
 func TestRecSet(t *testing.T) {
 	recs := make([]*fetchRec, 3*fewReads)
 	for i := range recs {
-		recs[i] = &fetchRec{input: string(rune('a' + i))}
+		recs[i] = &fetchRec{in: &inputState{key: string(rune('a' + i))}, filter: &noFilter}
 	}
 	steps := []struct {
 		name string
@@ -35,7 +35,7 @@ func TestRecSet(t *testing.T) {
 				changed = s.remove(r)
 			}
 			if wantChange := st.add != want[r]; changed != wantChange {
-				t.Fatalf("%s: %q changed %v, want %v", st.name, r.input, changed, wantChange)
+				t.Fatalf("%s: %q changed %v, want %v", st.name, r.in.key, changed, wantChange)
 			}
 			want[r] = st.add
 			if !st.add {
@@ -45,7 +45,7 @@ func TestRecSet(t *testing.T) {
 		seen := map[*fetchRec]bool{}
 		s.each(func(r *fetchRec) {
 			if !want[r] || seen[r] {
-				t.Fatalf("%s: unexpected or repeated read %q", st.name, r.input)
+				t.Fatalf("%s: unexpected or repeated read %q", st.name, r.in.key)
 			}
 			seen[r] = true
 		})
