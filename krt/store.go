@@ -156,11 +156,11 @@ func (s *store[T]) put(tx *Txn, key string, v T) bool {
 	if had && s.acc.equal(old, v) {
 		return false
 	}
-	s.mu.Lock()
+	s.lockItems()
 	s.noteChangeLocked(key, old, had)
 	s.items[key] = v
 	s.reindexUserLocked(key, old, had, v, true)
-	s.mu.Unlock()
+	s.unlockItems()
 	s.reindexBuiltin(key, old, had, v, true)
 	tx.touch(s.self())
 	return true
@@ -173,14 +173,30 @@ func (s *store[T]) remove(tx *Txn, key string) bool {
 		return false
 	}
 	var zero T
-	s.mu.Lock()
+	s.lockItems()
 	s.noteChangeLocked(key, old, had)
 	delete(s.items, key)
 	s.reindexUserLocked(key, old, true, zero, false)
-	s.mu.Unlock()
+	s.unlockItems()
 	s.reindexBuiltin(key, old, true, zero, false)
 	tx.touch(s.self())
 	return true
+}
+
+// lockItems takes mu for a change of the items, except while the
+// constructing transaction fills the collection: no reader can reach it
+// yet (see Graph.construct), and a lock per item would cost more than the
+// item.
+func (s *store[T]) lockItems() {
+	if !s.unwatched {
+		s.mu.Lock()
+	}
+}
+
+func (s *store[T]) unlockItems() {
+	if !s.unwatched {
+		s.mu.Unlock()
+	}
 }
 
 // noteChangeLocked records key's value before the transaction, the first
