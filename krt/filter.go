@@ -278,12 +278,7 @@ func (s *store[T]) labelsOf(v T) map[string]string {
 func (s *store[T]) query(f *filterSet) []T {
 	var keys []string
 	var done filterKind // the filter the access path guarantees
-	appendSet := func(set map[string]struct{}) {
-		keys = slices.Grow(keys, len(set))
-		for k := range set {
-			keys = append(keys, k)
-		}
-	}
+	appendSet := func(set *keySet) { keys = set.appendTo(keys) }
 	if f.selectsNothing() {
 		return nil
 	}

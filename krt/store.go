@@ -28,9 +28,9 @@ type store[T any] struct {
 	items map[string]T
 
 	indexes  []*indexState[T]
-	nsIdx    map[string]map[string]struct{}    // built on first use
-	labelIdx map[labelPair]map[string]struct{} // built on first use
-	selIdx   map[labelPair]map[string]struct{} // by smallest selector pair; built on first use
+	nsIdx    map[string]*keySet    // built on first use
+	labelIdx map[labelPair]*keySet // built on first use
+	selIdx   map[labelPair]*keySet // by smallest selector pair; built on first use
 	// lazyMu serializes building those three, which parallel fetches
 	// may ask for at once; the flags say which are built.
 	lazyMu                      sync.Mutex
