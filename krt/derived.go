@@ -164,13 +164,25 @@ func (d *derived[I, O]) process(tx *Txn) {
 }
 
 // result is what one run of the transformation gave: its outputs or its
-// error, and what it read. gone means the input no longer exists.
+// error, and what it read. gone means the input no longer exists. A
+// single output, the common case, is held in one rather than in a slice
+// made for it.
 type result[O any] struct {
-	st   *inputState // the input's entry, as it was before the run
-	gone bool
-	outs []O
-	err  error
-	deps []*fetchRec
+	st     *inputState // the input's entry, as it was before the run
+	gone   bool
+	hasOne bool
+	one    [1]O
+	outs   []O
+	err    error
+	deps   []*fetchRec
+}
+
+// outputs returns the run's outputs.
+func (c *result[O]) outputs() []O {
+	if c.hasOne {
+		return c.one[:]
+	}
+	return c.outs
 }
 
 // recompute runs the transformation of input k again, or withdraws k's
@@ -196,10 +208,12 @@ func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
 	fc := &fetchCtx{down: d, in: st, input: st.key, prev: st.deps}
 	start := time.Now()
 	slot.begin(fc, start)
-	outs, err := d.call(fc, in)
+	c := result[O]{st: st}
+	c.err = d.call(fc, in, &c)
 	slot.end()
 	d.stats.durations.observe(time.Since(start))
-	return result[O]{st: st, outs: outs, err: err, deps: fc.deps}
+	c.deps = fc.deps
+	return c
 }
 
 // apply records what compute gave for one input: its outputs, or its
@@ -227,7 +241,7 @@ func (d *derived[I, O]) apply(tx *Txn, c *result[O]) {
 		return
 	}
 	delete(d.failing, k)
-	st.outs = d.replaceOutputs(tx, k, st.outs, c.outs)
+	st.outs = d.replaceOutputs(tx, k, st.outs, c.outputs())
 	d.setDeps(st, c.deps)
 }
 
@@ -275,24 +289,25 @@ func (d *derived[I, O]) replaceOutputs(tx *Txn, k string, prev []string, outs []
 	return keys
 }
 
-// call runs the transformation, turning a panic or a Fail into an error.
-func (d *derived[I, O]) call(fc *fetchCtx, in I) (outs []O, err error) {
+// call runs the transformation, putting its outputs in c, and turns a
+// panic or a Fail into an error, with no outputs.
+func (d *derived[I, O]) call(fc *fetchCtx, in I, c *result[O]) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			outs, err = nil, &panicError{value: r, stack: string(debug.Stack())}
+			err = &panicError{value: r, stack: string(debug.Stack())}
+		}
+		if err != nil {
+			c.hasOne, c.outs = false, nil
 		}
 	}()
 	if d.one != nil {
 		if o := d.one(fc, in); o != nil {
-			outs = []O{*o}
+			c.one[0], c.hasOne = *o, true
 		}
 	} else {
-		outs = d.many(fc, in)
+		c.outs = d.many(fc, in)
 	}
-	if fc.failed != nil {
-		return nil, fc.failed
-	}
-	return outs, nil
+	return fc.failed
 }
 
 // claim records that input produced v under key. When another input
