@@ -26,6 +26,7 @@ type derived[I, O any] struct {
 	contested map[string]map[string]O // output key -> every claimant, while >1
 	failing   map[string]error        // inputs whose last computation failed
 	upSynced  map[upstream]int        // upstreams read by any input (refcounted)
+	tally     recomputeTally          // the running process call's recomputations
 }
 
 // inputState is what a derived collection keeps about one input: its key,
@@ -158,6 +159,7 @@ func (d *derived[I, O]) process(tx *Txn) {
 	if cap(dirty) <= 64 && d.dirty == nil { // keep a small list for the next transaction
 		d.dirty = dirty[:0]
 	}
+	d.tally.flush(&d.stats)
 	d.stats.failing.Store(int32(len(d.failing)))
 	d.stats.conflicts.Store(int32(len(d.contested)))
 	d.propagateChanges(tx)
@@ -175,6 +177,7 @@ type result[O any] struct {
 	outs   []O
 	err    error
 	deps   []*fetchRec
+	took   time.Duration
 }
 
 // outputs returns the run's outputs.
@@ -204,14 +207,13 @@ func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
 		}
 		in = v
 	}
-	d.stats.recomputes.Add(1)
 	fc := &fetchCtx{down: d, in: st, input: st.key, prev: st.deps}
 	start := time.Now()
 	slot.begin(fc, start)
 	c := result[O]{st: st}
 	c.err = d.call(fc, in, &c)
 	slot.end()
-	d.stats.durations.observe(time.Since(start))
+	c.took = time.Since(start)
 	c.deps = fc.deps
 	return c
 }
@@ -225,6 +227,7 @@ func (d *derived[I, O]) apply(tx *Txn, c *result[O]) {
 		d.forget(tx, st)
 		return
 	}
+	d.tally.observe(c.took)
 	if c.err != nil {
 		stack := ""
 		if pe, ok := c.err.(*panicError); ok {

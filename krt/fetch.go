@@ -25,14 +25,13 @@ type fetchCtx struct {
 	prev   []*fetchRec // what the last computation read, to reuse
 	deps   []*fetchRec
 	failed error
+	since  int64 // unix nanoseconds when it began; set once, before it is published
 }
 
 // sharesPrev reports whether deps is still prev[:len(deps)], sharing
 // prev's array, as it is until a read differs from prev's at its
 // position: a computation that reads what the last one read allocates no
-// slice, and setDeps finds the very same records. (A flag would do, but
-// would move fetchCtx, made for every computation, into the size class
-// of the fetchRecs kept, and the garbage would spread among them.)
+// slice, and setDeps finds the very same records.
 func (c *fetchCtx) sharesPrev() bool {
 	return len(c.deps) == 0 || len(c.prev) > 0 && &c.deps[0] == &c.prev[0]
 }

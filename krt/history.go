@@ -111,12 +111,46 @@ func HistogramBounds() []float64 {
 }
 
 func (h *durationHistogram) observe(d time.Duration) {
+	h.counts[histBucket(d)].Add(1)
+	h.sum.Add(int64(d))
+}
+
+func histBucket(d time.Duration) int {
 	i := 0
 	for b := histFirst; i < histBuckets && d > b; b *= histGrowth {
 		i++
 	}
-	h.counts[i].Add(1)
-	h.sum.Add(int64(d))
+	return i
+}
+
+// recomputeTally counts one process call's recomputations, without
+// atomics, for flush to add to the collection's counters at once: an
+// atomic per recomputation stalls the writer on its own stores.
+type recomputeTally struct {
+	n      uint64
+	counts [histBuckets + 1]uint64
+	sum    time.Duration
+}
+
+func (t *recomputeTally) observe(d time.Duration) {
+	t.n++
+	t.counts[histBucket(d)]++
+	t.sum += d
+}
+
+// flush adds the tally to s and empties it.
+func (t *recomputeTally) flush(s *stats) {
+	if t.n == 0 {
+		return
+	}
+	s.recomputes.Add(t.n)
+	for i, c := range t.counts {
+		if c > 0 {
+			s.durations.counts[i].Add(c)
+		}
+	}
+	s.durations.sum.Add(int64(t.sum))
+	*t = recomputeTally{}
 }
 
 func (h *durationHistogram) snapshot() ([]uint64, time.Duration) {

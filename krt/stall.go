@@ -31,12 +31,11 @@ type Stall struct {
 // computing is what one goroutine of a transaction is transforming: the
 // writer's goroutine uses slot 0, parallel workers the others.
 type computing struct {
-	fc    atomic.Pointer[fetchCtx]
-	since atomic.Int64 // unix nanoseconds
+	fc atomic.Pointer[fetchCtx] // its since is set before it is stored
 }
 
 func (c *computing) begin(fc *fetchCtx, start time.Time) {
-	c.since.Store(start.UnixNano())
+	fc.since = start.UnixNano()
 	c.fc.Store(fc)
 }
 
@@ -49,8 +48,8 @@ func (g *Graph) oldestComputation() (*fetchCtx, time.Time) {
 	for i := range g.computing {
 		c := &g.computing[i]
 		fc := c.fc.Load()
-		if s := c.since.Load(); fc != nil && (oldest == nil || s < since) {
-			oldest, since = fc, s
+		if fc != nil && (oldest == nil || fc.since < since) {
+			oldest, since = fc, fc.since
 		}
 	}
 	return oldest, time.Unix(0, since)
