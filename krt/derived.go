@@ -150,13 +150,13 @@ func (d *derived[I, O]) process(tx *Txn) {
 	if workers := d.g.workersFor(len(dirty)); workers > 1 {
 		d.recomputeParallel(tx, dirty, workers)
 	} else {
-		for i, st := range dirty {
+		for _, st := range dirty {
 			d.recompute(tx, st)
-			dirty[i] = nil
 		}
 	}
 	d.changeHint = 0
 	if cap(dirty) <= 64 && d.dirty == nil { // keep a small list for the next transaction
+		clear(dirty)
 		d.dirty = dirty[:0]
 	}
 	d.tally.flush(&d.stats)

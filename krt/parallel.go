@@ -40,20 +40,20 @@ func (g *Graph) workersFor(n int) int {
 // recomputeParallel computes the dirty inputs on workers goroutines, the
 // writer's among them, then applies the results in the dirty list's
 // order. The goroutines have all returned when it does.
-func (d *derived[I, O]) recomputeParallel(tx *Txn, keys []*inputState, workers int) {
+func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty []*inputState, workers int) {
 	d.g.parallelRuns.Add(1)
-	results := make([]result[O], len(keys))
+	results := make([]result[O], len(dirty))
 	var next atomic.Int64
 	chunk := d.g.parallelChunk
 	work := func(slot *computing) {
 		for {
 			end := int(next.Add(int64(chunk)))
 			start := end - chunk
-			if start >= len(keys) {
+			if start >= len(dirty) {
 				return
 			}
-			for i := start; i < min(end, len(keys)); i++ {
-				results[i] = d.compute(keys[i], slot)
+			for i := start; i < min(end, len(dirty)); i++ {
+				results[i] = d.compute(dirty[i], slot)
 			}
 		}
 	}
