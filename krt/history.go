@@ -110,11 +110,6 @@ func HistogramBounds() []float64 {
 	return b
 }
 
-func (h *durationHistogram) observe(d time.Duration) {
-	h.counts[histBucket(d)].Add(1)
-	h.sum.Add(int64(d))
-}
-
 func histBucket(d time.Duration) int {
 	i := 0
 	for b := histFirst; i < histBuckets && d > b; b *= histGrowth {
