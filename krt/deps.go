@@ -2,13 +2,14 @@ package krt
 
 import "slices"
 
-// fetchRec is one recorded read: input of collection down fetched from up
-// with filter. It is filed in up's reverse index (see dependents).
+// fetchRec is one recorded read: input in fetched from up with filter. It
+// is filed in up's reverse index (see dependents). Each input makes a few
+// and a graph holds them by the hundred thousand, hence the pointer to
+// the filter, which reads without one share (see keepFilter).
 type fetchRec struct {
-	down   dependent
-	input  string
+	in     *inputState
 	up     upstream
-	filter filterSet
+	filter *filterSet // never changed once recorded
 }
 
 // dependents is a collection's reverse index: which reads of it, by which
@@ -28,7 +29,7 @@ type dependents struct {
 
 // file adds rec to the buckets its filter names, or removes it from them.
 func (d *dependents) file(rec *fetchRec, add bool) {
-	f := &rec.filter
+	f := rec.filter
 	switch {
 	case f.selectsNothing(): // no change can matter: file nothing
 	case f.hasKeys:
@@ -99,8 +100,8 @@ func (s *store[T]) trigger(tx *Txn, key string, old T, hadOld bool, nv T, hasNew
 		return
 	}
 	hit := func(rec *fetchRec) {
-		if s.affects(&rec.filter, key, old, hadOld, nv, hasNew) {
-			rec.down.markDirty(tx, rec.input)
+		if s.affects(rec.filter, key, old, hadOld, nv, hasNew) {
+			rec.in.owner.d.markInput(tx, rec.in)
 		}
 	}
 	visit := func(set *recSet) {
@@ -171,7 +172,7 @@ func (s *store[T]) triggerPairs(visit func(*recSet), old T, hadOld bool, nv T, h
 // every input of one collection, as of a singleton that all of them read.
 func expectDirty(set *recSet) {
 	if n := set.len(); n > 64 {
-		if e, ok := set.any().down.(interface{ expectDirty(n int) }); ok {
+		if e, ok := set.any().in.owner.d.(interface{ expectDirty(n int) }); ok {
 			e.expectDirty(n)
 		}
 	}

@@ -5,32 +5,45 @@ import (
 	"runtime/debug"
 	"slices"
 	"time"
-	"unsafe"
 )
 
 // derived is a collection computed from a primary input collection (or,
 // for a singleton, from nothing but its fetches) by a transformation.
 type derived[I, O any] struct {
 	store[O]
-	parent *store[I] // nil for a singleton
+	parent *store[I]  // nil for a singleton
+	owner  inputOwner // what each input's entry points to: d
 	one    func(HandlerContext, I) *O
 	many   func(HandlerContext, I) []O
 
+	// inputs holds one entry per input key: all the collection keeps
+	// about that input, so that marking, computing and applying it look
+	// the key up once (in markDirty) or not at all (a read's record
+	// points at its entry).
 	inputs    map[string]*inputState
-	dirty     map[string]struct{}
-	spare     map[string]struct{}     // an emptied dirty map, reused
+	dirty     []*inputState           // marked since the last process, each once
 	owners    map[string]string       // output key -> input that produced it
 	contested map[string]map[string]O // output key -> every claimant, while >1
 	failing   map[string]error        // inputs whose last computation failed
 	upSynced  map[upstream]int        // upstreams read by any input (refcounted)
+	tally     recomputeTally          // the running process call's recomputations
 }
 
-// inputState is what the last successful computation of one input produced
-// and read.
+// inputState is what a derived collection keeps about one input: its key,
+// what its last successful computation produced and read, and whether it
+// waits in the dirty list. An entry made by markDirty for a key that turns
+// out to be gone is dropped by the computation that finds it gone.
 type inputState struct {
-	outs []string
-	deps []*fetchRec
+	key   string
+	owner *inputOwner
+	outs  []string
+	deps  []*fetchRec
+	dirty bool
 }
+
+// inputOwner is the collection an input belongs to, as its entries and
+// their reads reach it: one pointer per entry rather than an interface.
+type inputOwner struct{ d dependent }
 
 // NewCollection derives a collection from in: each input item is
 // transformed into at most one output (nil means none). The transformation
@@ -55,13 +68,14 @@ func newDerived[I, O any](g Owner, parent *store[I], kind string, one func(Handl
 		upSynced: map[upstream]int{},
 	}
 	d.init(g, kind, o)
+	d.owner.d = d
 	if parent != nil && len(parent.items) > 0 {
 		// The initial computation fills these with one entry per input:
 		// size them once instead of rehashing log2(n) times.
 		n := len(parent.items)
 		d.items = make(map[string]O, n)
 		d.inputs = make(map[string]*inputState, n)
-		d.dirty = make(map[string]struct{}, n)
+		d.dirty = make([]*inputState, 0, n)
 	}
 	d.g.construct(d, func(tx *Txn) {
 		d.unwatched = true
@@ -78,38 +92,57 @@ func newDerived[I, O any](g Owner, parent *store[I], kind string, one func(Handl
 	return d
 }
 
+// markDirty implements downstream: input changed in the primary
+// collection, or the collection is being built.
 func (d *derived[I, O]) markDirty(tx *Txn, input string) {
 	if d.stopped {
 		return
 	}
-	if d.dirty == nil {
-		d.dirty, d.spare = d.spare, nil
-		if d.dirty == nil {
-			d.dirty = map[string]struct{}{}
-		}
+	st := d.inputs[input]
+	if st == nil {
+		st = &inputState{key: input, owner: &d.owner}
+		d.inputs[input] = st
 	}
-	d.dirty[input] = struct{}{}
+	d.markInput(tx, st)
+}
+
+// markInput implements dependent: st must be recomputed in tx.
+func (d *derived[I, O]) markInput(tx *Txn, st *inputState) {
+	if d.stopped || st.dirty {
+		return
+	}
+	st.dirty = true
+	d.dirty = append(d.dirty, st)
 	tx.schedule(d)
 }
 
 // expectDirty makes room for n more dirty inputs, when they are many, so
-// that marking them does not rehash the dirty set as it grows.
+// that marking them does not regrow the dirty list as it grows.
 func (d *derived[I, O]) expectDirty(n int) {
-	if n <= 64 || d.stopped || len(d.dirty) >= n {
+	if n <= 64 || d.stopped {
 		return
 	}
-	grown := make(map[string]struct{}, len(d.dirty)+n)
-	for k := range d.dirty {
-		grown[k] = struct{}{}
-	}
-	d.dirty = grown
+	d.dirty = slices.Grow(d.dirty, n)
 }
 
-func (d *derived[I, O]) dropPending() { d.dirty = nil }
+func (d *derived[I, O]) dropPending() {
+	for _, st := range d.dirty {
+		st.dirty = false
+		if st.outs == nil && st.deps == nil {
+			// Made by markDirty and never computed, or holding nothing:
+			// markDirty makes it again when needed.
+			delete(d.inputs, st.key)
+		}
+	}
+	d.dirty = nil
+}
 
 func (d *derived[I, O]) process(tx *Txn) {
 	dirty := d.dirty
 	d.dirty = nil
+	for _, st := range dirty {
+		st.dirty = false // marks from now on queue it again
+	}
 	if d.stopped { // emptied by Stop: only tell dependents
 		dirty = nil
 	}
@@ -117,79 +150,84 @@ func (d *derived[I, O]) process(tx *Txn) {
 	if workers := d.g.workersFor(len(dirty)); workers > 1 {
 		d.recomputeParallel(tx, dirty, workers)
 	} else {
-		for k := range dirty {
-			d.recompute(tx, k)
+		for _, st := range dirty {
+			d.recompute(tx, st)
 		}
 	}
-	d.g.flushTallies(&d.stats)
 	d.changeHint = 0
-	if len(dirty) <= 64 { // keep a small map for the next transaction
+	if cap(dirty) <= 64 && d.dirty == nil { // keep a small list for the next transaction
 		clear(dirty)
-		d.spare = dirty
+		d.dirty = dirty[:0]
 	}
+	d.tally.flush(&d.stats)
 	d.stats.failing.Store(int32(len(d.failing)))
 	d.stats.conflicts.Store(int32(len(d.contested)))
 	d.propagateChanges(tx)
 }
 
 // result is what one run of the transformation gave: its outputs or its
-// error, and what it read. gone means the input no longer exists.
+// error, and what it read. gone means the input no longer exists. A
+// single output, the common case, is held in one rather than in a slice
+// made for it.
 type result[O any] struct {
-	key  string
-	gone bool
-	st   *inputState // the input's state before the run; nil for a new input
-	outs []O
-	err  error
-	deps []*fetchRec
+	st     *inputState // the input's entry, as it was before the run
+	gone   bool
+	hasOne bool
+	one    [1]O
+	outs   []O
+	err    error
+	deps   []*fetchRec
+	took   time.Duration
+}
+
+// outputs returns the run's outputs.
+func (c *result[O]) outputs() []O {
+	if c.hasOne {
+		return c.one[:]
+	}
+	return c.outs
 }
 
 // recompute runs the transformation of input k again, or withdraws k's
 // outputs when k is gone, and records what the run read.
-func (d *derived[I, O]) recompute(tx *Txn, k string) {
-	c := d.compute(k, d.inputs[k], &d.g.computing[0])
+func (d *derived[I, O]) recompute(tx *Txn, st *inputState) {
+	c := d.compute(st, &d.g.computing[0])
 	d.apply(tx, &c)
 }
 
-// compute runs the transformation of input k, whose state before the run
-// is st, reporting the run in slot. It changes nothing but counters and
-// reads nothing apply writes, so that several inputs of one collection
-// can be computed in parallel while others are applied (see
-// recomputeParallel).
-func (d *derived[I, O]) compute(k string, st *inputState, slot *computing) result[O] {
+// compute runs the transformation of input st, reporting the run in
+// slot. It changes nothing but counters, so that several inputs of one
+// collection can be computed in parallel (see recomputeParallel).
+func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
 	var in I
 	if d.parent != nil {
-		v, ok := d.parent.items[k]
+		v, ok := d.parent.items[st.key]
 		if !ok {
-			return result[O]{key: k, gone: true}
+			return result[O]{st: st, gone: true}
 		}
 		in = v
 	}
-	var prev []*fetchRec
-	if st != nil {
-		prev = st.deps
-	}
-	fc := &fetchCtx{down: d, input: k, prev: prev}
+	fc := &fetchCtx{down: d, in: st, input: st.key, prev: st.deps}
 	start := monoNow()
 	slot.begin(fc, start)
-	outs, err := d.call(fc, in)
+	c := result[O]{st: st}
+	c.err = d.call(fc, in, &c)
 	slot.end()
-	slot.tally.observe(time.Duration(monoNow() - start))
-	return result[O]{key: k, st: st, outs: outs, err: err, deps: fc.deps}
+	c.took = time.Duration(monoNow() - start)
+	c.deps = fc.deps
+	return c
 }
 
 // apply records what compute gave for one input: its outputs, or its
 // error with the last good outputs kept, and its reads.
 func (d *derived[I, O]) apply(tx *Txn, c *result[O]) {
-	k := c.key
+	st := c.st
+	k := st.key
 	if c.gone {
-		d.forget(tx, k)
+		d.forget(tx, st)
 		return
 	}
-	st := c.st
-	if st == nil {
-		st = &inputState{}
-		d.inputs[k] = st
-	}
+	d.tally.observe(c.took)
 	if c.err != nil {
 		stack := ""
 		if pe, ok := c.err.(*panicError); ok {
@@ -206,20 +244,21 @@ func (d *derived[I, O]) apply(tx *Txn, c *result[O]) {
 		return
 	}
 	delete(d.failing, k)
-	st.outs = d.replaceOutputs(tx, k, st.outs, c.outs)
+	st.outs = d.replaceOutputs(tx, k, st.outs, c.outputs())
 	d.setDeps(st, c.deps)
 }
 
-// forget withdraws the outputs and reads of input k, which is gone.
-func (d *derived[I, O]) forget(tx *Txn, k string) {
-	if st := d.inputs[k]; st != nil {
-		for _, out := range st.outs {
-			d.release(tx, out, k)
-		}
-		d.setDeps(st, nil)
-		delete(d.inputs, k)
+// forget withdraws the outputs and reads of input st, which is gone.
+func (d *derived[I, O]) forget(tx *Txn, st *inputState) {
+	for _, out := range st.outs {
+		d.release(tx, out, st.key)
 	}
-	delete(d.failing, k)
+	d.setDeps(st, nil)
+	st.outs = nil
+	if d.inputs[st.key] == st {
+		delete(d.inputs, st.key)
+	}
+	delete(d.failing, st.key)
 }
 
 // replaceOutputs claims the keys of outs for input k, releases those of
@@ -232,6 +271,9 @@ func (d *derived[I, O]) replaceOutputs(tx *Txn, k string, prev []string, outs []
 	keys := make([]string, 0, len(outs))
 	for _, v := range outs {
 		key := d.acc.key(v)
+		if key == k {
+			key = k // one string for the input's and the output's key
+		}
 		if slices.Contains(keys, key) {
 			d.recordError(k, fmt.Errorf("input %q produced two outputs with key %q; keeping the first: %w", k, key, ErrKeyConflict), "")
 			continue
@@ -250,27 +292,25 @@ func (d *derived[I, O]) replaceOutputs(tx *Txn, k string, prev []string, outs []
 	return keys
 }
 
-// call runs the transformation, turning a panic or a Fail into an error.
-func (d *derived[I, O]) call(fc *fetchCtx, in I) (outs []O, err error) {
+// call runs the transformation, putting its outputs in c, and turns a
+// panic or a Fail into an error, with no outputs.
+func (d *derived[I, O]) call(fc *fetchCtx, in I, c *result[O]) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			outs, err = nil, &panicError{value: r, stack: string(debug.Stack())}
+			err = &panicError{value: r, stack: string(debug.Stack())}
+		}
+		if err != nil {
+			c.hasOne, c.outs = false, nil
 		}
 	}()
 	if d.one != nil {
 		if o := d.one(fc, in); o != nil {
-			// A view of the one output rather than a copy: outs lives
-			// only until apply copies its values into the items, and a
-			// slice per recomputation would be one allocation a change.
-			outs = unsafe.Slice(o, 1)
+			c.one[0], c.hasOne = *o, true
 		}
 	} else {
-		outs = d.many(fc, in)
+		c.outs = d.many(fc, in)
 	}
-	if fc.failed != nil {
-		return nil, fc.failed
-	}
-	return outs, nil
+	return fc.failed
 }
 
 // claim records that input produced v under key. When another input
@@ -381,7 +421,7 @@ func sameDeps(a, b []*fetchRec) bool {
 		if a[i] == b[i] {
 			continue
 		}
-		if a[i].up != b[i].up || !a[i].filter.equal(&b[i].filter) {
+		if a[i].up != b[i].up || !a[i].filter.equal(b[i].filter) {
 			return false
 		}
 	}
@@ -392,7 +432,7 @@ func sameDeps(a, b []*fetchRec) bool {
 func unionDeps(a, b []*fetchRec) []*fetchRec {
 	out := append([]*fetchRec(nil), a...)
 	for _, r := range b {
-		if !slices.ContainsFunc(a, func(x *fetchRec) bool { return x.up == r.up && x.filter.equal(&r.filter) }) {
+		if !slices.ContainsFunc(a, func(x *fetchRec) bool { return x.up == r.up && x.filter.equal(r.filter) }) {
 			out = append(out, r)
 		}
 	}

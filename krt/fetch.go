@@ -20,18 +20,18 @@ type HandlerContext interface {
 
 type fetchCtx struct {
 	down   dependent
+	in     *inputState
 	input  string
 	prev   []*fetchRec // what the last computation read, to reuse
 	deps   []*fetchRec
 	failed error
+	since  int64 // monoNow when it began; set once, before it is published
 }
 
 // sharesPrev reports whether deps is still prev[:len(deps)], sharing
 // prev's array, as it is until a read differs from prev's at its
 // position: a computation that reads what the last one read allocates no
-// slice, and setDeps finds the very same records. (A flag would do, but
-// would move fetchCtx, made for every computation, into the size class
-// of the fetchRecs kept, and the garbage would spread among them.)
+// slice, and setDeps finds the very same records.
 func (c *fetchCtx) sharesPrev() bool {
 	return len(c.deps) == 0 || len(c.prev) > 0 && &c.deps[0] == &c.prev[0]
 }
@@ -115,7 +115,7 @@ func (c *fetchCtx) record(up upstream, fs *filterSet) {
 		// setDeps must unfile.
 		c.deps = append(make([]*fetchRec, 0, max(len(c.prev), i+1, 2)), c.deps...)
 	}
-	c.deps = append(c.deps, &fetchRec{down: c.down, input: c.input, up: up, filter: *fs})
+	c.deps = append(c.deps, &fetchRec{in: c.in, up: up, filter: keepFilter(fs)})
 }
 
 // FetchOne returns the item of c that passes every filter and records the

@@ -62,6 +62,20 @@ type filterSet struct {
 	hasSelects bool
 }
 
+// noFilter is the filter of every read without one, shared by their
+// records.
+var noFilter = filterSet{index: -1}
+
+// keepFilter returns a copy of f for a read's record to keep: noFilter
+// when f filters nothing, as a read of a singleton does not.
+func keepFilter(f *filterSet) *filterSet {
+	if f.rare == nil && f.index < 0 && !f.hasKeys && !f.hasNS && !f.hasLabels && !f.hasSelects {
+		return &noFilter
+	}
+	kept := *f
+	return &kept
+}
+
 // FilterKey keeps the item with the given key.
 func FilterKey(key string) Filter {
 	r := &filterRare{}
@@ -267,12 +281,7 @@ func (s *store[T]) query(f *filterSet) []T {
 	keys := (*scratch)[:0]
 	defer func() { putQueryKeys(scratch, keys) }()
 	var done filterKind // the filter the access path guarantees
-	appendSet := func(set map[string]struct{}) {
-		keys = slices.Grow(keys, len(set))
-		for k := range set {
-			keys = append(keys, k)
-		}
-	}
+	appendSet := func(set *keySet) { keys = set.appendTo(keys) }
 	if f.selectsNothing() {
 		return nil
 	}

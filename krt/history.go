@@ -119,37 +119,34 @@ func histBucket(d time.Duration) int {
 	return i
 }
 
-// computeTally is a durationHistogram and a recompute count kept by one
-// goroutine, without atomics, until flushed into a collection's stats.
-type computeTally struct {
+// recomputeTally counts one process call's recomputations, without
+// atomics, for flush to add to the collection's counters at once: an
+// atomic per recomputation stalls the writer on its own stores.
+type recomputeTally struct {
 	n      uint64
 	counts [histBuckets + 1]uint64
-	sum    int64
+	sum    time.Duration
 }
 
-func (t *computeTally) observe(d time.Duration) {
+func (t *recomputeTally) observe(d time.Duration) {
 	t.n++
 	t.counts[histBucket(d)]++
-	t.sum += int64(d)
+	t.sum += d
 }
 
-// flushTallies adds what the computing slots counted to st and resets
-// them; the caller is the writer, once no other goroutine computes.
-func (g *Graph) flushTallies(st *stats) {
-	for i := range g.computing {
-		t := &g.computing[i].tally
-		if t.n == 0 {
-			continue
-		}
-		st.recomputes.Add(t.n)
-		for b, c := range t.counts {
-			if c > 0 {
-				st.durations.counts[b].Add(c)
-			}
-		}
-		st.durations.sum.Add(t.sum)
-		*t = computeTally{}
+// flush adds the tally to s and empties it.
+func (t *recomputeTally) flush(s *stats) {
+	if t.n == 0 {
+		return
 	}
+	s.recomputes.Add(t.n)
+	for i, c := range t.counts {
+		if c > 0 {
+			s.durations.counts[i].Add(c)
+		}
+	}
+	s.durations.sum.Add(int64(t.sum))
+	*t = recomputeTally{}
 }
 
 func (h *durationHistogram) snapshot() ([]uint64, time.Duration) {

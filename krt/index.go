@@ -18,7 +18,7 @@ type Index[T any] struct {
 type indexState[T any] struct {
 	name string
 	keys func(T) []string
-	m    map[string]map[string]struct{}
+	m    map[string]*keySet
 }
 
 // NewIndex adds an index named name to c, filing each item under the keys
@@ -28,7 +28,7 @@ func NewIndex[T any](c Collection[T], name string, keys func(T) []string) Index[
 	s := c.core()
 	s.g.lockWrite()
 	defer s.g.unlockWrite()
-	ix := &indexState[T]{name: name, keys: keys, m: map[string]map[string]struct{}{}}
+	ix := &indexState[T]{name: name, keys: keys, m: map[string]*keySet{}}
 	for k, v := range s.items {
 		for _, ik := range keys(v) {
 			addTo(ix.m, ik, k)
@@ -55,19 +55,19 @@ func (i Index[T]) Lookup(key string) []T { return i.s.lookupAt(i.s.g.readVersion
 // the last committed version.
 func (i Index[T]) Keys() []string { return i.s.indexKeysAt(i.s.g.readVersion(), i.id) }
 
-func addTo[K comparable](m map[K]map[string]struct{}, ik K, key string) {
+func addTo[K comparable](m map[K]*keySet, ik K, key string) {
 	set := m[ik]
 	if set == nil {
-		set = map[string]struct{}{}
+		set = &keySet{}
 		m[ik] = set
 	}
-	set[key] = struct{}{}
+	set.add(key)
 }
 
-func removeFrom[K comparable](m map[K]map[string]struct{}, ik K, key string) {
+func removeFrom[K comparable](m map[K]*keySet, ik K, key string) {
 	if set := m[ik]; set != nil {
-		delete(set, key)
-		if len(set) == 0 {
+		set.remove(key)
+		if set.len() == 0 {
 			delete(m, ik)
 		}
 	}
@@ -164,7 +164,7 @@ func (s *store[T]) ensureLazy(ready *atomic.Bool, build func()) {
 
 func (s *store[T]) ensureNamespaceIndex() {
 	s.ensureLazy(&s.lazyNS, func() {
-		s.nsIdx = map[string]map[string]struct{}{}
+		s.nsIdx = map[string]*keySet{}
 		for k, v := range s.items {
 			addTo(s.nsIdx, s.acc.namespace(v), k)
 		}
@@ -173,7 +173,7 @@ func (s *store[T]) ensureNamespaceIndex() {
 
 func (s *store[T]) ensureLabelIndex() {
 	s.ensureLazy(&s.lazyLabels, func() {
-		s.labelIdx = map[labelPair]map[string]struct{}{}
+		s.labelIdx = map[labelPair]*keySet{}
 		for k, v := range s.items {
 			for lk, lv := range s.acc.labels(v) {
 				addTo(s.labelIdx, labelPair{lk, lv}, k)
@@ -184,7 +184,7 @@ func (s *store[T]) ensureLabelIndex() {
 
 func (s *store[T]) ensureSelectorIndex() {
 	s.ensureLazy(&s.lazySel, func() {
-		s.selIdx = map[labelPair]map[string]struct{}{}
+		s.selIdx = map[labelPair]*keySet{}
 		for k, v := range s.items {
 			if p, ok := minPair(s.acc.selector(v)); ok {
 				addTo(s.selIdx, p, k)

@@ -54,7 +54,7 @@ type downstream interface {
 // dependent is a node that can be told one of its inputs must be recomputed.
 type dependent interface {
 	node
-	markDirty(tx *Txn, input string)
+	markInput(tx *Txn, in *inputState)
 }
 
 // upstream is a node that records which dependents read it.

@@ -51,8 +51,7 @@ func (g *Graph) workersFor(n int) int {
 // parallelRun is one collection's parallel recomputation: its inputs cut
 // into chunks, the chunks' results, and which chunks are computed.
 type parallelRun[O any] struct {
-	keys    []string
-	states  []*inputState // each input's state before the run
+	states  []*inputState // the dirty inputs, in the order applied
 	results []result[O]
 	chunk   int
 	chunks  int
@@ -71,25 +70,19 @@ func (r *parallelRun[O]) claim() (c int, ok bool) {
 
 func (r *parallelRun[O]) bounds(c int) (start, end int) {
 	start = c * r.chunk
-	return start, min(start+r.chunk, len(r.keys))
+	return start, min(start+r.chunk, len(r.states))
 }
 
 // recomputeParallel computes the dirty inputs on workers goroutines, the
 // writer's among them, and applies the results in chunk order on the
 // writer's goroutine as they become ready. The goroutines have all
 // returned when it does.
-func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty map[string]struct{}, workers int) {
+func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty []*inputState, workers int) {
 	g := d.g
 	g.parallelRuns.Add(1)
-	r := &parallelRun[O]{chunk: g.parallelChunk}
-	r.keys = make([]string, 0, len(dirty))
-	r.states = make([]*inputState, 0, len(dirty))
-	for k := range dirty {
-		r.keys = append(r.keys, k)
-		r.states = append(r.states, d.inputs[k])
-	}
-	r.results = make([]result[O], len(r.keys))
-	r.chunks = (len(r.keys) + r.chunk - 1) / r.chunk
+	r := &parallelRun[O]{chunk: g.parallelChunk, states: dirty}
+	r.results = make([]result[O], len(dirty))
+	r.chunks = (len(dirty) + r.chunk - 1) / r.chunk
 	r.done = make([]atomic.Bool, r.chunks)
 	r.computed = make(chan struct{}, r.chunks)
 	g.applying.Store(int64(d.id) + 1)
@@ -129,7 +122,7 @@ func (d *derived[I, O]) applyAsComputed(tx *Txn, r *parallelRun[O]) {
 func (d *derived[I, O]) computeChunk(r *parallelRun[O], c int, slot *computing) {
 	start, end := r.bounds(c)
 	for i := start; i < end; i++ {
-		r.results[i] = d.compute(r.keys[i], r.states[i], slot)
+		r.results[i] = d.compute(r.states[i], slot)
 	}
 	r.done[c].Store(true)
 }

@@ -309,24 +309,22 @@ func (s *store[T]) lookupAt(v uint64, id int, key string) []T {
 	defer s.mu.RUnlock()
 	ix := s.indexes[id]
 	set := ix.m[key]
-	keys := make([]string, 0, len(set))
+	filed := set.appendTo(nil)
 	if !s.overlaidLocked(v) {
-		for k := range set {
-			keys = append(keys, k)
-		}
-		return s.valuesAtLocked(v, keys)
+		return s.valuesAtLocked(v, filed)
 	}
 	files := func(k string) bool {
 		item, ok := s.valueAtLocked(v, k)
 		return ok && slices.Contains(ix.keys(item), key)
 	}
-	for k := range set {
+	keys := filed[:0]
+	for _, k := range filed {
 		if _, _, changed := s.beforeLocked(v, k); !changed || files(k) {
 			keys = append(keys, k)
 		}
 	}
 	s.forChangedLocked(v, func(k string) {
-		if _, now := set[k]; !now && files(k) {
+		if !set.has(k) && files(k) {
 			keys = append(keys, k)
 		}
 	})

@@ -31,17 +31,12 @@ type Stall struct {
 // computing is what one goroutine of a transaction is transforming: the
 // writer's goroutine uses slot 0, parallel workers the others.
 type computing struct {
-	fc    atomic.Pointer[fetchCtx]
-	since atomic.Int64 // monoNow when the computation began
-	// tally counts the slot's computations until the writer adds them to
-	// the collection's stats: goroutines computing side by side would
-	// otherwise contend for the counters' cache lines on every input.
-	tally computeTally
-	_     [64]byte // keeps the slots of two goroutines off one cache line
+	fc atomic.Pointer[fetchCtx] // its since is set before it is stored
+	_  [64]byte                 // keeps the slots of two goroutines off one cache line
 }
 
 func (c *computing) begin(fc *fetchCtx, start int64) {
-	c.since.Store(start)
+	fc.since = start
 	c.fc.Store(fc)
 }
 
@@ -54,8 +49,8 @@ func (g *Graph) oldestComputation() (*fetchCtx, time.Time) {
 	for i := range g.computing {
 		c := &g.computing[i]
 		fc := c.fc.Load()
-		if s := c.since.Load(); fc != nil && (oldest == nil || s < since) {
-			oldest, since = fc, s
+		if fc != nil && (oldest == nil || fc.since < since) {
+			oldest, since = fc, fc.since
 		}
 	}
 	return oldest, monoTime(since)

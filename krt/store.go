@@ -28,9 +28,9 @@ type store[T any] struct {
 	items map[string]T
 
 	indexes  []*indexState[T]
-	nsIdx    map[string]map[string]struct{}    // built on first use
-	labelIdx map[labelPair]map[string]struct{} // built on first use
-	selIdx   map[labelPair]map[string]struct{} // by smallest selector pair; built on first use
+	nsIdx    map[string]*keySet    // built on first use
+	labelIdx map[labelPair]*keySet // built on first use
+	selIdx   map[labelPair]*keySet // by smallest selector pair; built on first use
 	// lazyMu serializes building those three, which parallel fetches
 	// may ask for at once; the flags say which are built.
 	lazyMu                      sync.Mutex
@@ -156,11 +156,11 @@ func (s *store[T]) put(tx *Txn, key string, v T) bool {
 	if had && s.acc.equal(old, v) {
 		return false
 	}
-	s.mu.Lock()
+	s.lockItems()
 	s.noteChangeLocked(key, old, had)
 	s.items[key] = v
 	s.reindexUserLocked(key, old, had, v, true)
-	s.mu.Unlock()
+	s.unlockItems()
 	s.reindexBuiltin(key, old, had, v, true)
 	tx.touch(s.self())
 	return true
@@ -173,14 +173,30 @@ func (s *store[T]) remove(tx *Txn, key string) bool {
 		return false
 	}
 	var zero T
-	s.mu.Lock()
+	s.lockItems()
 	s.noteChangeLocked(key, old, had)
 	delete(s.items, key)
 	s.reindexUserLocked(key, old, true, zero, false)
-	s.mu.Unlock()
+	s.unlockItems()
 	s.reindexBuiltin(key, old, true, zero, false)
 	tx.touch(s.self())
 	return true
+}
+
+// lockItems takes mu for a change of the items, except while the
+// constructing transaction fills the collection: no reader can reach it
+// yet (see Graph.construct), and a lock per item would cost more than the
+// item.
+func (s *store[T]) lockItems() {
+	if !s.unwatched {
+		s.mu.Lock()
+	}
+}
+
+func (s *store[T]) unlockItems() {
+	if !s.unwatched {
+		s.mu.Unlock()
+	}
 }
 
 // noteChangeLocked records key's value before the transaction, the first

@@ -168,7 +168,7 @@ func (d *derived[I, O]) stop(tx *Txn) {
 	for _, st := range d.inputs {
 		d.setDeps(st, nil)
 	}
-	d.inputs, d.owners, d.contested, d.failing, d.dirty, d.spare = nil, nil, nil, nil, nil, nil
+	d.inputs, d.owners, d.contested, d.failing, d.dirty = nil, nil, nil, nil, nil
 	if d.parent != nil {
 		d.parent.removeDown(d)
 	}
