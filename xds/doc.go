@@ -149,7 +149,9 @@
 // streams that name them, such as the Listener a gRPC xDS server asks
 // for by its own address: a wildcard subscription leaves them out (its
 // responses, its version digest and its resumption alike), and a change
-// of one wakes only the streams naming or holding it.
+// of one wakes only the streams naming or holding it. A Delta client
+// that drops one beside its wildcard is sent its name removed: it cannot
+// tell on its own that the wildcard leaves it out.
 //
 // # Namespace isolation
 //

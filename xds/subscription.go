@@ -193,7 +193,7 @@ func contains(s []string, v string) bool {
 // remembers the values the client accepted last in prev, for a NACK.
 // A resource for which hidden (when not nil) is true is treated as absent;
 // a name in resend is sent even when the client holds its version, and
-// named removed when it does not exist.
+// named removed when it does not exist or the client does not want it.
 func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool) (changed []*resource, removed []string) {
 	for name := range names {
 		r := cur[name]
@@ -206,6 +206,11 @@ func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*res
 				ts.drop(name)
 			}
 			delete(ts.rejected, name)
+			if _, again := resend[name]; again {
+				// Dropped beside a wildcard that leaves it out (served
+				// by name only): the client keeps it until told.
+				removed = append(removed, name)
+			}
 			continue
 		}
 		if r == nil {
