@@ -71,12 +71,13 @@ func newResources(g *krt.Graph) resources {
 	}
 }
 
-// sources are rs as a server's sources, one per type.
-func (rs resources) sources() []xds.Source {
+// sources are rs as a server's sources, one per type; the cluster source
+// takes clusterOpts.
+func (rs resources) sources(clusterOpts ...xds.SourceOption[*clusterv3.Cluster]) []xds.Source {
 	return []xds.Source{
 		xds.NewSource(xds.ListenerType, rs.lds, func(l *listenerv3.Listener) (string, proto.Message) { return l.GetName(), l }),
 		xds.NewSource(xds.RouteType, rs.rds, func(r *routev3.RouteConfiguration) (string, proto.Message) { return r.GetName(), r }),
-		xds.NewSource(xds.ClusterType, rs.cds, func(c *clusterv3.Cluster) (string, proto.Message) { return c.GetName(), c }),
+		xds.NewSource(xds.ClusterType, rs.cds, func(c *clusterv3.Cluster) (string, proto.Message) { return c.GetName(), c }, clusterOpts...),
 		xds.NewSource(xds.EndpointType, rs.eds, func(c *endpointv3.ClusterLoadAssignment) (string, proto.Message) {
 			return c.GetClusterName(), c
 		}),
@@ -85,9 +86,15 @@ func (rs resources) sources() []xds.Source {
 
 func newFixture(t testing.TB, opts ...xds.Option) *fixture {
 	t.Helper()
+	return newFixtureWith(t, nil, opts...)
+}
+
+// newFixtureWith is newFixture whose cluster source takes clusterOpts.
+func newFixtureWith(t testing.TB, clusterOpts []xds.SourceOption[*clusterv3.Cluster], opts ...xds.Option) *fixture {
+	t.Helper()
 	g := krt.NewGraph()
 	f := &fixture{g: g, resources: newResources(g)}
-	f.srv = xds.New(g, f.sources(), append([]xds.Option{xds.WithDebounce(0)}, opts...)...)
+	f.srv = xds.New(g, f.sources(clusterOpts...), append([]xds.Option{xds.WithDebounce(0)}, opts...)...)
 	f.addr = serve(t, g, f.srv)
 	return f
 }

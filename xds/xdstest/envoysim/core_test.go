@@ -144,3 +144,38 @@ func TestCoreDeltaChecks(t *testing.T) {
 		t.Fatalf("violations: %v", got)
 	}
 }
+
+// TestCoreOnDemand: on Delta, a name subscribed beside the wildcard is
+// asked for alone; dropped, it stays until the server says whether the
+// wildcard holds it (a violation past the limit); dropping the wildcard
+// forgets what only it held.
+func TestCoreOnDemand(t *testing.T) {
+	c := newCore(true, &options{warmingLimit: time.Minute})
+	c.start()
+	c.handle(resp(ClusterType, "1", true, cluster("a", 1)), t0)
+	reqs := c.subscribe(ClusterType, []string{"od"})
+	if len(reqs) != 1 || !slices.Equal(reqs[0].subscribe, []string{"od"}) || !slices.Equal(reqs[0].names, []string{"*", "od"}) {
+		t.Fatalf("subscribe od: %+v, want od subscribed beside the wildcard", reqs)
+	}
+	c.handle(resp(ClusterType, "2", true, cluster("od", 1)), t0)
+	reqs = c.unsubscribe(ClusterType, []string{"od"}, t0)
+	if len(reqs) != 1 || !slices.Equal(reqs[0].unsubscribe, []string{"od"}) || c.cfg.WarmingClusters["od"] == nil {
+		t.Fatalf("unsubscribe od: %+v, %v: want od dropped and still held", reqs, c.cfg)
+	}
+	// a and od, which got no load assignment, are overdue too.
+	if c.check(t0.Add(2 * time.Minute)); !slices.Contains(rules(c.takeViolations()), RuleWildcardOverlap) {
+		t.Fatal("od never settled: no violation")
+	}
+	c.handle(&response{typeURL: ClusterType, nonce: "3", removed: []string{"od"}}, t0)
+	if c.cfg.WarmingClusters["od"] != nil || len(c.overlap) != 0 {
+		t.Fatalf("od named removed: %v, overlap %v", c.cfg, c.overlap)
+	}
+	c.subscribe(ClusterType, []string{"b"})
+	reqs = c.unsubscribe(ClusterType, []string{"*"}, t0)
+	if !slices.Equal(reqs[0].unsubscribe, []string{"*"}) || c.cfg.WarmingClusters["a"] != nil || !slices.Equal(reqs[1].unsubscribe, []string{"a"}) {
+		t.Fatalf("unsubscribe *: %+v, %v: want a forgotten and its load assignment dropped", reqs, c.cfg)
+	}
+	if v := c.takeViolations(); len(v) != 0 {
+		t.Fatalf("violations: %v", v)
+	}
+}

@@ -9,7 +9,9 @@
 //     ClusterLoadAssignments its EDS clusters name, and for every
 //     Listener only once its first clusters are warm; then for the
 //     RouteConfigurations its listeners name. Wildcard and named
-//     subscriptions share the one stream.
+//     subscriptions share the one stream, and Subscribe and Unsubscribe
+//     ask for Clusters or Listeners by name beside the wildcard of the
+//     type, as Envoy's on-demand discovery does, or drop the wildcard.
 //   - It keeps an added or updated EDS cluster warming until a
 //     ClusterLoadAssignment for it arrives after the update, even an
 //     unchanged one, and an added or updated listener until the route
@@ -29,8 +31,9 @@
 // naming its cluster, RDS before its listener, on Delta any name outside
 // the subscription); nothing warming longer than the warming limit; a
 // nonce on every response and a version on every Delta resource; no
-// NACK; on Delta, an answer for a name dropped beside the
-// wildcard. A response for a name just dropped is ignored, as Envoy
+// NACK (AllowNacks, for a test serving something invalid); on Delta, an
+// answer, the resource again or its name removed, for a name dropped
+// beside the wildcard. A response for a name just dropped is ignored, as Envoy
 // ignores it, until a later response shows that the server read the
 // request that dropped it: the server reads a stream's requests in
 // order, so a response carrying a name first asked for in a request

@@ -40,6 +40,11 @@ type options struct {
 // the limit stands for "never". Default: 20s.
 func WithWarmingLimit(d time.Duration) Option { return func(o *options) { o.warmingLimit = d } }
 
+// AllowNacks lets the proxy reject responses without reporting RuleNack,
+// for tests that serve it something invalid; Stats counts the NACKs.
+// Default: a NACK is a violation.
+func AllowNacks() Option { return func(o *options) { o.allowNacks = true } }
+
 // WarmListenersOnRoutes makes an updated listener warm until every route
 // configuration it names arrives again, as if Envoy did not reuse the
 // ones it holds. Envoy's protocol documentation says it reuses them; the
@@ -116,17 +121,26 @@ func (e *Envoy) sendAll(reqs []request) {
 	}
 }
 
+// Config returns what the proxy holds. It changes only inside Await and
+// the calls built on it.
+func (e *Envoy) Config() *Config { return e.core.cfg }
+
 // Stats returns a copy of what the proxy counted.
 func (e *Envoy) Stats() Stats { return e.core.stats.clone() }
 
 // Await reads and answers responses until cond holds for the proxy's
 // configuration, reporting every violation as it is found; it fails the
-// test if the stream ends or cond does not hold within the timeout
-// (WithTimeout).
+// test if the stream ends or cond does not hold within 30s. cond is
+// checked after every response and at least every pollEvery, so it may
+// also read what the proxy does not hold, such as the server's registry.
 func (e *Envoy) Await(what string, cond func(*Config) bool) {
 	e.t.Helper()
 	e.await(what, func() bool { return cond(e.core.cfg) })
 }
+
+// pollEvery is how often Await checks its condition when no response
+// comes.
+const pollEvery = 20 * time.Millisecond
 
 func (e *Envoy) await(what string, cond func() bool) {
 	e.t.Helper()
@@ -137,12 +151,13 @@ func (e *Envoy) await(what string, cond func() bool) {
 			return
 		}
 		wait := time.Until(end)
-		if d, ok := e.core.deadline(); ok && time.Until(d) < wait {
-			wait = max(time.Until(d), 0) + time.Millisecond
-		}
 		if wait <= 0 {
 			e.t.Fatalf("envoysim %s: %s: not within %v; holds %v", e.node.GetId(), what, e.opts.timeout, e.core.cfg)
 		}
+		if d, ok := e.core.deadline(); ok && time.Until(d) < wait {
+			wait = max(time.Until(d), 0) + time.Millisecond
+		}
+		wait = min(wait, pollEvery)
 		timer := time.NewTimer(wait)
 		r, err, ok := e.w.next(timer.C)
 		timer.Stop()
@@ -170,6 +185,39 @@ func (e *Envoy) report() {
 	e.t.Helper()
 	for _, v := range e.core.takeViolations() {
 		e.opts.onViolation(v)
+	}
+}
+
+// Subscribe asks for names of ListenerType or ClusterType beside what
+// the proxy asks for already ("*": the wildcard), as Envoy's on-demand
+// discovery does beside its wildcard; Await then reads the answer.
+func (e *Envoy) Subscribe(typeURL string, names ...string) {
+	e.t.Helper()
+	e.checkRoot(typeURL)
+	e.sendAll(e.core.subscribe(typeURL, names))
+}
+
+// Unsubscribe stops asking for names of ListenerType or ClusterType
+// ("*": the wildcard). Dropping the wildcard, the proxy forgets what it
+// held only through it. On Delta, a name dropped beside the wildcard
+// stays until the server sends it again or names it removed (Settle
+// waits for that; RuleWildcardOverlap if it does not come).
+func (e *Envoy) Unsubscribe(typeURL string, names ...string) {
+	e.t.Helper()
+	e.checkRoot(typeURL)
+	e.sendAll(e.core.unsubscribe(typeURL, names, time.Now()))
+}
+
+// checkRoot fails the test for a type the proxy asks for by the names its
+// other resources need, which a test cannot change, and for one it has
+// not asked for yet (Listeners, until its first clusters are warm).
+func (e *Envoy) checkRoot(typeURL string) {
+	e.t.Helper()
+	if !wildcardType(typeURL) {
+		e.t.Fatalf("envoysim: the proxy asks for %s by the names its other resources need", short(typeURL))
+	}
+	if !e.core.subs[typeURL].started {
+		e.t.Fatalf("envoysim: the proxy has not asked for %s yet", short(typeURL))
 	}
 }
 
