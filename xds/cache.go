@@ -12,7 +12,8 @@ import (
 // transaction) at a time, so a reader sees one committed version of
 // every type.
 //
-// This file is the only place mu is taken: apply writes, read reads.
+// This file is the only place mu is taken: apply, takeRound and endRound
+// write, read reads.
 //
 // Lock order. A goroutine holding several of the server's locks takes
 // them in this order, and never the other way round:
@@ -38,6 +39,12 @@ type cache struct {
 	own   map[string]map[string]*resource
 	// variants are the variant names of each type URL.
 	variants map[string][]string
+	// unpushed holds, per type, the names the batches applied changed
+	// that no round has taken yet; inRound those of the round handing
+	// its names to the streams now, and round counts the rounds taken.
+	// A flush sends them too (session.catchUp).
+	unpushed, inRound map[string]map[string]struct{}
+	round             uint64
 
 	// ready is closed once the initial state has been applied.
 	ready     chan struct{}
@@ -50,6 +57,10 @@ type view struct {
 	// version is the graph version of the last batch applied.
 	version uint64
 	types   map[string]map[string]*resource
+	// unpushed and inRound are the cache's (see cache), round the
+	// number of the round inRound belongs to.
+	unpushed, inRound map[string]map[string]struct{}
+	round             uint64
 }
 
 // resources returns the current resources of typeURL, by name; nil for a
@@ -71,7 +82,7 @@ func (v view) counts() map[string]int {
 // variant names per type URL.
 func newCache(typeURLs []string, variants map[string][]string) *cache {
 	c := &cache{types: make(map[string]map[string]*resource), own: make(map[string]map[string]*resource),
-		variants: variants, ready: make(chan struct{})}
+		variants: variants, unpushed: map[string]map[string]struct{}{}, ready: make(chan struct{})}
 	for _, t := range typeURLs {
 		c.types[t] = make(map[string]*resource)
 	}
@@ -89,7 +100,7 @@ func newCache(typeURLs []string, variants map[string][]string) *cache {
 func (c *cache) read(f func(view)) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	f(view{version: c.version, types: c.types})
+	f(view{version: c.version, types: c.types, unpushed: c.unpushed, inRound: c.inRound, round: c.round})
 }
 
 // apply applies one batch and returns the names it changed, per type.
@@ -119,8 +130,32 @@ func (c *cache) apply(b krt.Batch[entry]) map[string][]string {
 		// A variant's change wakes every stream holding the name: those
 		// of other variants find nothing changed for them.
 		changed[r.typeURL] = append(changed[r.typeURL], r.name)
+		u := c.unpushed[r.typeURL]
+		if u == nil {
+			u = map[string]struct{}{}
+			c.unpushed[r.typeURL] = u
+		}
+		u[r.name] = struct{}{}
 	}
 	return changed
+}
+
+// takeRound starts a round: it returns the names changed since the last
+// one, which stay readable as the views' inRound until endRound. The
+// caller must not change them.
+func (c *cache) takeRound() map[string]map[string]struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.round++
+	c.inRound, c.unpushed = c.unpushed, map[string]map[string]struct{}{}
+	return c.inRound
+}
+
+// endRound ends the round takeRound started: every stream has its names.
+func (c *cache) endRound() {
+	c.mu.Lock()
+	c.inRound = nil
+	c.mu.Unlock()
 }
 
 // markReady closes ready once.

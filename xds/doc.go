@@ -47,7 +47,14 @@
 // type) has the name added to its pending set and is woken. The pending
 // set coalesces: a slow or stuck client holds at most one pending entry
 // per subscribed name, never a queue of responses, and never delays other
-// streams.
+// streams. A flush sends each pending name at its current version, which
+// may be newer than the round that made it pending; so a flush that sends
+// anything also takes in the names changed since (those of the round
+// under way and those no round has taken yet, which the cache keeps with
+// the resources), and a stream always holds what one committed version
+// holds: a change never reaches it ahead of one committed before it (a
+// route naming a new cluster before the cluster). A flush with nothing
+// to send takes nothing in, so pushes stay paced.
 //
 // # Protocol
 //
@@ -92,7 +99,8 @@
 // # Locks
 //
 // The resource cache's lock is taken in cache.go only: by the join
-// handler to apply a batch, and by cache.read, through which every reader
+// handler to apply a batch, by the push loop to start and end a round,
+// and by cache.read, through which every reader
 // (a stream's step, the request codec, Stats) gets a view. Locks are
 // taken in the order conn.mu, then the cache's read lock, then the
 // counters' and the codec's list cache's locks, which are leaves; the

@@ -194,10 +194,14 @@ func recvFanOutChange(t *testing.T, clients []*xdstest.SotW, groups int) int {
 	var mu sync.Mutex
 	receivedC3 := 0
 	forEach(t, clients, func(i int, c *xdstest.SotW) error {
-		// The two changes may reach a stream in either order or in one
-		// response: read until it has both that it should receive.
+		// The two changes reach a stream in two responses, in commit
+		// order, or in one: read until it has both that it should
+		// receive.
 		gotC3, gotShared, wantC3 := false, false, i%groups == 3
 		for !gotShared || (wantC3 && !gotC3) {
+			if gotShared {
+				return fmt.Errorf("stream %d (group %d) received shared before c-3, committed first", i, i%groups)
+			}
 			r := c.Recv()
 			for _, n := range names(t, r) {
 				switch n {

@@ -21,6 +21,7 @@ type update struct {
 // the cache, in push order, and records them as sent. The caller sends
 // them in that order.
 func (s *session) flush(v view, now time.Time) []update {
+	s.catchUp(v)
 	pending := s.pending
 	s.pending = map[string]map[string]struct{}{}
 	var hidden func(*resource) bool
@@ -56,6 +57,25 @@ func (s *session) flush(v view, now time.Time) []update {
 		updates = append(updates, u)
 	}
 	return updates
+}
+
+// catchUp adds to a flush that sends anything the names the stream
+// subscribes to that changed after the rounds that made the others
+// pending: those of the round under way, unless it told the stream
+// already, and those no round has taken yet. A pending name goes out at
+// its current version; without them it could go out ahead of a change
+// committed before it, which the next round would bring (a route naming
+// a new cluster before that cluster, say), and the stream would hold a
+// mix that no committed version held. A flush that sends nothing takes
+// nothing in, so that pushes stay paced.
+func (s *session) catchUp(v view) {
+	if len(s.pending) == 0 && len(s.resend) == 0 {
+		return
+	}
+	if v.inRound != nil && s.round != v.round {
+		s.changed(v.inRound, v)
+	}
+	s.changed(v.unpushed, v)
 }
 
 // takeResend returns and forgets the names of typeURL to resend (warm).

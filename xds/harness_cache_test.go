@@ -29,18 +29,17 @@ func (h *harness) change(c command) (string, error) {
 		}
 		b.Events = append(b.Events, ev)
 	}
-	changed := map[string]map[string]struct{}{}
-	for t, names := range h.cache.apply(b) {
-		changed[t] = map[string]struct{}{}
-		for _, n := range names {
-			changed[t][n] = struct{}{}
-		}
-	}
+	h.cache.apply(b)
+	changed := h.cache.takeRound()
+	defer h.cache.endRound()
 	var out strings.Builder
 	for _, name := range h.order {
 		st := h.streams[name]
 		var woken bool
-		h.cache.read(func(v view) { woken = st.s.changed(changed, v) })
+		h.cache.read(func(v view) {
+			woken = st.s.changed(changed, v)
+			st.s.round = v.round
+		})
 		if woken {
 			h.flush(st, nil, &out)
 		}

@@ -78,22 +78,24 @@ func (s *Server) pacePolicy() pace.Policy {
 	return pace.Policy{Window: w, MaxWindow: s.opts.maxDelay, MaxHold: holdWindows * w}
 }
 
-// pushDirty notifies every stream of the changed names it subscribes to,
-// and returns how many streams it woke and how many of those had not yet
-// taken their previous wake-up.
+// pushDirty notifies every stream of the names changed since the last
+// round that it subscribes to, and returns how many streams it woke and
+// how many of those had not yet taken their previous wake-up. Until it
+// returns, a stream that flushes before its turn takes the round's names
+// in itself (session.catchUp).
 func (s *Server) pushDirty() (woken, behind int) {
 	start := time.Now()
+	dirty := s.cache.takeRound()
+	defer s.cache.endRound()
+	if len(dirty) == 0 {
+		return 0, 0
+	}
 	s.mu.Lock()
-	dirty := s.dirty
-	s.dirty = map[string]map[string]struct{}{}
 	conns := make([]*conn, 0, len(s.conns))
 	for _, c := range s.conns {
 		conns = append(conns, c)
 	}
 	s.mu.Unlock()
-	if len(dirty) == 0 {
-		return 0, 0
-	}
 	n := 0
 	for _, names := range dirty {
 		n += len(names)

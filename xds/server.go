@@ -34,7 +34,7 @@ type Server struct {
 	// recvWG counts the streams' receive goroutines, which may outlive
 	// their handler by the time gRPC takes to end the stream.
 	recvWG sync.WaitGroup
-	// changed is signalled when dirty gains names.
+	// changed is signalled when the cache gains names not yet pushed.
 	changed chan struct{}
 	// stopping is closed when Serve's context ends: every stream returns.
 	stopping chan struct{}
@@ -42,9 +42,7 @@ type Server struct {
 	// ended (closeReason).
 	tracker connTracker
 
-	mu sync.Mutex // guards following
-	// dirty holds the changed names not yet handed to streams, per type.
-	dirty map[string]map[string]struct{}
+	mu    sync.Mutex // guards following
 	conns map[uint64]*conn
 	// gone are the disconnected streams, oldest first, at most one per
 	// node id: a node's earlier streams are in its history.
@@ -74,7 +72,6 @@ func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
 		stats:    newCounters(),
 		changed:  make(chan struct{}, 1),
 		stopping: make(chan struct{}),
-		dirty:    map[string]map[string]struct{}{},
 		conns:    map[uint64]*conn{},
 		history:  newHistories(o.maxRetained),
 	}
@@ -342,24 +339,12 @@ func loadTLS(f tlsFiles) (*tls.Config, error) {
 	return tc, nil
 }
 
-// apply takes one batch into the cache and queues its changed names.
+// apply takes one batch into the cache, which keeps its changed names
+// for the next round.
 func (s *Server) apply(b krt.Batch[entry]) {
-	changed := s.cache.apply(b)
-	if len(changed) == 0 {
+	if changed := s.cache.apply(b); len(changed) == 0 {
 		return
 	}
-	s.mu.Lock()
-	for t, names := range changed {
-		d := s.dirty[t]
-		if d == nil {
-			d = make(map[string]struct{}, len(names))
-			s.dirty[t] = d
-		}
-		for _, n := range names {
-			d[n] = struct{}{}
-		}
-	}
-	s.mu.Unlock()
 	select {
 	case s.changed <- struct{}{}:
 	default:

@@ -55,6 +55,8 @@ type session struct {
 	// resend holds, per type, the names to send on the next flush even
 	// if unchanged: what an updated Cluster or Listener waits for (warm).
 	resend map[string]map[string]struct{}
+	// round is the cache's round that last told the stream its names.
+	round uint64
 	// nonce numbers the responses.
 	nonce uint64
 	// events are those reported since the last takeEvents.

@@ -224,7 +224,10 @@ func statusOf(err error) error {
 // loop is behind. It never blocks.
 func (c *conn) notify(changed map[string]map[string]struct{}) (woken, behind bool) {
 	c.mu.Lock()
-	c.srv.cache.read(func(v view) { woken = c.s.changed(changed, v) })
+	c.srv.cache.read(func(v view) {
+		woken = c.s.changed(changed, v)
+		c.s.round = v.round
+	})
 	c.mu.Unlock()
 	if !woken {
 		return false, false
