@@ -7,6 +7,16 @@
 #   bench/compare.sh                                   # both, n=1000 m=10000 p=100
 #   bench/compare.sh -n 100 -m 1000 -p 10 -changes 50
 #   ONLY=krt ROUNDS=3 bench/compare.sh -n 5000 -m 50000
+#   BASE=main ROUNDS=3 bench/compare.sh -n 1000 -m 10000   # main against this tree
+#
+# With BASE (a revision: main, a branch, a commit) it compares meshd with
+# itself instead: it checks BASE out in a temporary git worktree, builds
+# meshd's own benchmarks (bench/krt; xds/internal/bench, SotW and Delta)
+# there and here, runs the base's and this tree's alternately, ROUNDS
+# times, and prints both with the ratio base ÷ this tree (above 1: this
+# tree is better). The worktree is removed on exit. Flags go to both
+# builds alike, so use those the base knows too (a flag it lacks fails its
+# runs, which are reported and left out).
 #
 # krt: bench/krt (ours), bench/istio-krt (Istio's krt), bench/limit (the
 # floor: the same outputs from scratch with plain maps). xds:
@@ -25,12 +35,20 @@
 # Environment: ONLY=krt|xds runs one comparison; ROUNDS (1) runs each side
 # that many times, alternating, and shows medians; OUT (default
 # /tmp/meshd-bench/<n>x<m>) keeps the raw outputs; BIN (default
-# /tmp/meshd-bench/bin) the binaries. The comparison workloads are Go
+# /tmp/meshd-bench/bin) the binaries, the base's in BIN/base; BASE (unset)
+# the revision to compare this tree with; DRYRUN=1 prints each build and
+# run instead of doing it (bench/table's tests read it). The comparison workloads are Go
 # modules of their own, outside the workspace (GOWORK=off); the first
 # build of bench/istio-krt downloads and compiles Istio (minutes).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-rounds="${ROUNDS:-1}" only="${ONLY:-}"
+rounds="${ROUNDS:-1}" only="${ONLY:-}" base="${BASE:-}" dry="${DRYRUN:-}"
+case "$only" in "" | krt | xds) ;; *) echo "compare.sh: ONLY=$only: want krt or xds" >&2; exit 2 ;; esac
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: ROUNDS=$rounds: want a count of 1 or more" >&2; exit 2; }
+if [ -n "$base" ]; then
+	base_commit="$(git -C "$root" rev-parse --verify --quiet "$base^{commit}")" ||
+		{ echo "compare.sh: BASE=$base: not a revision of $root" >&2; exit 2; }
+fi
 
 krt=() floor=() xds=() gcp=() oursxds=()
 n=1000 m=10000 p=100 changes=20
@@ -66,17 +84,50 @@ out="${OUT:-/tmp/meshd-bench/${n}x${m}}"
 bin="${BIN:-/tmp/meshd-bench/bin}"
 mkdir -p "$out" "$bin"
 
+# build DIR OUT PKG [off]: go build PKG in DIR into OUT, outside the
+# workspace with off.
+build() {
+	if [ -n "$dry" ]; then
+		echo "build $2 <- $1 $3${4:+ GOWORK=off}"
+		return
+	fi
+	(cd "$1" && if [ -n "${4:-}" ]; then GOWORK=off go build -o "$2" "$3"; else go build -o "$2" "$3"; fi)
+}
+
+# buildMeshd DIR OUT: meshd's own benchmarks, of the tree at DIR, into OUT.
+buildMeshd() {
+	if [ "$only" != xds ]; then build "$1" "$2/krt-bench" ./bench/krt; fi
+	if [ "$only" != krt ]; then build "$1" "$2/xdsbench" ./xds/internal/bench; fi
+}
+
+# checkoutBase checks BASE out in a temporary worktree, removed on exit.
+checkoutBase() {
+	if [ -n "$dry" ]; then
+		echo "worktree $base_commit"
+		basetree="<worktree of $base>"
+		return
+	fi
+	basetree="$(mktemp -d "${TMPDIR:-/tmp}/meshd-base.XXXXXX")"
+	trap 'git -C "$root" worktree remove --force "$basetree" >/dev/null 2>&1 || rm -rf "$basetree"' EXIT
+	git -C "$root" worktree add --detach --quiet "$basetree" "$base_commit"
+}
+
 echo "building in $root ..." >&2
-(cd "$root" && go build -o "$bin/table" ./bench/table)
-if [ "$only" != xds ]; then
-	(cd "$root" && go build -o "$bin/krt-bench" ./bench/krt)
-	echo "building bench/istio-krt (the first build compiles Istio: minutes) ..." >&2
-	(cd "$root/bench/istio-krt" && GOWORK=off go build -o "$bin/istio-krt" .)
-	(cd "$root/bench/limit" && GOWORK=off go build -o "$bin/limit" .)
-fi
-if [ "$only" != krt ]; then
-	(cd "$root" && go build -o "$bin/xdsbench" ./xds/internal/bench)
-	(cd "$root/bench/gcp-snapshot" && GOWORK=off go build -o "$bin/gcp-snapshot" .)
+build "$root" "$bin/table" ./bench/table
+if [ -n "$base" ]; then
+	checkoutBase
+	echo "building $base ($base_commit) in $basetree ..." >&2
+	mkdir -p "$bin/base"
+	buildMeshd "$basetree" "$bin/base"
+	buildMeshd "$root" "$bin"
+else
+	buildMeshd "$root" "$bin"
+	if [ "$only" != xds ]; then
+		echo "building bench/istio-krt (the first build compiles Istio: minutes) ..." >&2
+		build "$root/bench/istio-krt" "$bin/istio-krt" . off
+		build "$root/bench/limit" "$bin/limit" . off
+	fi
+	if [ "$only" != krt ]; then build "$root/bench/gcp-snapshot" "$bin/gcp-snapshot" . off; fi
 fi
 
 # run NAME ROUND CMD...: one run, its output kept in $out/NAME-ROUND.txt.
@@ -86,6 +137,10 @@ declare -A ok
 run() {
 	local name="$1" r="$2"
 	shift 2
+	if [ -n "$dry" ]; then
+		echo "run $name-$r: $*"
+		return
+	fi
 	echo "$(date +%T) round $r/$rounds: $name ..." >&2
 	if "$@" >"$out/$name-$r.txt" 2>"$out/$name-$r.err"; then
 		ok[$name]+="$out/$name-$r.txt,"
@@ -104,6 +159,49 @@ context() { # title, load before
 	echo
 }
 
+# table ARGS...: bench/table over the runs that passed.
+table() {
+	if [ -n "$dry" ]; then
+		echo "table $*"
+		return
+	fi
+	"$bin/table" "$@"
+}
+
+# compareBase runs the base's benchmarks and this tree's alternately and
+# prints them side by side.
+compareBase() {
+	local what="$base ($(git -C "$root" rev-parse --short "$base_commit")) against $commit"
+	if [ "$only" != xds ]; then
+		before="$(load)"
+		for ((r = 1; r <= rounds; r++)); do
+			run base "$r" "$bin/base/krt-bench" "${krt[@]}"
+			run current "$r" "$bin/krt-bench" "${krt[@]}"
+		done
+		[ -n "$dry" ] || context "krt workload, $what: n=$n services, m=$m pods" "$before"
+		table -layout krt-ab -run "base=${ok[base]:-}" -run "current=${ok[current]:-}"
+		echo
+	fi
+	if [ "$only" != krt ]; then
+		before="$(load)"
+		for ((r = 1; r <= rounds; r++)); do
+			run base-sotw "$r" "$bin/base/xdsbench" "${xds[@]}" "${oursxds[@]}"
+			run sotw "$r" "$bin/xdsbench" "${xds[@]}" "${oursxds[@]}"
+			run base-delta "$r" "$bin/base/xdsbench" "${xds[@]}" "${oursxds[@]}" -delta
+			run delta "$r" "$bin/xdsbench" "${xds[@]}" "${oursxds[@]}" -delta
+		done
+		[ -n "$dry" ] || context "xDS, $what: n=$n services, m=$m pods, p=$p wildcard clients, $changes changes" "$before"
+		table -layout xds-ab -run "base-sotw=${ok[base-sotw]:-}" -run "sotw=${ok[sotw]:-}" \
+			-run "base-delta=${ok[base-delta]:-}" -run "delta=${ok[delta]:-}"
+		echo
+	fi
+}
+
+if [ -n "$base" ]; then
+	compareBase
+	echo "outputs: $out" >&2
+	exit 0
+fi
 if [ "$only" != xds ]; then
 	before="$(load)"
 	for ((r = 1; r <= rounds; r++)); do
@@ -111,8 +209,8 @@ if [ "$only" != xds ]; then
 		run meshd "$r" "$bin/krt-bench" "${krt[@]}"
 		run floor "$r" "$bin/limit" "${floor[@]}"
 	done
-	context "krt workload: n=$n services, m=$m pods" "$before"
-	"$bin/table" -layout krt -run "meshd=${ok[meshd]:-}" -run "istio=${ok[istio]:-}" -run "floor=${ok[floor]:-}"
+	[ -n "$dry" ] || context "krt workload: n=$n services, m=$m pods" "$before"
+	table -layout krt -run "meshd=${ok[meshd]:-}" -run "istio=${ok[istio]:-}" -run "floor=${ok[floor]:-}"
 	echo
 fi
 if [ "$only" != krt ]; then
@@ -122,8 +220,8 @@ if [ "$only" != krt ]; then
 		run delta "$r" "$bin/xdsbench" "${xds[@]}" "${oursxds[@]}" -delta
 		run gcp "$r" "$bin/gcp-snapshot" -client "$bin/xdsbench" "${xds[@]}" "${gcp[@]}"
 	done
-	context "xDS: n=$n services, m=$m pods, p=$p wildcard clients, $changes changes" "$before"
-	"$bin/table" -layout xds -run "sotw=${ok[sotw]:-}" -run "delta=${ok[delta]:-}" -run "gcp=${ok[gcp]:-}"
+	[ -n "$dry" ] || context "xDS: n=$n services, m=$m pods, p=$p wildcard clients, $changes changes" "$before"
+	table -layout xds -run "sotw=${ok[sotw]:-}" -run "delta=${ok[delta]:-}" -run "gcp=${ok[gcp]:-}"
 	echo
 fi
 echo "outputs: $out" >&2

@@ -6,7 +6,9 @@
 //	krt: meshd's krt (bench/krt), Istio's krt (bench/istio-krt) and the
 //	     from-scratch floor (bench/limit);
 //	xds: meshd's ADS server over SotW and Delta (xds/internal/bench) and
-//	     go-control-plane's SnapshotCache (bench/gcp-snapshot).
+//	     go-control-plane's SnapshotCache (bench/gcp-snapshot);
+//	krt-ab, xds-ab: the same benchmarks of meshd built from a base
+//	     revision and from this tree (compare.sh with BASE).
 //
 // Each side is given as -run name=file,file,...; a side with no run is
 // shown blank. For example:

@@ -23,13 +23,13 @@ func (r runFlags) Set(v string) error {
 }
 
 func main() {
-	layoutName := flag.String("layout", "krt", "the comparison: krt or xds")
+	layoutName := flag.String("layout", "krt", "the comparison: krt or xds, or krt-ab or xds-ab (a base revision against this tree)")
 	runs := runFlags{}
-	flag.Var(runs, "run", "a side's runs as name=file,file,... (repeatable); krt names: meshd, istio, floor; xds names: sotw, delta, gcp")
+	flag.Var(runs, "run", "a side's runs as name=file,file,... (repeatable); krt names: meshd, istio, floor; xds names: sotw, delta, gcp; krt-ab: base, current; xds-ab: base-sotw, sotw, base-delta, delta")
 	flag.Parse()
 	lay, ok := layouts[*layoutName]
 	if !ok {
-		fatalf("-layout %q: want krt or xds", *layoutName)
+		fatalf("-layout %q: want krt, xds, krt-ab or xds-ab", *layoutName)
 	}
 	loaded := map[string][]runOutput{}
 	for name, files := range runs {

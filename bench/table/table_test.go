@@ -103,6 +103,34 @@ func TestWriteTableXDS(t *testing.T) {
 	}
 }
 
+// TestWriteTableAB: a base revision beside this tree, with no targets
+// and a ratio even where ours and Istio's differ in kind.
+func TestWriteTableAB(t *testing.T) {
+	runs := map[string][]runOutput{
+		"base":    {run1(t, "initial_build 120 ms\nchurn_submit 60 ms\ngoroutines 9 count\nresult PASS status\n")},
+		"current": {run1(t, "initial_build 100 ms\nchurn_submit 50 ms\ngoroutines 10 count\nresult PASS status\n")},
+	}
+	var b strings.Builder
+	writeTable(&b, layouts["krt-ab"], runs)
+	out := b.String()
+	for _, want := range []string{
+		"| metric | base | this tree | base ÷ this tree |\n",
+		"| initial_build | 120.0 ms | 100.0 ms | 1.20 |",
+		"| churn_submit | 60.0 ms | 50.0 ms | 1.20 |",
+		"| goroutines | 9.00 count | 10.0 count | info |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "target met?") {
+		t.Errorf("an A/B table has no targets, yet the table has the column:\n%s", out)
+	}
+	if layouts["krt"].metrics[0].target == 0 {
+		t.Error("the A/B layout cleared the krt layout's targets")
+	}
+}
+
 func TestLoadRunsNamesTheFile(t *testing.T) {
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "good.txt"), filepath.Join(dir, "bad.txt")
