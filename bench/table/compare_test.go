@@ -100,16 +100,14 @@ func TestCompareBase(t *testing.T) {
 // message naming it, before anything is built.
 func TestCompareRefuses(t *testing.T) {
 	tests := []struct {
-		name string
-		env  []string
-		args []string
-		want string
+		name, want string
+		env, args  []string
 	}{
-		{"unknown flag", nil, []string{"-bogus", "1"}, "unknown flag -bogus"},
-		{"flag without a value", nil, []string{"-p"}, "-p needs a value"},
-		{"unknown base", []string{"BASE=no-such-revision"}, nil, "BASE=no-such-revision: not a revision"},
-		{"unknown comparison", []string{"ONLY=gcp"}, nil, "ONLY=gcp: want krt or xds"},
-		{"rounds not a count", []string{"ROUNDS=0"}, nil, "ROUNDS=0: want a count"},
+		{"unknown flag", "unknown flag -bogus", nil, []string{"-bogus", "1"}},
+		{"flag without a value", "-p needs a value", nil, []string{"-p"}},
+		{"unknown base", "BASE=no-such-revision: not a revision", []string{"BASE=no-such-revision"}, nil},
+		{"unknown comparison", "ONLY=gcp: want krt or xds", []string{"ONLY=gcp"}, nil},
+		{"rounds not a count", "ROUNDS=0: want a count", []string{"ROUNDS=0"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
