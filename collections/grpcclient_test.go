@@ -184,7 +184,7 @@ func TestGRPCProxylessClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close()
-			hits := healthChecks(t, conn, ads, 90)
+			hits := healthChecks(t, conn, ads, 90, tc.want)
 			if got := slices.Sorted(maps.Keys(hits)); !slices.Equal(got, tc.want) {
 				t.Errorf("RPCs reached %v, want each of %v", hits, tc.want)
 			}
@@ -230,17 +230,23 @@ func setProxylessMesh(in sources.StaticInputs, port int) {
 	}))
 }
 
-// healthChecks sends n health checks over conn and counts the backends
-// they reached, by IP; a failed RPC fails the test with ads's NACKs.
-func healthChecks(t *testing.T, conn *grpc.ClientConn, ads *staticADS, n int) map[string]int {
+// healthChecks sends health checks over conn, at least n, until every
+// backend in want has answered one (round robin picks only the backends
+// whose connections are up, so the first RPCs may all reach one), and
+// counts the backends they reached, by IP. A failed RPC fails the test
+// with ads's NACKs; so does a backend of want never reached in 20 s.
+func healthChecks(t *testing.T, conn *grpc.ClientConn, ads *staticADS, n int, want []string) map[string]int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	hits := map[string]int{}
-	for range n {
+	reachedAll := func() bool {
+		return !slices.ContainsFunc(want, func(h string) bool { return hits[h] == 0 })
+	}
+	for sent := 0; sent < n || !reachedAll(); sent++ {
 		var p peer.Peer
 		if _, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.Peer(&p), grpc.WaitForReady(true)); err != nil {
-			t.Fatalf("RPC: %v (NACKs: %q)", err, ads.nackList())
+			t.Fatalf("RPC %d: %v (reached %v, NACKs: %q)", sent, err, hits, ads.nackList())
 		}
 		host, _, _ := net.SplitHostPort(p.Addr.String())
 		hits[host]++
