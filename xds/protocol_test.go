@@ -47,9 +47,11 @@ func TestProtocol(t *testing.T) {
 
 // harness holds a script's cache and sessions.
 type harness struct {
-	t       *testing.T
-	proto   protocol
-	cache   *cache
+	t     *testing.T
+	proto protocol
+	cache *cache
+	// subs routes a cache command's changes, as the server's does.
+	subs    *subscribers[*scripted]
 	streams map[string]*scripted
 	// order holds the stream names in the order opened.
 	order []string
@@ -76,6 +78,7 @@ func newHarness(t *testing.T) *harness {
 		t:       t,
 		proto:   protocol{typeURLs: scriptTypes},
 		cache:   newCache(scriptTypes, nil),
+		subs:    newSubscribers[*scripted](),
 		streams: map[string]*scripted{},
 		now:     time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 	}

@@ -78,18 +78,16 @@ func (s *Server) pacePolicy() pace.Policy {
 	return pace.Policy{Window: w, MaxWindow: s.opts.maxDelay, MaxHold: holdWindows * w}
 }
 
-// pushDirty notifies every stream of the changed names it subscribes to,
-// and returns how many streams it woke and how many of those had not yet
-// taken their previous wake-up.
+// pushDirty notifies the streams the index routes the changed names to
+// of the names each subscribes to or holds, and returns how many streams
+// it woke and how many of those had not yet taken their previous
+// wake-up. No lock is held across the streams: each notify takes its
+// stream's own.
 func (s *Server) pushDirty() (woken, behind int) {
 	start := time.Now()
 	s.mu.Lock()
 	dirty := s.dirty
 	s.dirty = map[string]map[string]struct{}{}
-	conns := make([]*conn, 0, len(s.conns))
-	for _, c := range s.conns {
-		conns = append(conns, c)
-	}
 	s.mu.Unlock()
 	if len(dirty) == 0 {
 		return 0, 0
@@ -98,8 +96,8 @@ func (s *Server) pushDirty() (woken, behind int) {
 	for _, names := range dirty {
 		n += len(names)
 	}
-	for _, c := range conns {
-		w, b := c.notify(dirty)
+	for c, changed := range s.subs.route(dirty) {
+		w, b := c.notify(changed)
 		if w {
 			woken++
 		}

@@ -30,6 +30,8 @@ type Server struct {
 	joined krt.Collection[entry]
 	cache  *cache
 	stats  *counters
+	// subs routes changed names to the streams they concern.
+	subs *subscribers[*conn]
 
 	// recvWG counts the streams' receive goroutines, which may outlive
 	// their handler by the time gRPC takes to end the stream.
@@ -72,6 +74,7 @@ func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
 	s := &Server{
 		opts:     o,
 		stats:    newCounters(),
+		subs:     newSubscribers[*conn](),
 		changed:  make(chan struct{}, 1),
 		stopping: make(chan struct{}),
 		dirty:    map[string]map[string]struct{}{},
@@ -396,6 +399,7 @@ func (s *Server) disconnect(c *conn, err error) {
 		c.closeErr = err.Error()
 	}
 	c.endedNode = c.s.nodeID()
+	s.subs.remove(c, c.s)
 	for _, ts := range c.s.types {
 		c.retainedNames += len(ts.names) + len(ts.sent)
 	}

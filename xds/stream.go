@@ -185,6 +185,9 @@ func (c *conn) run(in step) error {
 		if err == nil {
 			updates = c.s.flush(v, now)
 		}
+		// Under the cache's read lock: a change applied after this step
+		// is routed by the index as this step left it.
+		c.srv.subs.apply(c, c.s.takeInterest())
 	})
 	c.reportLocked(c.s.takeEvents(), now)
 	c.mu.Unlock()

@@ -36,6 +36,10 @@ type typeState struct {
 	// first request of a SotW Listener or Cluster subscription and every
 	// change of one, so that the client learns what is absent.
 	respond bool
+	// interest logs the changes of what the server's index routes to
+	// this stream for the type, until the stream's I/O code takes them
+	// (see interest.go).
+	interest []interestOp
 	// lastNames is the names list of the last SotW request applied, which
 	// the subscription reflects (see sameList).
 	lastNames []string
@@ -84,11 +88,15 @@ func newTypeState(typeURL string) *typeState {
 
 // hold records that the client holds r (or is being sent it).
 func (ts *typeState) hold(r *resource) {
-	if old, ok := ts.sent[r.name]; ok {
+	old, ok := ts.sent[r.name]
+	if ok {
 		ts.digest.sub(old.pair)
 	}
 	ts.sent[r.name] = r
 	ts.digest.add(r.pair)
+	if !ok && !ts.wildcard {
+		ts.noteInterest(r.name, ts.named(r.name))
+	}
 }
 
 // drop records that the client no longer holds name.
@@ -96,7 +104,14 @@ func (ts *typeState) drop(name string) {
 	if old, ok := ts.sent[name]; ok {
 		ts.digest.sub(old.pair)
 		delete(ts.sent, name)
+		ts.noteInterest(name, true)
 	}
+}
+
+// named reports whether ts subscribes to name by name.
+func (ts *typeState) named(name string) bool {
+	_, ok := ts.names[name]
+	return ok
 }
 
 // subscribe changes the subscription and returns the names whose state
@@ -105,10 +120,15 @@ func (ts *typeState) drop(name string) {
 // sent: the client forgets them on its own.
 func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []string, all bool) {
 	for _, n := range remove {
+		r, held := ts.sent[n]
+		named := ts.named(n)
 		delete(ts.names, n)
-		if r := ts.sent[n]; !ts.wildcard || (r != nil && r.namedOnly) {
-			ts.drop(n)
+		if !ts.wildcard || (r != nil && r.namedOnly) {
+			ts.drop(n) // which logs a held name's interest
 			delete(ts.rejected, n)
+		}
+		if named && !held {
+			ts.noteInterest(n, true)
 		}
 	}
 	if wildcard && !ts.wildcard {
@@ -123,11 +143,13 @@ func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []str
 			}
 		}
 	}
-	ts.wildcard = wildcard
+	ts.setWildcard(wildcard)
 	for _, n := range add {
 		if _, ok := ts.names[n]; !ok {
+			was := ts.interested(n)
 			ts.names[n] = struct{}{}
 			names = append(names, n)
+			ts.noteInterest(n, was)
 		}
 	}
 	return names, all
