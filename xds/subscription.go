@@ -1,7 +1,9 @@
 package xds
 
 import (
+	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -217,6 +219,9 @@ func contains(s []string, v string) bool {
 // a name in resend is sent even when the client holds its version, and
 // named removed when it does not exist.
 func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool) (changed []*resource, removed []string) {
+	if len(ts.sent) == 0 && len(names) > 8 {
+		changed = ts.sizeFirst(len(names))
+	}
 	for name := range names {
 		r := cur[name]
 		if r != nil && hidden != nil && hidden(r) {
@@ -265,9 +270,20 @@ func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*res
 		ts.hold(r)
 		changed = append(changed, r)
 	}
-	sort.Slice(changed, func(i, j int) bool { return changed[i].name < changed[j].name })
-	sort.Strings(removed)
+	slices.SortFunc(changed, byName)
+	slices.Sort(removed)
 	return changed, removed
+}
+
+// sizeFirst sizes sent and building for a first response of n names,
+// once, rather than growing them name by name, and returns the changed
+// slice, sized likewise.
+func (ts *typeState) sizeFirst(n int) []*resource {
+	ts.sent = make(map[string]*resource, n)
+	if ts.building == nil {
+		ts.building = make(map[string]*resource, n)
+	}
+	return make([]*resource, 0, n)
 }
 
 // held returns the resources the client holds, ordered by name: the full
@@ -279,9 +295,12 @@ func (ts *typeState) held() []*resource {
 			out = append(out, r)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	slices.SortFunc(out, byName)
 	return out
 }
+
+// byName orders resources by name.
+func byName(a, b *resource) int { return strings.Compare(a.name, b.name) }
 
 // pendingResponse is a response sent and not yet answered, with the
 // values its changed names had before it.
