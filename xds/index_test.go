@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -92,22 +93,33 @@ func (r *indexRig) set(typeURL, rev string, names ...string) {
 	}
 }
 
-// render shows the index: per type, the wildcard streams and each name's.
-func renderIndex(x *subscribers[int]) string {
+// renderIndex shows the index: per type, the wildcard streams and each
+// name's, each stream as name tells.
+func renderIndex[K comparable](x *subscribers[K], name func(K) string) string {
+	names := func(set map[K]struct{}) []string {
+		out := make([]string, 0, len(set))
+		for k := range set {
+			out = append(out, name(k))
+		}
+		slices.Sort(out)
+		return out
+	}
 	var b strings.Builder
 	for _, t := range slices.Sorted(maps.Keys(x.types)) {
 		ti := x.types[t]
 		if len(ti.wildcard) == 0 && len(ti.byName) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "%s: *=%v", shortType(t), slices.Sorted(maps.Keys(ti.wildcard)))
+		fmt.Fprintf(&b, "%s: *=%v", shortType(t), names(ti.wildcard))
 		for _, n := range slices.Sorted(maps.Keys(ti.byName)) {
-			fmt.Fprintf(&b, " %s=%v", n, slices.Sorted(maps.Keys(ti.byName[n])))
+			fmt.Fprintf(&b, " %s=%v", n, names(ti.byName[n]))
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
 }
+
+func renderIntIndex(x *subscribers[int]) string { return renderIndex(x, strconv.Itoa) }
 
 // truth is the index the sessions' state calls for.
 func (r *indexRig) truth() string {
@@ -115,7 +127,7 @@ func (r *indexRig) truth() string {
 	for i, s := range r.ss {
 		x.apply(i, s.interestNow(true))
 	}
-	return renderIndex(x)
+	return renderIntIndex(x)
 }
 
 func delta(typeURL string, sub, unsub []string) *discovery.DeltaDiscoveryRequest {
@@ -142,16 +154,16 @@ func TestIndexFollowsSubscriptions(t *testing.T) {
 	}
 	for _, s := range steps {
 		r.step(s.stream, s.req)
-		if got := renderIndex(r.subs); got != s.want {
+		if got := renderIntIndex(r.subs); got != s.want {
 			t.Fatalf("%s: index\n%s\nwant\n%s", s.name, got, s.want)
 		}
 	}
 	r.subs.remove(1, r.ss[1])
-	if got, want := renderIndex(r.subs), "cds: *=[0]\neds: *=[] b=[0]\n"; got != want {
+	if got, want := renderIntIndex(r.subs), "cds: *=[0]\neds: *=[] b=[0]\n"; got != want {
 		t.Fatalf("stream closed: index\n%s\nwant\n%s", got, want)
 	}
 	r.subs.remove(0, r.ss[0])
-	if got := renderIndex(r.subs); got != "" {
+	if got := renderIntIndex(r.subs); got != "" {
 		t.Fatalf("every stream closed: index\n%s\nwant it empty", got)
 	}
 }
@@ -220,14 +232,14 @@ func TestIndexModel(t *testing.T) {
 				what = fmt.Sprintf("sotw %v", req)
 				r.step(i, req)
 			}
-			if got, want := renderIndex(r.subs), r.truth(); got != want {
+			if got, want := renderIntIndex(r.subs), r.truth(); got != want {
 				t.Fatalf("round %d step %d (stream %d, %s): index\n%s\nwant\n%s", round, step, i, what, got, want)
 			}
 		}
 		for i, s := range r.ss {
 			r.subs.remove(i, s)
 		}
-		if got := renderIndex(r.subs); got != "" {
+		if got := renderIntIndex(r.subs); got != "" {
 			t.Fatalf("round %d: every stream closed, index\n%s", round, got)
 		}
 	}
