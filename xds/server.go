@@ -39,7 +39,10 @@ type Server struct {
 	// changed is signalled when dirty gains names.
 	changed chan struct{}
 	// stopping is closed when Serve's context ends: every stream returns.
+	// stopCtx ends then too, for the streams' loops (runStream).
 	stopping chan struct{}
+	stopCtx  context.Context
+	stopAll  context.CancelFunc
 	// tracker follows the listeners' connections, to tell why a stream
 	// ended (closeReason).
 	tracker connTracker
@@ -81,6 +84,7 @@ func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
 		conns:    map[uint64]*conn{},
 		history:  newHistories(o.maxRetained),
 	}
+	s.stopCtx, s.stopAll = context.WithCancel(context.Background())
 	cols := make([]krt.Collection[entry], 0, len(sources))
 	variants := s.addSources(sources)
 	for _, src := range sources {
@@ -191,6 +195,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener, plaintext ...net.L
 		result = fmt.Errorf("xds: serve: %w", err)
 	}
 	close(s.stopping)
+	s.stopAll()
 	s.stopGRPC(servers)
 	cancel()
 	wg.Wait()
