@@ -22,8 +22,9 @@ import (
 //     loop, the server's change notifications and the registry's readers
 //     take it.
 //  2. cache.mu — read only, through read, for one request or flush.
-//  3. counters.mu and requestCodec's listCache.mu — leaves: nothing is
-//     taken while they are held.
+//  3. counters.mu, requestCodec's listCache.mu and subscribers.mu (the
+//     index a stream's step updates while it reads the cache) — leaves:
+//     nothing is taken while they are held.
 //
 // Server.mu (the registry) is never held together with conn.mu or
 // cache.mu: the server copies what it needs under it and lets go before

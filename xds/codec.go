@@ -93,10 +93,14 @@ func (lc *listCache) put(k listKey, raw []byte, names []string) {
 
 func (c *requestCodec) Name() string { return "proto" }
 
-// Marshal marshals a response as gRPC's proto codec does, into a buffer
+// Marshal encodes the server's responses (outgoing, see encode.go), and
+// marshals any other message as gRPC's proto codec does, into a buffer
 // of responseBuffers. The returned buffers are freed by gRPC once
 // written.
 func (c *requestCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if o, ok := v.(*outgoing); ok {
+		return o.encode()
+	}
 	msg, ok := v.(proto.Message)
 	if !ok {
 		return c.proto.Marshal(v)

@@ -44,17 +44,21 @@
 // does. The rule is internal/pace's, a pure state machine.
 //
 // In a round each stream subscribed to a changed name (or to its whole
-// type) has the name added to its pending set and is woken. The pending
-// set coalesces: a slow or stuck client holds at most one pending entry
-// per subscribed name, never a queue of responses, and never delays other
-// streams. A flush sends each pending name at its current version, which
-// may be newer than the round that made it pending; so a flush that sends
-// anything also takes in the names changed since (those of the round
-// under way and those no round has taken yet, which the cache keeps with
-// the resources), and a stream always holds what one committed version
-// holds: a change never reaches it ahead of one committed before it (a
-// route naming a new cluster before the cluster). A flush with nothing
-// to send takes nothing in, so pushes stay paced.
+// type) has the name added to its pending set and is woken. The round
+// finds those streams in an index (per type, the wildcard streams, and per
+// name the other streams subscribed to it or holding it), which the
+// streams keep up to date as their subscriptions change, so a change costs
+// what the streams it concerns cost, not a look at every stream. The
+// pending set coalesces: a slow or stuck client holds at most one pending
+// entry per subscribed name, never a queue of responses, and never delays
+// other streams. A flush sends each pending name at
+// its current version, which may be newer than the round that made it
+// pending; so a flush that sends anything also takes in the names changed
+// since (those of the round under way and those no round has taken yet,
+// which the cache keeps with the resources), and a stream always holds
+// what one committed version holds: a change never reaches it ahead of one
+// committed before it (a route naming a new cluster before the cluster).
+// A flush with nothing to send takes nothing in, so pushes stay paced.
 //
 // # Protocol
 //
@@ -103,9 +107,18 @@
 // and by cache.read, through which every reader
 // (a stream's step, the request codec, Stats) gets a view. Locks are
 // taken in the order conn.mu, then the cache's read lock, then the
-// counters' and the codec's list cache's locks, which are leaves; the
-// server's registry lock (Server.mu) is never held with conn.mu or the
-// cache's.
+// counters', the codec's list cache's and the subscriber index's locks,
+// which are leaves; the server's registry lock (Server.mu) is never held
+// with conn.mu or the cache's. A round holds no lock across the streams it
+// wakes: it reads the index, lets go, and takes each stream's conn.mu in
+// turn.
+//
+// # Responses
+//
+// The server encodes responses itself, in the wire format: the bytes of a
+// resource, serialized once and shared by every stream, are referenced by
+// the response rather than copied into it, and only the version, the nonce
+// and the small fields around each resource are a stream's own work.
 //
 // # Versions
 //

@@ -23,13 +23,15 @@ type update struct {
 func (s *session) flush(v view, now time.Time) []update {
 	s.catchUp(v)
 	pending := s.pending
-	s.pending = map[string]map[string]struct{}{}
+	if len(pending) > 0 {
+		s.pending = make(map[string]map[string]struct{}, len(pending))
+	}
 	var hidden func(*resource) bool
 	if s.proto.namespaceOf != nil {
 		hidden = s.hidden
 	}
 	var updates []update
-	for _, typeURL := range s.order() {
+	for _, typeURL := range s.typeOrder {
 		ts := s.types[typeURL]
 		names, resend := pending[typeURL], s.takeResend(typeURL)
 		if len(names) == 0 && len(resend) == 0 && !ts.respond {

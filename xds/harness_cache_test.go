@@ -33,18 +33,42 @@ func (h *harness) change(c command) (string, error) {
 	changed := h.cache.takeRound()
 	defer h.cache.endRound()
 	var out strings.Builder
+	routes := h.subs.route(changed)
 	for _, name := range h.order {
 		st := h.streams[name]
 		var woken bool
 		h.cache.read(func(v view) {
-			woken = st.s.changed(changed, v)
-			st.s.round = v.round
+			if routed := routes[st]; routed != nil {
+				woken = st.s.changed(routed, v)
+				st.s.round = v.round
+			} else if !st.ended && concerns(st.s, changed, v) {
+				h.t.Errorf("%s: the index does not route the change to %s, which it concerns", c.pos, name)
+			}
 		})
 		if woken {
 			h.flush(st, nil, &out)
 		}
 	}
 	return out.String(), nil
+}
+
+// concerns reports whether changed holds a name that s subscribes to or
+// holds, by session.changed's rule, without changing s: what the index
+// must route to s.
+func concerns(s *session, changed map[string]map[string]struct{}, v view) bool {
+	for t, names := range changed {
+		ts := s.types[t]
+		if ts == nil {
+			continue
+		}
+		cur := s.resources(v, t)
+		for n := range names {
+			if _, held := ts.sent[n]; held || ts.wants(n, cur[n]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // cacheEvent reads "set TYPE NAME [rev=R] [vis=...] [variant=V]

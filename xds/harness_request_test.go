@@ -134,6 +134,7 @@ func (h *harness) flush(st *scripted, in step, out *strings.Builder) {
 		if err == nil {
 			updates = st.s.flush(v, h.now)
 		}
+		h.subs.apply(st, st.s.takeInterest())
 	})
 	for _, e := range st.s.takeEvents() {
 		fmt.Fprintf(out, "%s: %s\n", st.name, e)
@@ -146,6 +147,7 @@ func (h *harness) flush(st *scripted, in step, out *strings.Builder) {
 		}
 		fmt.Fprintf(out, "%s: refused (%s): %v\n", st.name, why, err)
 		st.ended = true // as the stream code ends the stream
+		h.subs.remove(st, st.s)
 	}
 	for _, u := range updates {
 		st.last[u.typeURL] = u

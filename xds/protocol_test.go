@@ -25,10 +25,12 @@ import (
 //	sotw NAME TYPE [names=A,B|*] [version=V|version=@OTHER] [nonce=N] [ack] [nack=MSG]
 //	delta NAME TYPE [sub=A,B] [unsub=C] [nonce=N] [ack] [nack=MSG] [initial=A=V,B=current]
 //	state [NAME]
+//	index                                   the streams each name's change is routed to
 //
 // TYPE is lds, rds, cds or eds, a full type URL, or - for none. A cache change is one
-// batch: every stream is told of it and flushed, as the server does with
-// debounce off.
+// batch: the streams the index routes it to (as the server's does) are
+// told of it and flushed, as the server does with debounce off; a stream
+// it concerns that the index leaves out fails the script.
 func TestProtocol(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txt")
 	if err != nil {
@@ -47,9 +49,11 @@ func TestProtocol(t *testing.T) {
 
 // harness holds a script's cache and sessions.
 type harness struct {
-	t       *testing.T
-	proto   protocol
-	cache   *cache
+	t     *testing.T
+	proto protocol
+	cache *cache
+	// subs routes a cache command's changes, as the server's does.
+	subs    *subscribers[*scripted]
 	streams map[string]*scripted
 	// order holds the stream names in the order opened.
 	order []string
@@ -76,6 +80,7 @@ func newHarness(t *testing.T) *harness {
 		t:       t,
 		proto:   protocol{typeURLs: scriptTypes},
 		cache:   newCache(scriptTypes, nil),
+		subs:    newSubscribers[*scripted](),
 		streams: map[string]*scripted{},
 		now:     time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 	}
@@ -98,6 +103,8 @@ func (h *harness) run(c command) string {
 		out, err = h.request(c)
 	case "state":
 		out, err = h.state(c)
+	case "index":
+		out = renderIndex(h.subs, func(st *scripted) string { return st.name })
 	default:
 		err = fmt.Errorf("unknown command %q", c.name)
 	}

@@ -78,11 +78,12 @@ func (s *Server) pacePolicy() pace.Policy {
 	return pace.Policy{Window: w, MaxWindow: s.opts.maxDelay, MaxHold: holdWindows * w}
 }
 
-// pushDirty notifies every stream of the names changed since the last
-// round that it subscribes to, and returns how many streams it woke and
-// how many of those had not yet taken their previous wake-up. Until it
-// returns, a stream that flushes before its turn takes the round's names
-// in itself (session.catchUp).
+// pushDirty notifies the streams the index routes the changed names to
+// of the names each subscribes to or holds, and returns how many streams
+// it woke and how many of those had not yet taken their previous
+// wake-up. Until it returns, a stream that flushes before its turn takes
+// the round's names in itself (session.catchUp). No lock is held across the streams: each notify takes its
+// stream's own.
 func (s *Server) pushDirty() (woken, behind int) {
 	start := time.Now()
 	dirty := s.cache.takeRound()
@@ -90,18 +91,12 @@ func (s *Server) pushDirty() (woken, behind int) {
 	if len(dirty) == 0 {
 		return 0, 0
 	}
-	s.mu.Lock()
-	conns := make([]*conn, 0, len(s.conns))
-	for _, c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
 	n := 0
 	for _, names := range dirty {
 		n += len(names)
 	}
-	for _, c := range conns {
-		w, b := c.notify(dirty)
+	for c, changed := range s.subs.route(dirty) {
+		w, b := c.notify(changed)
 		if w {
 			woken++
 		}

@@ -30,6 +30,8 @@ type Server struct {
 	joined krt.Collection[entry]
 	cache  *cache
 	stats  *counters
+	// subs routes changed names to the streams they concern.
+	subs *subscribers[*conn]
 
 	// recvWG counts the streams' receive goroutines, which may outlive
 	// their handler by the time gRPC takes to end the stream.
@@ -37,7 +39,10 @@ type Server struct {
 	// changed is signalled when the cache gains names not yet pushed.
 	changed chan struct{}
 	// stopping is closed when Serve's context ends: every stream returns.
+	// stopCtx ends then too, for the streams' loops (runStream).
 	stopping chan struct{}
+	stopCtx  context.Context
+	stopAll  context.CancelFunc
 	// tracker follows the listeners' connections, to tell why a stream
 	// ended (closeReason).
 	tracker connTracker
@@ -70,11 +75,13 @@ func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
 	s := &Server{
 		opts:     o,
 		stats:    newCounters(),
+		subs:     newSubscribers[*conn](),
 		changed:  make(chan struct{}, 1),
 		stopping: make(chan struct{}),
 		conns:    map[uint64]*conn{},
 		history:  newHistories(o.maxRetained),
 	}
+	s.stopCtx, s.stopAll = context.WithCancel(context.Background())
 	cols := make([]krt.Collection[entry], 0, len(sources))
 	variants := s.addSources(sources)
 	for _, src := range sources {
@@ -185,6 +192,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener, plaintext ...net.L
 		result = fmt.Errorf("xds: serve: %w", err)
 	}
 	close(s.stopping)
+	s.stopAll()
 	s.stopGRPC(servers)
 	cancel()
 	wg.Wait()
@@ -381,6 +389,7 @@ func (s *Server) disconnect(c *conn, err error) {
 		c.closeErr = err.Error()
 	}
 	c.endedNode = c.s.nodeID()
+	s.subs.remove(c, c.s)
 	for _, ts := range c.s.types {
 		c.retainedNames += len(ts.names) + len(ts.sent)
 	}
@@ -501,12 +510,12 @@ type adsService struct {
 
 func (a *adsService) StreamAggregatedResources(stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesServer) error {
 	c := a.s.newConn(stream.Context(), SotW)
-	c.sendFn = func(u update) (int, error) { return sendSotW(stream, u) }
+	c.sendFn = func(u update) (int, error) { return sendResponse(stream, SotW, u) }
 	return runStream(stream.Context(), a.s, c, stream.Recv, (*session).sotw)
 }
 
 func (a *adsService) DeltaAggregatedResources(stream discovery.AggregatedDiscoveryService_DeltaAggregatedResourcesServer) error {
 	c := a.s.newConn(stream.Context(), Delta)
-	c.sendFn = func(u update) (int, error) { return sendDelta(stream, u) }
+	c.sendFn = func(u update) (int, error) { return sendResponse(stream, Delta, u) }
 	return runStream(stream.Context(), a.s, c, stream.Recv, (*session).delta)
 }

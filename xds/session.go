@@ -37,6 +37,9 @@ type session struct {
 	// pending holds, per type, the names to recompute on the next flush.
 	pending map[string]map[string]struct{}
 	types   map[string]*typeState
+	// typeOrder is the stream's types in push order (order), kept as
+	// types gains them: every flush walks it.
+	typeOrder []string
 	// node is the first node a request named.
 	node *core.Node
 	// ns is the proxy's namespace under isolation, when nsOK.
@@ -104,12 +107,16 @@ func (s *session) typeState(typeURL string) *typeState {
 	if ts == nil {
 		ts = newTypeState(typeURL)
 		s.types[typeURL] = ts
+		s.typeOrder = s.order()
 	}
 	return ts
 }
 
 // addPending marks names of typeURL for recomputation.
 func (s *session) addPending(typeURL string, names []string) {
+	if len(names) == 0 {
+		return
+	}
 	p := s.pendingSet(typeURL)
 	for _, n := range names {
 		p[n] = struct{}{}
@@ -123,16 +130,22 @@ func (s *session) subscribe(ts *typeState, v view, add, remove []string, wildcar
 	if s.proto.namespaceOf != nil && len(names) > 0 {
 		s.deny(v, ts.typeURL, names)
 	}
+	s.addPending(ts.typeURL, names)
 	if all {
-		// Every name of the type a wildcard takes, unsorted: pending is a
-		// set.
-		for n, r := range s.resources(v, ts.typeURL) {
+		// Every name of the type a wildcard takes, into a pending set
+		// sized once.
+		cur := s.resources(v, ts.typeURL)
+		p := s.pending[ts.typeURL]
+		if len(p) == 0 {
+			p = make(map[string]struct{}, len(cur))
+			s.pending[ts.typeURL] = p
+		}
+		for n, r := range cur {
 			if !r.namedOnly {
-				names = append(names, n)
+				p[n] = struct{}{}
 			}
 		}
 	}
-	s.addPending(ts.typeURL, names)
 }
 
 // checkNames refuses (refuseLimit, which ends the stream) a request that
@@ -206,7 +219,11 @@ func (s *session) markChanged(ts *typeState, changed map[string]struct{}, cur ma
 		return p != nil
 	}
 	for n := range changed {
-		if _, held := ts.sent[n]; held || ts.wants(n, cur[n]) {
+		// wants first: for a wildcard stream it reads only the shared
+		// cache, sparing a miss in the stream's own large map.
+		if ts.wants(n, cur[n]) {
+			mark(n)
+		} else if _, held := ts.sent[n]; held {
 			mark(n)
 		}
 	}

@@ -93,78 +93,93 @@ func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Re
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-s.stopping:
-		return status.Error(codes.Unavailable, "xds: server shutting down")
+		return errShuttingDown
 	}
 	s.connect(c)
 	defer func() { s.disconnect(c, err) }()
 
+	// One channel for the stream's end and the server's: the loop waits
+	// on a channel per input, and each costs every wait.
+	end, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.stopCtx, cancel)()
 	done := make(chan struct{})
 	defer close(done)
-	reqs, recvErr := receive(s, c, recv, done)
+	in := receive(s, c, recv, done)
 	w := newUnansweredWatch(c)
 	defer w.stop()
 	h := &pushHold{c: c}
 	defer h.release()
 	for {
-		var in step
+		var st step
 		select {
 		case <-w.fired():
 			w.check()
 			continue
 		case <-h.fired():
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-s.stopping:
-			return status.Error(codes.Unavailable, "xds: server shutting down")
-		case err := <-recvErr:
-			if errors.Is(err, io.EOF) {
-				return nil
+		case <-end.Done():
+			if s.stopCtx.Err() != nil {
+				return errShuttingDown
 			}
-			return err
-		case req := <-reqs:
-			in = func(ss *session, v view, now time.Time) error { return apply(ss, req, v, now) }
+			return ctx.Err()
+		case r := <-in:
+			if errors.Is(r.err, io.EOF) {
+				return nil
+			} else if r.err != nil {
+				return r.err
+			}
+			st = func(ss *session, v view, now time.Time) error { return apply(ss, r.req, v, now) }
 		case <-c.wake:
 			if h.hold() {
 				continue
 			}
 		}
 		h.release()
-		if err := c.run(in); err != nil {
+		if err := c.run(st); err != nil {
 			return err
 		}
 		w.arm()
 	}
 }
 
+// errShuttingDown ends the streams when the server stops.
+var errShuttingDown = status.Error(codes.Unavailable, "xds: server shutting down")
+
+// received is one request of a stream, or the error that ended its
+// receiving.
+type received[Req any] struct {
+	req Req
+	err error
+}
+
 // receive starts the stream's receive goroutine, which sends each request
-// on reqs until recv fails, with the error on recvErr, or done closes.
-func receive[Req any](s *Server, c *conn, recv func() (Req, error), done <-chan struct{}) (<-chan Req, <-chan error) {
-	reqs := make(chan Req)
-	recvErr := make(chan error, 1)
+// on the returned channel until recv fails, then the error, unless done
+// closes first.
+func receive[Req any](s *Server, c *conn, recv func() (Req, error), done <-chan struct{}) <-chan received[Req] {
+	in := make(chan received[Req])
 	s.recvWG.Add(1)
 	go func() {
 		defer s.recvWG.Done()
 		for {
 			req, err := recv()
-			if err != nil {
-				if status.Code(err) == codes.ResourceExhausted {
-					// gRPC refused a request larger than
-					// WithMaxMessageSize and ends the stream.
-					c.mu.Lock()
-					c.reportLocked([]event{{kind: evLimit, name: LimitMessageSize, err: err}}, time.Now())
-					c.mu.Unlock()
-				}
-				recvErr <- err
-				return
+			if err != nil && status.Code(err) == codes.ResourceExhausted {
+				// gRPC refused a request larger than
+				// WithMaxMessageSize and ends the stream.
+				c.mu.Lock()
+				c.reportLocked([]event{{kind: evLimit, name: LimitMessageSize, err: err}}, time.Now())
+				c.mu.Unlock()
 			}
 			select {
-			case reqs <- req:
+			case in <- received[Req]{req, err}:
 			case <-done:
+				return
+			}
+			if err != nil {
 				return
 			}
 		}
 	}()
-	return reqs, recvErr
+	return in
 }
 
 // run applies in (nil: nothing) to the session and flushes it under one
@@ -185,6 +200,9 @@ func (c *conn) run(in step) error {
 		if err == nil {
 			updates = c.s.flush(v, now)
 		}
+		// Under the cache's read lock: a change applied after this step
+		// is routed by the index as this step left it.
+		c.srv.subs.apply(c, c.s.takeInterest())
 	})
 	c.reportLocked(c.s.takeEvents(), now)
 	c.mu.Unlock()

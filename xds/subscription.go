@@ -1,7 +1,9 @@
 package xds
 
 import (
+	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -36,6 +38,10 @@ type typeState struct {
 	// first request of a SotW Listener or Cluster subscription and every
 	// change of one, so that the client learns what is absent.
 	respond bool
+	// interest logs the changes of what the server's index routes to
+	// this stream for the type, until the stream's I/O code takes them
+	// (see interest.go).
+	interest []interestOp
 	// lastNames is the names list of the last SotW request applied, which
 	// the subscription reflects (see sameList).
 	lastNames []string
@@ -84,11 +90,15 @@ func newTypeState(typeURL string) *typeState {
 
 // hold records that the client holds r (or is being sent it).
 func (ts *typeState) hold(r *resource) {
-	if old, ok := ts.sent[r.name]; ok {
+	old, ok := ts.sent[r.name]
+	if ok {
 		ts.digest.sub(old.pair)
 	}
 	ts.sent[r.name] = r
 	ts.digest.add(r.pair)
+	if !ok && !ts.wildcard {
+		ts.noteInterest(r.name, ts.named(r.name))
+	}
 }
 
 // drop records that the client no longer holds name.
@@ -96,7 +106,14 @@ func (ts *typeState) drop(name string) {
 	if old, ok := ts.sent[name]; ok {
 		ts.digest.sub(old.pair)
 		delete(ts.sent, name)
+		ts.noteInterest(name, true)
 	}
+}
+
+// named reports whether ts subscribes to name by name.
+func (ts *typeState) named(name string) bool {
+	_, ok := ts.names[name]
+	return ok
 }
 
 // subscribe changes the subscription and returns the names whose state
@@ -105,10 +122,15 @@ func (ts *typeState) drop(name string) {
 // sent: the client forgets them on its own.
 func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []string, all bool) {
 	for _, n := range remove {
+		r, held := ts.sent[n]
+		named := ts.named(n)
 		delete(ts.names, n)
-		if r := ts.sent[n]; !ts.wildcard || (r != nil && r.namedOnly) {
-			ts.drop(n)
+		if !ts.wildcard || (r != nil && r.namedOnly) {
+			ts.drop(n) // which logs a held name's interest
 			delete(ts.rejected, n)
+		}
+		if named && !held {
+			ts.noteInterest(n, true)
 		}
 	}
 	if wildcard && !ts.wildcard {
@@ -123,11 +145,13 @@ func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []str
 			}
 		}
 	}
-	ts.wildcard = wildcard
+	ts.setWildcard(wildcard)
 	for _, n := range add {
 		if _, ok := ts.names[n]; !ok {
+			was := ts.interested(n)
 			ts.names[n] = struct{}{}
 			names = append(names, n)
+			ts.noteInterest(n, was)
 		}
 	}
 	return names, all
@@ -195,6 +219,9 @@ func contains(s []string, v string) bool {
 // a name in resend is sent even when the client holds its version, and
 // named removed when it does not exist or the client does not want it.
 func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool) (changed []*resource, removed []string) {
+	if len(ts.sent) == 0 && len(names) > 8 {
+		changed = ts.sizeFirst(len(names))
+	}
 	for name := range names {
 		r := cur[name]
 		if r != nil && hidden != nil && hidden(r) {
@@ -248,9 +275,20 @@ func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*res
 		ts.hold(r)
 		changed = append(changed, r)
 	}
-	sort.Slice(changed, func(i, j int) bool { return changed[i].name < changed[j].name })
-	sort.Strings(removed)
+	slices.SortFunc(changed, byName)
+	slices.Sort(removed)
 	return changed, removed
+}
+
+// sizeFirst sizes sent and building for a first response of n names,
+// once, rather than growing them name by name, and returns the changed
+// slice, sized likewise.
+func (ts *typeState) sizeFirst(n int) []*resource {
+	ts.sent = make(map[string]*resource, n)
+	if ts.building == nil {
+		ts.building = make(map[string]*resource, n)
+	}
+	return make([]*resource, 0, n)
 }
 
 // held returns the resources the client holds, ordered by name: the full
@@ -262,9 +300,12 @@ func (ts *typeState) held() []*resource {
 			out = append(out, r)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	slices.SortFunc(out, byName)
 	return out
 }
+
+// byName orders resources by name.
+func byName(a, b *resource) int { return strings.Compare(a.name, b.name) }
 
 // pendingResponse is a response sent and not yet answered, with the
 // values its changed names had before it.

@@ -1,0 +1,148 @@
+package xds
+
+import "sync"
+
+// subscribers is the server's index of which streams a changed name
+// reaches: per type, the streams subscribed to the whole type
+// (wildcard), and per name the other streams that subscribe to it or
+// hold it. A round of pushes asks it for the streams a change reaches
+// (route) instead of asking every stream, so a change of one load
+// assignment wakes its few subscribers, not ten thousand streams.
+//
+// A stream's session reports what it starts or stops being interested
+// in (session.takeInterest) and its I/O code applies that here (apply)
+// while it still holds the cache's read lock, so a change applied to the
+// cache after a subscription is routed by the index that holds it. A
+// wildcard stream has no entries by name: a name it also names is
+// routed to it as a wildcard.
+//
+// K is what stands for a stream: *conn in the server, a script's stream
+// in the protocol tests. Its methods are safe for concurrent use; mu is
+// a leaf of the lock order (see cache).
+type subscribers[K comparable] struct {
+	mu    sync.Mutex // guards types
+	types map[string]*typeSubscribers[K]
+}
+
+// typeSubscribers is the index of one type.
+type typeSubscribers[K comparable] struct {
+	wildcard map[K]struct{}
+	byName   map[string]map[K]struct{}
+}
+
+// interestOp is one change of what a stream's type routes to it: a name
+// it now subscribes to or holds (on) or no longer does, or, with
+// wildcard set, the type as a whole.
+type interestOp struct {
+	name     string
+	wildcard bool
+	on       bool
+}
+
+// interest is the interest changes of one type of a stream, in order.
+type interest struct {
+	typeURL string
+	ops     []interestOp
+}
+
+func newSubscribers[K comparable]() *subscribers[K] {
+	return &subscribers[K]{types: map[string]*typeSubscribers[K]{}}
+}
+
+// typeLocked returns the index of typeURL, creating it. x.mu must be
+// held.
+func (x *subscribers[K]) typeLocked(typeURL string) *typeSubscribers[K] {
+	t := x.types[typeURL]
+	if t == nil {
+		t = &typeSubscribers[K]{wildcard: map[K]struct{}{}, byName: map[string]map[K]struct{}{}}
+		x.types[typeURL] = t
+	}
+	return t
+}
+
+// apply records k's interest changes, in order.
+func (x *subscribers[K]) apply(k K, changes []interest) {
+	if len(changes) == 0 {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, c := range changes {
+		t := x.typeLocked(c.typeURL)
+		for _, op := range c.ops {
+			t.applyLocked(k, op)
+		}
+	}
+}
+
+func (t *typeSubscribers[K]) applyLocked(k K, op interestOp) {
+	switch {
+	case op.wildcard && op.on:
+		t.wildcard[k] = struct{}{}
+	case op.wildcard:
+		delete(t.wildcard, k)
+	case op.on:
+		set := t.byName[op.name]
+		if set == nil {
+			set = map[K]struct{}{}
+			t.byName[op.name] = set
+		}
+		set[k] = struct{}{}
+	default:
+		if set := t.byName[op.name]; set != nil {
+			delete(set, k)
+			if len(set) == 0 {
+				delete(t.byName, op.name)
+			}
+		}
+	}
+}
+
+// remove forgets k, a stream that ended, whose session s holds what the
+// index holds of it.
+func (x *subscribers[K]) remove(k K, s *session) {
+	x.apply(k, s.interestNow(false))
+}
+
+// route returns, for every stream a change of the names in changed
+// (per type) reaches, the changed names it subscribes to or holds: the
+// whole changed set of a type it subscribes to by wildcard (shared, not
+// copied), the names it is indexed by otherwise. The result and the sets
+// in it are read only.
+func (x *subscribers[K]) route(changed map[string]map[string]struct{}) map[K]map[string]map[string]struct{} {
+	out := map[K]map[string]map[string]struct{}{}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for typeURL, names := range changed {
+		t := x.types[typeURL]
+		if t == nil {
+			continue
+		}
+		for k := range t.wildcard {
+			routeTo(out, k)[typeURL] = names
+		}
+		for n := range names {
+			for k := range t.byName[n] {
+				if _, all := t.wildcard[k]; all {
+					continue // routed the whole set above
+				}
+				m := routeTo(out, k)
+				if m[typeURL] == nil {
+					m[typeURL] = map[string]struct{}{}
+				}
+				m[typeURL][n] = struct{}{}
+			}
+		}
+	}
+	return out
+}
+
+// routeTo returns k's changed names per type in out, creating them.
+func routeTo[K comparable](out map[K]map[string]map[string]struct{}, k K) map[string]map[string]struct{} {
+	m := out[k]
+	if m == nil {
+		m = map[string]map[string]struct{}{}
+		out[k] = m
+	}
+	return m
+}
