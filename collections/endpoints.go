@@ -64,7 +64,7 @@ func ClusterName(port int32, hostname string) string {
 const LabelServiceName = discoveryv1.LabelServiceName
 
 func newEndpoints(g *krt.Graph, services krt.Collection[ServiceInfo], workloads krt.Collection[Workload],
-	epSlices krt.Collection[*discoveryv1.EndpointSlice], nodes krt.Collection[*corev1.Node]) krt.Collection[ServiceEndpoints] {
+	epSlices krt.Collection[*discoveryv1.EndpointSlice], nodes krt.Collection[*corev1.Node], clusterName string) krt.Collection[ServiceEndpoints] {
 	return krt.NewManyCollection(g, services, func(ctx krt.HandlerContext, svc ServiceInfo) []ServiceEndpoints {
 		if len(svc.Ports) == 0 {
 			return nil
@@ -74,7 +74,7 @@ func newEndpoints(g *krt.Graph, services krt.Collection[ServiceInfo], workloads 
 			perPort = podEndpoints(svc, krt.Fetch(ctx, workloads, krt.FilterNamespace(svc.Namespace), krt.FilterLabels(svc.Selector)))
 		} else {
 			perPort = sliceEndpoints(ctx, svc, krt.Fetch(ctx, epSlices,
-				krt.FilterNamespace(svc.Namespace), krt.FilterLabels(map[string]string{LabelServiceName: svc.Name})), nodes)
+				krt.FilterNamespace(svc.Namespace), krt.FilterLabels(map[string]string{LabelServiceName: svc.Name})), nodes, clusterName)
 		}
 		out := make([]ServiceEndpoints, 0, len(svc.Ports))
 		for i, p := range svc.Ports {
@@ -118,9 +118,10 @@ func podEndpoints(svc ServiceInfo, selected []Workload) [][]Endpoint {
 }
 
 // sliceEndpoints returns, per service port, the endpoints listed by the
-// service's EndpointSlices; slice ports match service ports by name.
+// service's EndpointSlices; slice ports match service ports by name. A
+// local slice's endpoints are in cluster clusterName.
 // FQDN slices are skipped: EDS carries IP addresses.
-func sliceEndpoints(ctx krt.HandlerContext, svc ServiceInfo, eps []*discoveryv1.EndpointSlice, nodes krt.Collection[*corev1.Node]) [][]Endpoint {
+func sliceEndpoints(ctx krt.HandlerContext, svc ServiceInfo, eps []*discoveryv1.EndpointSlice, nodes krt.Collection[*corev1.Node], clusterName string) [][]Endpoint {
 	perPort := make([][]Endpoint, len(svc.Ports))
 	for _, s := range eps {
 		if s.AddressType == discoveryv1.AddressTypeFQDN {
@@ -142,6 +143,7 @@ func sliceEndpoints(ctx krt.HandlerContext, svc ServiceInfo, eps []*discoveryv1.
 				healthy := e.Conditions.Ready == nil || *e.Conditions.Ready
 				cluster := sources.ClusterOf(s)
 				loc := sliceLocality(ctx, nodes, cluster, e)
+				loc.Cluster = cmp.Or(cluster, clusterName)
 				workload := ""
 				if r := e.TargetRef; r != nil && r.Kind == "Pod" {
 					workload = Workload{Cluster: cluster, Namespace: cmp.Or(r.Namespace, s.Namespace), Name: r.Name}.ResourceName()

@@ -50,3 +50,37 @@ func keysOf[T any](c krt.Collection[T]) []string {
 	}
 	return out
 }
+
+// TestNamedLocalCluster names the local cluster: its endpoints are in
+// that cluster's localities, in the model and in xDS, while its workloads
+// keep their plain keys.
+func TestNamedLocalCluster(t *testing.T) {
+	_, in, m := newTestModel(WithClusterName("home"))
+	app := map[string]string{"app": "web"}
+	in.Set(service("ns", "web", app, svcPort("grpc", 80, 8080)), pod("ns", "web-0", "10.0.0.1", app, true),
+		remote("west", pod("ns", "web-0", "10.1.0.1", app, true)))
+
+	if got := keysOf(m.Workloads); !slices.Equal(got, []string{"ns/web-0", "west/ns/web-0"}) {
+		t.Fatalf("workloads = %v, want the local pod under its plain key", got)
+	}
+	name := ClusterName(80, "web.ns.svc.cluster.local")
+	eps, _ := m.Endpoints.Get(name)
+	var got []string
+	for _, e := range eps.Endpoints {
+		got = append(got, e.IP+" "+e.Locality.String())
+	}
+	if want := []string{"10.0.0.1 @home", "10.1.0.1 @west"}; !slices.Equal(got, want) {
+		t.Errorf("endpoints' localities = %q, want %q", got, want)
+	}
+	cla, ok := m.ClusterLoadAssignments.Get(name)
+	if !ok {
+		t.Fatal("no load assignment for web:80")
+	}
+	var subZones []string
+	for _, l := range cla.Message.Endpoints {
+		subZones = append(subZones, l.Locality.SubZone)
+	}
+	if want := []string{"@home", "@west"}; !slices.Equal(subZones, want) {
+		t.Errorf("xDS sub-zones = %q, want %q", subZones, want)
+	}
+}

@@ -58,8 +58,14 @@ type options struct {
 	syncTimeout   time.Duration
 	staleTimeout  time.Duration
 	checkInterval time.Duration
+	clusterName   string
 	now           func() time.Time
 }
+
+// WithClusterName sets the local cluster's name (collections.
+// WithClusterName): a remote cluster of that name is refused with
+// ErrLocalName. Default: "", the local cluster is unnamed.
+func WithClusterName(name string) Option { return func(o *options) { o.clusterName = name } }
 
 // WithLogger sets the logger of cluster changes and of the clusters'
 // sources. Default: discard.
@@ -191,6 +197,10 @@ func (r *Remotes) stepLocked(ctx context.Context, wg *sync.WaitGroup, c Cluster,
 	now := r.opts.now()
 	start := func() *member {
 		st.gens++
+		if c.Name == r.opts.clusterName {
+			return &member{cluster: c, gen: st.gens, health: &Health{}, started: now,
+				err: fmt.Errorf("cluster %q: %w", c.Name, ErrLocalName)}
+		}
 		r.opts.logger.Info("watching remote cluster", "cluster", c.Name, "origin", st.origin, "generation", st.gens)
 		return startMember(ctx, wg, r.g, r.opts.logger, c, st.gens, now, r.poke)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -202,4 +203,20 @@ func keys[T any](c krt.Collection[T]) []string {
 		out = append(out, krt.KeyOf(c, v))
 	}
 	return out
+}
+
+// TestRemoteNamedAsLocalIsRefused names a remote cluster as the local
+// one: it is not watched and its status says why.
+func TestRemoteNamedAsLocalIsRefused(t *testing.T) {
+	rg := newRig(t, WithClusterName("home"))
+	before := len(rg.g.Describe().Collections)
+	rg.r.Apply("secret meshd/home", []Cluster{{Name: "home", Kubeconfig: []byte("apiVersion: v1\nkind: Config\n")}}, nil)
+	waitFor(t, "the cluster's status", func() bool { return rg.state("home").Name == "home" })
+	st := rg.state("home")
+	if st.State != StateFailed || !strings.Contains(st.Error, ErrLocalName.Error()) {
+		t.Errorf("status = %+v, want failed with %q", st, ErrLocalName)
+	}
+	if n := len(rg.g.Describe().Collections); n != before {
+		t.Errorf("%d collections after the refused cluster, want %d: nothing is watched", n, before)
+	}
 }
