@@ -131,7 +131,7 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 	m.MeshConfig = newMesh(g, in.MeshConfig)
 	m.Services = newServiceInfos(g, in.Services, m.MeshConfig)
 	m.Workloads = newWorkloads(g, in.Pods, in.Nodes, m.Services, m.MeshConfig, o.clusterName)
-	m.Endpoints = newEndpoints(g, m.Services, m.Workloads, in.EndpointSlices, in.Nodes, o.clusterName)
+	m.Endpoints = newEndpoints(g, m.Services, m.Workloads, in.EndpointSlices, in.Nodes, in.StaleClusters, o.clusterName)
 
 	results := krt.Join(g, []krt.Collection[routeResult]{
 		newHTTPRouteResults(g, in.HTTPRoutes, m.Services),

@@ -1,8 +1,10 @@
 package collections
 
 import (
+	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
@@ -82,5 +84,44 @@ func TestNamedLocalCluster(t *testing.T) {
 	}
 	if want := []string{"@home", "@west"}; !slices.Equal(subZones, want) {
 		t.Errorf("xDS sub-zones = %q, want %q", subZones, want)
+	}
+}
+
+// TestStaleClusterEndpoints flags the endpoints of a remote cluster stale
+// while it is (sources.StaleCluster) and clears the flag after, with no
+// change to what xDS serves.
+func TestStaleClusterEndpoints(t *testing.T) {
+	_, in, m := newTestModel()
+	app := map[string]string{"app": "web"}
+	in.Set(service("ns", "web", app, svcPort("grpc", 80, 8080)), pod("ns", "web-0", "10.0.0.1", app, true),
+		remote("west", pod("ns", "web-0", "10.1.0.1", app, true)), remote("east", pod("ns", "web-0", "10.2.0.1", app, true)))
+	name := ClusterName(80, "web.ns.svc.cluster.local")
+	staleOf := func() map[string]bool {
+		eps, _ := m.Endpoints.Get(name)
+		out := map[string]bool{}
+		for _, e := range eps.Endpoints {
+			out[e.IP] = e.Stale
+		}
+		return out
+	}
+	before, _ := m.ClusterLoadAssignments.Get(name)
+	for _, step := range []struct {
+		what  string
+		write func()
+		want  map[string]bool
+	}{
+		{"none stale", func() {}, map[string]bool{"10.0.0.1": false, "10.1.0.1": false, "10.2.0.1": false}},
+		{"west stale", func() { in.Set(sources.StaleCluster{Name: "west", Since: time.Unix(100, 0)}) },
+			map[string]bool{"10.0.0.1": false, "10.1.0.1": true, "10.2.0.1": false}},
+		{"west answers", func() { in.Delete(sources.StaleCluster{Name: "west"}) },
+			map[string]bool{"10.0.0.1": false, "10.1.0.1": false, "10.2.0.1": false}},
+	} {
+		step.write()
+		if got := staleOf(); !maps.Equal(got, step.want) {
+			t.Errorf("%s: stale flags = %v, want %v", step.what, got, step.want)
+		}
+		if cla, _ := m.ClusterLoadAssignments.Get(name); !cla.Equals(before) {
+			t.Errorf("%s: the load assignment changed:\n got %v\nwant %v", step.what, cla.Message, before.Message)
+		}
 	}
 }

@@ -45,7 +45,11 @@ type state struct {
 	// expired is set once the joined cluster stayed unreachable for
 	// WithStaleTimeout: its collections left the joins until it answers.
 	expired bool
-	gens    int
+	// stale is set while the joined cluster's items are flagged stale
+	// in the inputs, since staleSince.
+	stale      bool
+	staleSince time.Time
+	gens       int
 	// conflict names the other origins that name the cluster too.
 	conflict []string
 }
@@ -260,6 +264,18 @@ func (r *Remotes) healthLocked(name string, st *state, now time.Time) {
 		st.expired = false
 		r.opts.logger.Info("remote cluster answers again; rejoined", "cluster", name)
 	}
+	r.markStaleLocked(name, st, !st.expired && !failing.IsZero(), failing)
+}
+
+// markStaleLocked flags the joined cluster's items stale in the inputs
+// (sources.StaleCluster) while it does not answer, and clears the flag
+// once it does, or once its items left the joins.
+func (r *Remotes) markStaleLocked(name string, st *state, stale bool, since time.Time) {
+	if stale == st.stale && (!stale || since.Equal(st.staleSince)) {
+		return
+	}
+	st.stale, st.staleSince = stale, since
+	r.joins.markStale(r.g, name, stale, since)
 }
 
 // removeLocked takes a cluster no origin names out of the joins and stops
@@ -268,6 +284,7 @@ func (r *Remotes) removeLocked(wg *sync.WaitGroup, name string, st *state) {
 	if st.joined && !st.expired {
 		r.joins.remove(r.g, st.active.inputs)
 	}
+	r.markStaleLocked(name, st, false, time.Time{})
 	st.active.stop(wg)
 	if st.next != nil {
 		st.next.stop(wg)
