@@ -148,6 +148,10 @@ func TestRemoteJoinsRotatesAndLeaves(t *testing.T) {
 	if st := rg.state("west"); st.State != StateSynced || st.LastList.IsZero() || st.LastWatch.IsZero() {
 		t.Errorf("status = %+v, want synced with a list and a watch", st)
 	}
+	// The shared API server may hold other tests' objects too.
+	if o := rg.state("west").Objects; o.Pods < 3 || o.Services < 1 || o.Pods != rg.in.Pods.Len() {
+		t.Errorf("object counts = %+v, want the %d pods and the service joined", o, rg.in.Pods.Len())
+	}
 	adds, deletes := rg.log.counts()
 
 	rotated, err := env.KubeconfigAs(t.TempDir(), "rotated-user")
