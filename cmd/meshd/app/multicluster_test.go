@@ -112,18 +112,26 @@ func startMulticluster(t *testing.T, ctx context.Context) *mcRig {
 	createNamespace(t, ctx, local, "meshd-system")
 	meshFile := filepath.Join(t.TempDir(), "mesh.yaml")
 	writeFile(t, meshFile, "clusterTraffic: spread\n")
-	cfg, err := ParseFlags([]string{"--kubeconfig", localEnv.Kubeconfig, "--cluster-name", "home",
+	r, client := startMeshd(t, "mc-client", "--kubeconfig", localEnv.Kubeconfig, "--cluster-name", "home",
 		"--remote-secrets", "--remote-secrets-namespace", "meshd-system",
-		"--remote-stale-timeout", "4s", "--mesh-config", meshFile, "--write-status=false",
-		"--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0", "--push-debounce", "10ms"}, nil)
+		"--remote-stale-timeout", "4s", "--mesh-config", meshFile)
+	return &mcRig{r: r, client: client, local: local, west: westEnv, meshFile: meshFile,
+		both: []string{b.Addr(localEchoIP), b.Addr(remoteEchoIP)}}
+}
+
+// startMeshd starts meshd with flags, on loopback ports with a short push
+// debounce and no status writes, waits until it is ready, and connects a
+// grpc-go client as node.
+func startMeshd(t *testing.T, node string, flags ...string) (*running, xdsclients.Client) {
+	t.Helper()
+	cfg, err := ParseFlags(append(flags, "--write-status=false",
+		"--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0", "--push-debounce", "10ms"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := start(t, cfg)
 	r.waitReady(t)
-	client := xdsclients.Implementations()[0].Start(t, xdsclients.Bootstrap(r.app.XDSAddr(), "mc-client", nil))
-	return &mcRig{r: r, client: client, local: local, west: westEnv, meshFile: meshFile,
-		both: []string{b.Addr(localEchoIP), b.Addr(remoteEchoIP)}}
+	return r, xdsclients.Implementations()[0].Start(t, xdsclients.Bootstrap(r.app.XDSAddr(), node, nil))
 }
 
 // remoteSecret is the Secret naming cluster west.
