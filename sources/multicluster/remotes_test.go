@@ -152,6 +152,9 @@ func TestRemoteJoinsRotatesAndLeaves(t *testing.T) {
 	if o := rg.state("west").Objects; o.Pods < 3 || o.Services < 1 || o.Pods != rg.in.Pods.Len() {
 		t.Errorf("object counts = %+v, want the %d pods and the service joined", o, rg.in.Pods.Len())
 	}
+	// The handler runs on its own queue: wait until it has seen every
+	// joined pod (other tests' too) before counting what rotation adds.
+	waitFor(t, "the handler to see the joined pods", func() bool { a, _ := rg.log.counts(); return a >= rg.in.Pods.Len() })
 	adds, deletes := rg.log.counts()
 
 	rotated, err := env.KubeconfigAs(t.TempDir(), "rotated-user")
