@@ -25,6 +25,12 @@ type Endpoint struct {
 	// Workload is the "namespace/name" of the pod behind the endpoint, if
 	// known.
 	Workload string
+	// Stale is set on the endpoints of a remote cluster whose API server
+	// stopped answering (sources.StaleCluster): they are its last known
+	// state. They are served as they were, since an API server that does
+	// not answer says nothing of its pods, until the cluster's items
+	// leave the inputs (multicluster.WithStaleTimeout).
+	Stale bool `json:",omitempty"`
 }
 
 // Address returns "ip:port".
@@ -64,7 +70,8 @@ func ClusterName(port int32, hostname string) string {
 const LabelServiceName = discoveryv1.LabelServiceName
 
 func newEndpoints(g *krt.Graph, services krt.Collection[ServiceInfo], workloads krt.Collection[Workload],
-	epSlices krt.Collection[*discoveryv1.EndpointSlice], nodes krt.Collection[*corev1.Node]) krt.Collection[ServiceEndpoints] {
+	epSlices krt.Collection[*discoveryv1.EndpointSlice], nodes krt.Collection[*corev1.Node],
+	stale krt.Collection[sources.StaleCluster], clusterName string) krt.Collection[ServiceEndpoints] {
 	return krt.NewManyCollection(g, services, func(ctx krt.HandlerContext, svc ServiceInfo) []ServiceEndpoints {
 		if len(svc.Ports) == 0 {
 			return nil
@@ -74,22 +81,46 @@ func newEndpoints(g *krt.Graph, services krt.Collection[ServiceInfo], workloads 
 			perPort = podEndpoints(svc, krt.Fetch(ctx, workloads, krt.FilterNamespace(svc.Namespace), krt.FilterLabels(svc.Selector)))
 		} else {
 			perPort = sliceEndpoints(ctx, svc, krt.Fetch(ctx, epSlices,
-				krt.FilterNamespace(svc.Namespace), krt.FilterLabels(map[string]string{LabelServiceName: svc.Name})), nodes)
+				krt.FilterNamespace(svc.Namespace), krt.FilterLabels(map[string]string{LabelServiceName: svc.Name})), nodes, clusterName)
 		}
 		out := make([]ServiceEndpoints, 0, len(svc.Ports))
 		for i, p := range svc.Ports {
+			perPort[i] = dedupEndpoints(perPort[i])
+			markStale(ctx, stale, perPort[i], clusterName)
 			out = append(out, ServiceEndpoints{
 				Cluster:   ClusterName(p.Port, svc.Hostname),
 				Service:   svc.ResourceName(),
 				Hostname:  svc.Hostname,
 				Port:      p.Port,
 				Protocol:  p.Protocol,
-				Endpoints: dedupEndpoints(perPort[i]),
+				Endpoints: perPort[i],
 				ExportTo:  svc.ExportTo,
 			})
 		}
 		return out
 	}, krt.WithName("Endpoints"))
+}
+
+// markStale sets Stale on the endpoints of the stale remote clusters,
+// recording a dependency on the stale flag of each remote cluster eps
+// has, so that only the services of a cluster that turns stale recompute.
+func markStale(ctx krt.HandlerContext, stale krt.Collection[sources.StaleCluster], eps []Endpoint, local string) {
+	var known map[string]bool
+	for i, e := range eps {
+		c := e.Locality.Cluster
+		if c == "" || c == local {
+			continue
+		}
+		isStale, ok := known[c]
+		if !ok {
+			_, isStale = krt.FetchOne(ctx, stale, krt.FilterKey(c))
+			if known == nil {
+				known = map[string]bool{}
+			}
+			known[c] = isStale
+		}
+		eps[i].Stale = isStale
+	}
 }
 
 // podEndpoints returns, per service port, the endpoints of the selected
@@ -118,9 +149,10 @@ func podEndpoints(svc ServiceInfo, selected []Workload) [][]Endpoint {
 }
 
 // sliceEndpoints returns, per service port, the endpoints listed by the
-// service's EndpointSlices; slice ports match service ports by name.
+// service's EndpointSlices; slice ports match service ports by name. A
+// local slice's endpoints are in cluster clusterName.
 // FQDN slices are skipped: EDS carries IP addresses.
-func sliceEndpoints(ctx krt.HandlerContext, svc ServiceInfo, eps []*discoveryv1.EndpointSlice, nodes krt.Collection[*corev1.Node]) [][]Endpoint {
+func sliceEndpoints(ctx krt.HandlerContext, svc ServiceInfo, eps []*discoveryv1.EndpointSlice, nodes krt.Collection[*corev1.Node], clusterName string) [][]Endpoint {
 	perPort := make([][]Endpoint, len(svc.Ports))
 	for _, s := range eps {
 		if s.AddressType == discoveryv1.AddressTypeFQDN {
@@ -142,6 +174,7 @@ func sliceEndpoints(ctx krt.HandlerContext, svc ServiceInfo, eps []*discoveryv1.
 				healthy := e.Conditions.Ready == nil || *e.Conditions.Ready
 				cluster := sources.ClusterOf(s)
 				loc := sliceLocality(ctx, nodes, cluster, e)
+				loc.Cluster = cmp.Or(cluster, clusterName)
 				workload := ""
 				if r := e.TargetRef; r != nil && r.Kind == "Pod" {
 					workload = Workload{Cluster: cluster, Namespace: cmp.Or(r.Namespace, s.Namespace), Name: r.Name}.ResourceName()

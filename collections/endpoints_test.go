@@ -160,7 +160,7 @@ func TestBuildCLA(t *testing.T) {
 		{IP: "10.0.0.2", Port: 80, Healthy: false, Locality: Locality{Region: "r", Zone: "z1", SubZone: ""}},
 		{IP: "10.0.0.4", Port: 80, Healthy: true},
 	})}
-	cla := buildCLA(e, false)
+	cla := buildCLA(e, clusterTraffic{})
 	validateDeep(t, cla)
 	var got []string
 	for _, l := range cla.Endpoints {
@@ -193,21 +193,28 @@ func TestBuildCLAClusters(t *testing.T) {
 	local := Endpoint{IP: "10.0.0.1", Port: 80, Healthy: true, Locality: Locality{Region: "r", Zone: "z"}}
 	west := Endpoint{IP: "10.1.0.1", Port: 80, Healthy: true, Locality: Locality{Region: "r", Zone: "z", Cluster: "west"}}
 	east := Endpoint{IP: "10.2.0.1", Port: 80, Healthy: true, Locality: Locality{Cluster: "east"}}
+	named := Endpoint{IP: "10.3.0.1", Port: 80, Healthy: true, Locality: Locality{Region: "r", Zone: "z", Cluster: "home"}}
 	for _, tc := range []struct {
 		name        string
 		eps         []Endpoint
 		preferLocal bool
+		local       string   // WithClusterName
 		want        []string // "region/zone/subzone p=priority: addresses"
 	}{
-		{"spread", []Endpoint{local, west, east}, false,
+		{"spread", []Endpoint{local, west, east}, false, "",
 			[]string{"r/z/ p=0: 10.0.0.1", "//@east p=0: 10.2.0.1", "r/z/@west p=0: 10.1.0.1"}},
-		{"prefer local", []Endpoint{local, west, east}, true,
+		{"prefer local", []Endpoint{local, west, east}, true, "",
 			[]string{"r/z/ p=0: 10.0.0.1", "//@east p=1: 10.2.0.1", "r/z/@west p=1: 10.1.0.1"}},
-		{"prefer local without local endpoints", []Endpoint{west, east}, true,
+		{"prefer local without local endpoints", []Endpoint{west, east}, true, "",
+			[]string{"//@east p=0: 10.2.0.1", "r/z/@west p=0: 10.1.0.1"}},
+		{"prefer a named local cluster", []Endpoint{named, west, east}, true, "home",
+			[]string{"r/z/@home p=0: 10.3.0.1", "//@east p=1: 10.2.0.1", "r/z/@west p=1: 10.1.0.1"}},
+		{"prefer a named local cluster without its endpoints", []Endpoint{west, east}, true, "home",
 			[]string{"//@east p=0: 10.2.0.1", "r/z/@west p=0: 10.1.0.1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cla := buildCLA(ServiceEndpoints{Cluster: "outbound|80||a.ns.svc.cluster.local", Endpoints: dedupEndpoints(tc.eps)}, tc.preferLocal)
+			traffic := clusterTraffic{preferLocal: tc.preferLocal, local: tc.local}
+			cla := buildCLA(ServiceEndpoints{Cluster: "outbound|80||a.ns.svc.cluster.local", Endpoints: dedupEndpoints(tc.eps)}, traffic)
 			validateDeep(t, cla)
 			var got []string
 			for _, l := range cla.Endpoints {

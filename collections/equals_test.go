@@ -38,7 +38,7 @@ func TestEquals(t *testing.T) {
 			equalstest.Check(t, ServiceEndpoints{
 				Cluster: ClusterName(80, "web.ns.svc.cluster.local"), Service: "ns/web",
 				Hostname: "web.ns.svc.cluster.local", Port: 80, Protocol: ProtocolHTTP,
-				Endpoints: []Endpoint{{IP: "10.0.0.1", Port: 8080, Healthy: true, Locality: locality, Workload: "ns/web-0"}},
+				Endpoints: []Endpoint{{IP: "10.0.0.1", Port: 8080, Healthy: true, Locality: locality, Workload: "ns/web-0", Stale: true}},
 				ExportTo:  []string{"ns"},
 			})
 		}},

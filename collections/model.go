@@ -88,9 +88,19 @@ type Model struct {
 type Option func(*options)
 
 type options struct {
-	sidecar bool
-	views   bool
+	sidecar     bool
+	views       bool
+	clusterName string
 }
+
+// WithClusterName names the local cluster, the one whose objects carry no
+// sources.AnnotationCluster: its workloads' and endpoints' Locality.Cluster
+// is name, so in xDS their sub-zone is "subzone@name" as a remote
+// cluster's is, and preferLocal (meshconfig.PreferLocal) prefers the
+// localities of cluster name. It must differ from every remote cluster's
+// name. Default: "", the local cluster is unnamed and its localities are
+// plain.
+func WithClusterName(name string) Option { return func(o *options) { o.clusterName = name } }
 
 // WithSidecarResources sets whether Build derives the sidecar listeners and
 // route configurations. Default: true. When false, the Sidecar fields of
@@ -120,8 +130,8 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 	m := &Model{}
 	m.MeshConfig = newMesh(g, in.MeshConfig)
 	m.Services = newServiceInfos(g, in.Services, m.MeshConfig)
-	m.Workloads = newWorkloads(g, in.Pods, in.Nodes, m.Services, m.MeshConfig)
-	m.Endpoints = newEndpoints(g, m.Services, m.Workloads, in.EndpointSlices, in.Nodes)
+	m.Workloads = newWorkloads(g, in.Pods, in.Nodes, m.Services, m.MeshConfig, o.clusterName)
+	m.Endpoints = newEndpoints(g, m.Services, m.Workloads, in.EndpointSlices, in.Nodes, in.StaleClusters, o.clusterName)
 
 	results := krt.Join(g, []krt.Collection[routeResult]{
 		newHTTPRouteResults(g, in.HTTPRoutes, m.Services),
@@ -145,7 +155,7 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 		newClusters(g, m.Services, m.MeshConfig, m.ClusterSecurity), invalidClusters,
 	}, krt.WithName("AllClusters"))
 	m.ClusterLoadAssignments = krt.Join(g, []krt.Collection[Resource[*endpointv3.ClusterLoadAssignment]]{
-		newCLAs(g, m.Endpoints, m.MeshConfig), invalidCLAs,
+		newCLAs(g, m.Endpoints, m.MeshConfig, o.clusterName), invalidCLAs,
 	}, krt.WithName("AllClusterLoadAssignments"))
 	m.GRPCRouteConfigurations = krt.NewCollection(g, m.PortRoutes, func(_ krt.HandlerContext, p PortRoutes) *Resource[*routev3.RouteConfiguration] {
 		r := newResource(p.ListenerName(), buildGRPCRouteConfig(p)).exported(p.ExportTo)

@@ -1,8 +1,10 @@
 package collections
 
 import (
+	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
@@ -49,4 +51,77 @@ func keysOf[T any](c krt.Collection[T]) []string {
 		out = append(out, krt.KeyOf(c, v))
 	}
 	return out
+}
+
+// TestNamedLocalCluster names the local cluster: its endpoints are in
+// that cluster's localities, in the model and in xDS, while its workloads
+// keep their plain keys.
+func TestNamedLocalCluster(t *testing.T) {
+	_, in, m := newTestModel(WithClusterName("home"))
+	app := map[string]string{"app": "web"}
+	in.Set(service("ns", "web", app, svcPort("grpc", 80, 8080)), pod("ns", "web-0", "10.0.0.1", app, true),
+		remote("west", pod("ns", "web-0", "10.1.0.1", app, true)))
+
+	if got := keysOf(m.Workloads); !slices.Equal(got, []string{"ns/web-0", "west/ns/web-0"}) {
+		t.Fatalf("workloads = %v, want the local pod under its plain key", got)
+	}
+	name := ClusterName(80, "web.ns.svc.cluster.local")
+	eps, _ := m.Endpoints.Get(name)
+	var got []string
+	for _, e := range eps.Endpoints {
+		got = append(got, e.IP+" "+e.Locality.String())
+	}
+	if want := []string{"10.0.0.1 @home", "10.1.0.1 @west"}; !slices.Equal(got, want) {
+		t.Errorf("endpoints' localities = %q, want %q", got, want)
+	}
+	cla, ok := m.ClusterLoadAssignments.Get(name)
+	if !ok {
+		t.Fatal("no load assignment for web:80")
+	}
+	var subZones []string
+	for _, l := range cla.Message.Endpoints {
+		subZones = append(subZones, l.Locality.SubZone)
+	}
+	if want := []string{"@home", "@west"}; !slices.Equal(subZones, want) {
+		t.Errorf("xDS sub-zones = %q, want %q", subZones, want)
+	}
+}
+
+// TestStaleClusterEndpoints flags the endpoints of a remote cluster stale
+// while it is (sources.StaleCluster) and clears the flag after, with no
+// change to what xDS serves.
+func TestStaleClusterEndpoints(t *testing.T) {
+	_, in, m := newTestModel()
+	app := map[string]string{"app": "web"}
+	in.Set(service("ns", "web", app, svcPort("grpc", 80, 8080)), pod("ns", "web-0", "10.0.0.1", app, true),
+		remote("west", pod("ns", "web-0", "10.1.0.1", app, true)), remote("east", pod("ns", "web-0", "10.2.0.1", app, true)))
+	name := ClusterName(80, "web.ns.svc.cluster.local")
+	staleOf := func() map[string]bool {
+		eps, _ := m.Endpoints.Get(name)
+		out := map[string]bool{}
+		for _, e := range eps.Endpoints {
+			out[e.IP] = e.Stale
+		}
+		return out
+	}
+	before, _ := m.ClusterLoadAssignments.Get(name)
+	for _, step := range []struct {
+		what  string
+		write func()
+		want  map[string]bool
+	}{
+		{"none stale", func() {}, map[string]bool{"10.0.0.1": false, "10.1.0.1": false, "10.2.0.1": false}},
+		{"west stale", func() { in.Set(sources.StaleCluster{Name: "west", Since: time.Unix(100, 0)}) },
+			map[string]bool{"10.0.0.1": false, "10.1.0.1": true, "10.2.0.1": false}},
+		{"west answers", func() { in.Delete(sources.StaleCluster{Name: "west"}) },
+			map[string]bool{"10.0.0.1": false, "10.1.0.1": false, "10.2.0.1": false}},
+	} {
+		step.write()
+		if got := staleOf(); !maps.Equal(got, step.want) {
+			t.Errorf("%s: stale flags = %v, want %v", step.what, got, step.want)
+		}
+		if cla, _ := m.ClusterLoadAssignments.Get(name); !cla.Equals(before) {
+			t.Errorf("%s: the load assignment changed:\n got %v\nwant %v", step.what, cla.Message, before.Message)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package collections
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -24,8 +25,9 @@ const (
 // the local cluster.
 type Locality struct {
 	Region, Zone, SubZone string
-	// Cluster is the remote cluster the workload runs in
-	// (sources.ClusterOf); "" for the local cluster.
+	// Cluster is the cluster the workload runs in: a remote cluster's
+	// name (sources.ClusterOf), or for the local cluster its name
+	// (WithClusterName), "" by default.
 	Cluster string
 }
 
@@ -139,7 +141,7 @@ func podReady(pod *corev1.Pod) bool {
 }
 
 func newWorkloads(g *krt.Graph, pods krt.Collection[*corev1.Pod], nodes krt.Collection[*corev1.Node],
-	services krt.Collection[ServiceInfo], mesh krt.Collection[meshconfig.MeshConfig]) krt.Collection[Workload] {
+	services krt.Collection[ServiceInfo], mesh krt.Collection[meshconfig.MeshConfig], clusterName string) krt.Collection[Workload] {
 	return krt.NewCollection(g, pods, func(ctx krt.HandlerContext, pod *corev1.Pod) *Workload {
 		// A finished pod's IP may already belong to another pod.
 		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
@@ -170,6 +172,7 @@ func newWorkloads(g *krt.Graph, pods krt.Collection[*corev1.Pod], nodes krt.Coll
 			}
 		}
 		w.Locality = workloadLocality(ctx, nodes, mesh, w.Cluster, w.Node)
+		w.Locality.Cluster = cmp.Or(w.Cluster, clusterName)
 		for _, s := range krt.Fetch(ctx, services, krt.FilterNamespace(pod.Namespace), krt.FilterSelects(pod.Labels)) {
 			w.Services = append(w.Services, s.ResourceName())
 		}

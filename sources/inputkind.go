@@ -55,6 +55,18 @@ func singletonKind[T any](name string, field func(*Inputs) *krt.Collection[T]) i
 	return kind[T]{name: name, field: field, options: options, key: key}
 }
 
+// namedKind is the kind of a field whose items name themselves
+// (ResourceName) and compare with their Equals method, krt's defaults.
+func namedKind[T interface {
+	ResourceName() string
+	Equals(T) bool
+}](name string, field func(*Inputs) *krt.Collection[T]) inputKind {
+	options := func(name string, extra ...krt.Option) []krt.Option {
+		return append([]krt.Option{krt.WithName(name)}, extra...)
+	}
+	return kind[T]{name: name, field: field, options: options, key: T.ResourceName}
+}
+
 func (k kind[T]) isSet(in *Inputs) bool { return *k.field(in) != nil }
 
 func (k kind[T]) setStatic(g krt.Owner, in *Inputs, prefix string, extra ...krt.Option) {

@@ -33,6 +33,9 @@ type Inputs struct {
 	PeerAuthentications   krt.Collection[*securityv1.PeerAuthentication]
 	AuthorizationPolicies krt.Collection[*securityv1.AuthorizationPolicy]
 	MeshConfig            krt.Collection[meshconfig.MeshConfig]
+	// StaleClusters are the remote clusters whose objects above are their
+	// last known state, keyed by name (sources/multicluster sets it).
+	StaleClusters krt.Collection[StaleCluster]
 }
 
 // inputKinds lists every field of Inputs once, with the name its
@@ -52,6 +55,7 @@ var inputKinds = []inputKind{
 	objectKind("peerauthentications", func(in *Inputs) *krt.Collection[*securityv1.PeerAuthentication] { return &in.PeerAuthentications }),
 	objectKind("authorizationpolicies", func(in *Inputs) *krt.Collection[*securityv1.AuthorizationPolicy] { return &in.AuthorizationPolicies }),
 	singletonKind("meshconfig", func(in *Inputs) *krt.Collection[meshconfig.MeshConfig] { return &in.MeshConfig }),
+	namedKind("staleclusters", func(in *Inputs) *krt.Collection[StaleCluster] { return &in.StaleClusters }),
 }
 
 // Complete returns in with every field that is nil set to an empty, synced

@@ -99,6 +99,7 @@ func TestStaticInputsWrites(t *testing.T) {
 		&discoveryv1.EndpointSlice{ObjectMeta: meta}, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}},
 		&corev1.ConfigMap{ObjectMeta: meta}, &gatewayv1.HTTPRoute{ObjectMeta: meta}, &gatewayv1.GRPCRoute{ObjectMeta: meta},
 		&securityv1.PeerAuthentication{ObjectMeta: meta}, &securityv1.AuthorizationPolicy{ObjectMeta: meta}, mc,
+		sources.StaleCluster{Name: "west", Since: time.Unix(100, 0)},
 	}
 	v1 := s.Set(items...)
 	for name, c := range fields(in) {

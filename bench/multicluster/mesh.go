@@ -47,15 +47,22 @@ func (m *mesh) join(kubeconfig []byte, want int) joinResult {
 	heap0 := metric.HeapAlloc()
 	cpu0, t0 := metric.CPU(), time.Now()
 	m.r.Apply("bench", []multicluster.Cluster{{Name: "west", Kubeconfig: kubeconfig}}, nil)
-	var n int
-	for n = m.endpoints(); n < want; n = m.endpoints() {
-		time.Sleep(5 * time.Millisecond)
-	}
+	n := m.waitEndpoints(want)
 	res := joinResult{wall: time.Since(t0), cpu: metric.CPU() - cpu0, endpoints: n}
 	if h := metric.HeapAlloc(); h > heap0 {
 		res.heap = h - heap0
 	}
 	return res
+}
+
+// waitEndpoints waits until the model's assignments hold at least want
+// endpoints, and returns how many they hold.
+func (m *mesh) waitEndpoints(want int) int {
+	n := m.endpoints()
+	for ; n < want; n = m.endpoints() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return n
 }
 
 // leave removes the remote and waits until its endpoints are gone.

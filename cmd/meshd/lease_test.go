@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/client-go/util/retry"
 	gatewayclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
 
@@ -71,14 +72,20 @@ func (l *leaseRun) startReplica(t *testing.T) *replica {
 // its next renewal, not once the renew deadline has passed.
 func (l *leaseRun) takeLeaseAndWaitStepDown(t *testing.T, a *replica) {
 	t.Helper()
-	lease, err := l.leases.Get(l.ctx, l.name, metav1.GetOptions{})
+	// The leader renews every retry period: an update between its read
+	// and ours conflicts, and is tried again on the newer Lease.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		lease, err := l.leases.Get(l.ctx, l.name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		holder, duration := "someone-else", int32(3600)
+		lease.Spec.HolderIdentity, lease.Spec.LeaseDurationSeconds = &holder, &duration
+		lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+		_, err = l.leases.Update(l.ctx, lease, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	holder, duration := "someone-else", int32(3600)
-	lease.Spec.HolderIdentity, lease.Spec.LeaseDurationSeconds = &holder, &duration
-	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
-	if _, err := l.leases.Update(l.ctx, lease, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	taken := time.Now()

@@ -10,6 +10,11 @@ import (
 // first is used, the other ignored until the first goes.
 var ErrDuplicateName = errors.New("multicluster: cluster named by two origins")
 
+// ErrLocalName is reported for a remote cluster that bears the local
+// cluster's name (WithClusterName): it is not watched, and its state is
+// StateFailed, since its endpoints could not be told from the local ones.
+var ErrLocalName = errors.New("multicluster: remote cluster named as the local cluster")
+
 // joinErrors joins errs into one error whose message is one line.
 func joinErrors(errs []error) error {
 	msgs := make([]string, len(errs))

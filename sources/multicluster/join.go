@@ -1,6 +1,8 @@
 package multicluster
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
@@ -15,7 +17,9 @@ type joins struct {
 	pods     krt.Static[krt.Collection[*corev1.Pod]]
 	slices   krt.Static[krt.Collection[*discoveryv1.EndpointSlice]]
 	nodes    krt.Static[krt.Collection[*corev1.Node]]
-	inputs   sources.Inputs
+	// stale names the joined clusters that stopped answering.
+	stale  krt.Static[sources.StaleCluster]
+	inputs sources.Inputs
 }
 
 // newJoins makes the joins in g. Entries are keyed by collection name,
@@ -27,12 +31,14 @@ func newJoins(g *krt.Graph) *joins {
 		pods:     krt.NewStatic[krt.Collection[*corev1.Pod]](g, krt.WithName("remotes/pods")),
 		slices:   krt.NewStatic[krt.Collection[*discoveryv1.EndpointSlice]](g, krt.WithName("remotes/endpointslices")),
 		nodes:    krt.NewStatic[krt.Collection[*corev1.Node]](g, krt.WithName("remotes/nodes")),
+		stale:    krt.NewStatic[sources.StaleCluster](g, krt.WithName("remotes/staleclusters")),
 	}
 	j.inputs = sources.Inputs{
 		Services:       krt.NestedJoin(g, j.services, sources.CollectionOptions[*corev1.Service]("remotes/joined/services")...),
 		Pods:           nested(g, j.pods, "pods"),
 		EndpointSlices: nested(g, j.slices, "endpointslices"),
 		Nodes:          nested(g, j.nodes, "nodes"),
+		StaleClusters:  j.stale,
 	}
 	return j
 }
@@ -62,5 +68,16 @@ func (j *joins) remove(g *krt.Graph, in sources.Inputs) {
 		j.pods.In(tx).Delete(in.Pods.Name())
 		j.slices.In(tx).Delete(in.EndpointSlices.Name())
 		j.nodes.In(tx).Delete(in.Nodes.Name())
+	})
+}
+
+// markStale sets whether the joined cluster name is stale, and since when.
+func (j *joins) markStale(g *krt.Graph, name string, stale bool, since time.Time) {
+	g.Update(func(tx *krt.Txn) {
+		if stale {
+			j.stale.In(tx).Set(sources.StaleCluster{Name: name, Since: since})
+		} else {
+			j.stale.In(tx).Delete(name)
+		}
 	})
 }

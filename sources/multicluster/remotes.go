@@ -45,7 +45,11 @@ type state struct {
 	// expired is set once the joined cluster stayed unreachable for
 	// WithStaleTimeout: its collections left the joins until it answers.
 	expired bool
-	gens    int
+	// stale is set while the joined cluster's items are flagged stale
+	// in the inputs, since staleSince.
+	stale      bool
+	staleSince time.Time
+	gens       int
 	// conflict names the other origins that name the cluster too.
 	conflict []string
 }
@@ -58,8 +62,14 @@ type options struct {
 	syncTimeout   time.Duration
 	staleTimeout  time.Duration
 	checkInterval time.Duration
+	clusterName   string
 	now           func() time.Time
 }
+
+// WithClusterName sets the local cluster's name (collections.
+// WithClusterName): a remote cluster of that name is refused with
+// ErrLocalName. Default: "", the local cluster is unnamed.
+func WithClusterName(name string) Option { return func(o *options) { o.clusterName = name } }
 
 // WithLogger sets the logger of cluster changes and of the clusters'
 // sources. Default: discard.
@@ -191,6 +201,10 @@ func (r *Remotes) stepLocked(ctx context.Context, wg *sync.WaitGroup, c Cluster,
 	now := r.opts.now()
 	start := func() *member {
 		st.gens++
+		if c.Name == r.opts.clusterName {
+			return &member{cluster: c, gen: st.gens, health: &Health{}, started: now,
+				err: fmt.Errorf("cluster %q: %w", c.Name, ErrLocalName)}
+		}
 		r.opts.logger.Info("watching remote cluster", "cluster", c.Name, "origin", st.origin, "generation", st.gens)
 		return startMember(ctx, wg, r.g, r.opts.logger, c, st.gens, now, r.poke)
 	}
@@ -250,6 +264,18 @@ func (r *Remotes) healthLocked(name string, st *state, now time.Time) {
 		st.expired = false
 		r.opts.logger.Info("remote cluster answers again; rejoined", "cluster", name)
 	}
+	r.markStaleLocked(name, st, !st.expired && !failing.IsZero(), failing)
+}
+
+// markStaleLocked flags the joined cluster's items stale in the inputs
+// (sources.StaleCluster) while it does not answer, and clears the flag
+// once it does, or once its items left the joins.
+func (r *Remotes) markStaleLocked(name string, st *state, stale bool, since time.Time) {
+	if stale == st.stale && (!stale || since.Equal(st.staleSince)) {
+		return
+	}
+	st.stale, st.staleSince = stale, since
+	r.joins.markStale(r.g, name, stale, since)
 }
 
 // removeLocked takes a cluster no origin names out of the joins and stops
@@ -258,6 +284,7 @@ func (r *Remotes) removeLocked(wg *sync.WaitGroup, name string, st *state) {
 	if st.joined && !st.expired {
 		r.joins.remove(r.g, st.active.inputs)
 	}
+	r.markStaleLocked(name, st, false, time.Time{})
 	st.active.stop(wg)
 	if st.next != nil {
 		st.next.stop(wg)

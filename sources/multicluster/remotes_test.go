@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -147,6 +148,13 @@ func TestRemoteJoinsRotatesAndLeaves(t *testing.T) {
 	if st := rg.state("west"); st.State != StateSynced || st.LastList.IsZero() || st.LastWatch.IsZero() {
 		t.Errorf("status = %+v, want synced with a list and a watch", st)
 	}
+	// The shared API server may hold other tests' objects too.
+	if o := rg.state("west").Objects; o.Pods < 3 || o.Services < 1 || o.Pods != rg.in.Pods.Len() {
+		t.Errorf("object counts = %+v, want the %d pods and the service joined", o, rg.in.Pods.Len())
+	}
+	// The handler runs on its own queue: wait until it has seen every
+	// joined pod (other tests' too) before counting what rotation adds.
+	waitFor(t, "the handler to see the joined pods", func() bool { a, _ := rg.log.counts(); return a >= rg.in.Pods.Len() })
 	adds, deletes := rg.log.counts()
 
 	rotated, err := env.KubeconfigAs(t.TempDir(), "rotated-user")
@@ -202,4 +210,20 @@ func keys[T any](c krt.Collection[T]) []string {
 		out = append(out, krt.KeyOf(c, v))
 	}
 	return out
+}
+
+// TestRemoteNamedAsLocalIsRefused names a remote cluster as the local
+// one: it is not watched and its status says why.
+func TestRemoteNamedAsLocalIsRefused(t *testing.T) {
+	rg := newRig(t, WithClusterName("home"))
+	before := len(rg.g.Describe().Collections)
+	rg.r.Apply("secret meshd/home", []Cluster{{Name: "home", Kubeconfig: []byte("apiVersion: v1\nkind: Config\n")}}, nil)
+	waitFor(t, "the cluster's status", func() bool { return rg.state("home").Name == "home" })
+	st := rg.state("home")
+	if st.State != StateFailed || !strings.Contains(st.Error, ErrLocalName.Error()) {
+		t.Errorf("status = %+v, want failed with %q", st, ErrLocalName)
+	}
+	if n := len(rg.g.Describe().Collections); n != before {
+		t.Errorf("%d collections after the refused cluster, want %d: nothing is watched", n, before)
+	}
 }

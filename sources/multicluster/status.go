@@ -25,7 +25,29 @@ type ClusterStatus struct {
 	Since        time.Time `json:"since"`
 	// Error is why the cluster fails or conflicts, if it does.
 	Error string `json:"error,omitempty"`
+	// Objects counts what the cluster's informers hold: all of it once
+	// synced, what they have listed so far before.
+	Objects ObjectCounts `json:"objects"`
 	HealthSnapshot
+}
+
+// ObjectCounts counts a cluster's objects by kind.
+type ObjectCounts struct {
+	Services       int `json:"services"`
+	Pods           int `json:"pods"`
+	EndpointSlices int `json:"endpointSlices"`
+	Nodes          int `json:"nodes"`
+}
+
+// countObjects counts what m's collections hold; a member that could not be built
+// has nothing.
+func countObjects(m *member) ObjectCounts {
+	if m.err != nil {
+		return ObjectCounts{}
+	}
+	in := m.inputs
+	return ObjectCounts{Services: in.Services.Len(), Pods: in.Pods.Len(),
+		EndpointSlices: in.EndpointSlices.Len(), Nodes: in.Nodes.Len()}
 }
 
 // Status returns every remote cluster's state, ordered by name.
@@ -43,7 +65,7 @@ func (r *Remotes) Status() []ClusterStatus {
 func (r *Remotes) statusLocked(name string, st *state, now time.Time) ClusterStatus {
 	m := st.active
 	cs := ClusterStatus{Name: name, Origin: st.origin, Generation: m.gen, Since: m.started,
-		Rotating: st.next != nil, HealthSnapshot: m.health.Snapshot()}
+		Rotating: st.next != nil, Objects: countObjects(m), HealthSnapshot: m.health.Snapshot()}
 	switch {
 	case m.err != nil:
 		cs.State, cs.Error = StateFailed, m.err.Error()

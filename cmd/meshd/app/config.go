@@ -109,6 +109,10 @@ type Config struct {
 	// namespace meshd runs in) for more. RemoteSyncTimeout and
 	// RemoteStaleTimeout are multicluster.WithSyncTimeout and
 	// WithStaleTimeout.
+	// ClusterName names the local cluster (--cluster-name) in localities
+	// (collections.WithClusterName) and the debug UI; a remote cluster of
+	// that name is refused. Empty: the local cluster is unnamed.
+	ClusterName                           string
 	RemoteKubeconfigs                     []string
 	RemoteSecrets                         bool
 	RemoteSecretsNamespace                string

@@ -65,6 +65,11 @@ var parseFlagsCases = []struct {
 		check: func(c Config) bool { return c.MeshConfigMap == "meshd-system/meshd" }},
 	{name: "mesh config map in a folder", args: []string{"--config-dir", "d", "--mesh-config-map=ns/mesh.v1"},
 		check: func(c Config) bool { return c.MeshConfigMap == "ns/mesh.v1" }},
+	{name: "unnamed local cluster by default", args: nil, check: func(c Config) bool { return c.ClusterName == "" }},
+	{name: "cluster name", args: []string{"--kubeconfig", "kc", "--cluster-name", "east", "--remote-kubeconfig", "west=w.yaml"},
+		check: func(c Config) bool {
+			return c.ClusterName == "east" && slices.Equal(c.RemoteKubeconfigs, []string{"west=w.yaml"})
+		}},
 }
 
 // TestParseFlags checks the configurations that flags parse into.
@@ -134,6 +139,9 @@ var rejectedFlagsCases = []struct {
 	{"unknown push mode", []string{"--push-mode", "eager"}, `--push-mode "eager": want paced or debounce`},
 	{"bad level", []string{"--log-level", "loud"}, "--log-level"},
 	{"bad format", []string{"--log-format", "xml"}, "--log-format"},
+	{"bad cluster name", []string{"--cluster-name", "East_1"}, `--cluster-name: cluster name "East_1"`},
+	{"remote named as the local cluster", []string{"--kubeconfig", "kc", "--cluster-name", "east", "--remote-kubeconfig", "east=e.yaml"},
+		`--remote-kubeconfig "east=e.yaml": "east" is the local cluster's --cluster-name`},
 }
 
 // TestParseFlagsRejects checks that bad flags are refused with a one-line

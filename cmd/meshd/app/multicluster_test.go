@@ -2,7 +2,10 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
+	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/internal/xdsclients"
 	"github.com/meshd/meshd/sources/kube/kubetest"
 	"github.com/meshd/meshd/sources/multicluster"
@@ -50,6 +54,12 @@ func TestMulticlusterEndToEnd(t *testing.T) {
 	}
 	waitBackends(t, client, "both clusters' backends once the Secret is added", both)
 	waitCluster(t, m.r, "west", multicluster.StateSynced)
+	var clusters debugui.ClustersResult
+	m.r.getJSON(t, "/debug/api/clusters", &clusters)
+	if clusters.Local != "home" {
+		t.Errorf("api/clusters names the local cluster %q, want home (--cluster-name)", clusters.Local)
+	}
+	waitEndpoints(t, m.r, "the endpoints in their clusters, none stale", map[string]string{localEchoIP: "home", remoteEchoIP: "west"})
 
 	writeFile(t, m.meshFile, "clusterTraffic: preferLocal\n")
 	waitBackends(t, client, "the local backend alone under preferLocal", onlyLocal)
@@ -73,6 +83,7 @@ func TestMulticlusterEndToEnd(t *testing.T) {
 
 	m.west.Stop()
 	waitCluster(t, m.r, "west", multicluster.StateStale)
+	waitEndpoints(t, m.r, "the remote's endpoint flagged stale", map[string]string{localEchoIP: "home", remoteEchoIP: "west stale"})
 	checkBackends(t, client, "both while the remote is stale", both)
 	waitCluster(t, m.r, "west", multicluster.StateExpired)
 	waitBackends(t, client, "the local backend alone after the stale timeout", onlyLocal)
@@ -101,17 +112,26 @@ func startMulticluster(t *testing.T, ctx context.Context) *mcRig {
 	createNamespace(t, ctx, local, "meshd-system")
 	meshFile := filepath.Join(t.TempDir(), "mesh.yaml")
 	writeFile(t, meshFile, "clusterTraffic: spread\n")
-	cfg, err := ParseFlags([]string{"--kubeconfig", localEnv.Kubeconfig, "--remote-secrets", "--remote-secrets-namespace", "meshd-system",
-		"--remote-stale-timeout", "4s", "--mesh-config", meshFile, "--write-status=false",
-		"--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0", "--push-debounce", "10ms"}, nil)
+	r, client := startMeshd(t, "mc-client", "--kubeconfig", localEnv.Kubeconfig, "--cluster-name", "home",
+		"--remote-secrets", "--remote-secrets-namespace", "meshd-system",
+		"--remote-stale-timeout", "4s", "--mesh-config", meshFile)
+	return &mcRig{r: r, client: client, local: local, west: westEnv, meshFile: meshFile,
+		both: []string{b.Addr(localEchoIP), b.Addr(remoteEchoIP)}}
+}
+
+// startMeshd starts meshd with flags, on loopback ports with a short push
+// debounce and no status writes, waits until it is ready, and connects a
+// grpc-go client as node.
+func startMeshd(t *testing.T, node string, flags ...string) (*running, xdsclients.Client) {
+	t.Helper()
+	cfg, err := ParseFlags(append(flags, "--write-status=false",
+		"--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.1:0", "--push-debounce", "10ms"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := start(t, cfg)
 	r.waitReady(t)
-	client := xdsclients.Implementations()[0].Start(t, xdsclients.Bootstrap(r.app.XDSAddr(), "mc-client", nil))
-	return &mcRig{r: r, client: client, local: local, west: westEnv, meshFile: meshFile,
-		both: []string{b.Addr(localEchoIP), b.Addr(remoteEchoIP)}}
+	return r, xdsclients.Implementations()[0].Start(t, xdsclients.Bootstrap(r.app.XDSAddr(), node, nil))
 }
 
 // remoteSecret is the Secret naming cluster west.
@@ -212,6 +232,35 @@ func checkBackends(t *testing.T, c xdsclients.Client, what string, want []string
 	t.Helper()
 	if got, failed := backends(t, c); failed != "" || !slices.Equal(got, want) {
 		t.Errorf("%s: backends %v (failure: %q), want %v", what, got, failed, want)
+	}
+}
+
+// waitEndpoints polls the echo port's endpoints in the debug API until
+// they are want: by IP, the endpoint's cluster, then " stale" if flagged.
+func waitEndpoints(t *testing.T, r *running, what string, want map[string]string) {
+	t.Helper()
+	path := "/debug/api/collections/Endpoints/items?prefix=" + url.QueryEscape(collections.ClusterName(7000, "echo."+mcNamespace+".svc.cluster.local"))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var page debugui.ItemsPage
+		r.getJSON(t, path, &page)
+		got := map[string]string{}
+		for _, it := range page.Items {
+			var eps collections.ServiceEndpoints
+			if err := json.Unmarshal(it.Value, &eps); err != nil {
+				t.Fatalf("endpoints item %s: %v", it.Key, err)
+			}
+			for _, e := range eps.Endpoints {
+				got[e.IP] = e.Locality.Cluster + map[bool]string{true: " stale"}[e.Stale]
+			}
+		}
+		if maps.Equal(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: endpoints %v, want %v", what, got, want)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

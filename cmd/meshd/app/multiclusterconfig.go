@@ -15,6 +15,11 @@ import (
 // validateMulticluster checks the remote clusters' flags, without reading
 // the kubeconfig files.
 func (c Config) validateMulticluster() error {
+	if c.ClusterName != "" {
+		if err := multicluster.ValidateName(c.ClusterName); err != nil {
+			return fmt.Errorf("--cluster-name: %w", err)
+		}
+	}
 	for _, kv := range c.RemoteKubeconfigs {
 		name, path, ok := strings.Cut(kv, "=")
 		if !ok || path == "" {
@@ -22,6 +27,9 @@ func (c Config) validateMulticluster() error {
 		}
 		if err := multicluster.ValidateName(name); err != nil {
 			return fmt.Errorf("--remote-kubeconfig %q: %w", kv, err)
+		}
+		if name == c.ClusterName {
+			return fmt.Errorf("--remote-kubeconfig %q: %q is the local cluster's --cluster-name", kv, name)
 		}
 	}
 	if c.RemoteSecrets && c.Kubeconfig == "" && !c.InCluster {
@@ -38,6 +46,7 @@ func (c Config) validateMulticluster() error {
 
 // addMulticlusterFlags adds the flags of remote clusters.
 func addMulticlusterFlags(fs *pflag.FlagSet, c *Config) {
+	fs.StringVar(&c.ClusterName, "cluster-name", "", "`NAME` of the local cluster (a DNS label): its endpoints' localities get the sub-zone suffix @NAME as a remote cluster's do, and the debug UI shows it; no remote cluster may bear it; default: unnamed, plain localities")
 	fs.StringArrayVar(&c.RemoteKubeconfigs, "remote-kubeconfig", nil, "join the remote cluster `NAME=PATH` (its kubeconfig file's current context) to the mesh; repeatable; see docs/multicluster.md")
 	fs.BoolVar(&c.RemoteSecrets, "remote-secrets", false, "join the remote clusters of the Secrets labelled meshd.io/multicluster=true in --remote-secrets-namespace (each key a cluster name, its value a kubeconfig; see meshd create-remote-secret), added and removed while meshd runs")
 	fs.StringVar(&c.RemoteSecretsNamespace, "remote-secrets-namespace", "", "`NAMESPACE` of the remote clusters' Secrets; default: the namespace meshd runs in, else default")

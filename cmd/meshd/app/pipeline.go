@@ -39,7 +39,8 @@ func (a *App) build() error {
 		return err
 	}
 	a.model.Inputs = in
-	a.model.Mesh = collections.Build(g, in, collections.WithNamespaceViews(a.cfg.NamespaceIsolation))
+	a.model.Mesh = collections.Build(g, in, collections.WithNamespaceViews(a.cfg.NamespaceIsolation),
+		collections.WithClusterName(a.cfg.ClusterName))
 	a.reportPolicies()
 	a.reportRoutes()
 	if a.cfg.Extend != nil {
@@ -328,7 +329,7 @@ func (a *App) mountUI(r *debugRoutes) {
 		opts = append(opts, debugui.WithReplica(a.leader.status))
 	}
 	if a.remotes != nil {
-		opts = append(opts, debugui.WithClusters(a.remotes.Status))
+		opts = append(opts, debugui.WithClusters(a.cfg.ClusterName, a.remotes.Status))
 	}
 	ui := debugui.New(a.model.Graph, opts...)
 	r.ui, r.redirect, r.closeUI = ui, ui.RedirectHandler(), ui.Close

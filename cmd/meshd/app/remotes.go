@@ -21,7 +21,7 @@ func (a *App) buildRemotes() (sources.Inputs, error) {
 		return sources.Inputs{}, err
 	}
 	log := a.log.With("source", "multicluster")
-	r := multicluster.New(a.model.Graph, multicluster.WithLogger(log),
+	r := multicluster.New(a.model.Graph, multicluster.WithLogger(log), multicluster.WithClusterName(a.cfg.ClusterName),
 		multicluster.WithSyncTimeout(a.cfg.RemoteSyncTimeout), multicluster.WithStaleTimeout(a.cfg.RemoteStaleTimeout))
 	if len(clusters) > 0 {
 		r.Apply("--remote-kubeconfig", clusters, nil)

@@ -91,6 +91,8 @@ func testDeepLinks(t *testing.T, exe, page string, nodes int, proxies *fakeProxi
 	b.WaitJS("the problems link", `location.hash === '#/problems'`)
 	reload("a tab")
 	b.WaitJS("the problems tab after a reload", `document.body.dataset.tab === 'problems'`)
+	b.Run(chromedp.Navigate(page + "#/clusters"))
+	b.WaitJS("the clusters tab a link names", `document.body.dataset.tab === 'clusters' && document.querySelectorAll('#clusters tbody tr').length === 3`)
 	b.Run(chromedp.Navigate(page + "#/"))
 	b.WaitJS("the graph again", `document.body.dataset.tab === 'graph' && document.getElementById('panel').hidden`)
 }

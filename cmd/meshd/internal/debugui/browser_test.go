@@ -14,6 +14,7 @@ import (
 	"github.com/meshd/meshd/cmd/meshd/internal/headless"
 	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources/multicluster"
 )
 
 // nodeSel selects the graph node of a collection.
@@ -32,15 +33,14 @@ func TestBrowser(t *testing.T) {
 	// Registered first, so it runs after the browser's cleanup.
 	t.Cleanup(func() { leakcheck.VerifyNone(t) })
 
-	now := time.Now()
-	f := newFixture()
-	proxies := newFakeProxies(now)
+	now, f := time.Now(), newFixture()
+	proxies, clusters := newFakeProxies(now), newFakeClusters(now)
 	// A warning, then an error about the httproutes node: the UI lists
 	// the error first.
 	problems := append(fakeProblems{{Source: "config/mesh.yaml", Object: "Service shop/cart",
 		Error: "port 8080 has no name; treated as TCP", Since: now.Add(-time.Minute), Severity: "warning"}}, newFakeProblems(now)...)
 	problems[1].Collection = "httproutes"
-	ui := New(f.g, WithProxies(proxies), WithProblems(problems), WithPollInterval(50*time.Millisecond))
+	ui := New(f.g, WithProxies(proxies), WithProblems(problems), WithClusters("home", clusters.get), WithPollInterval(50*time.Millisecond))
 	mux := http.NewServeMux()
 	mux.Handle(ui.Prefix(), ui)
 	mux.Handle("/", ui.RedirectHandler())
@@ -69,6 +69,7 @@ func TestBrowser(t *testing.T) {
 		{"explain", testExplainForm},
 		{"proxies", func(t *testing.T, b *headless.Browser) { testProxiesTab(t, b, proxies) }},
 		{"problems", testProblemsTab},
+		{"clusters", func(t *testing.T, b *headless.Browser) { testClustersTab(t, b, clusters) }},
 	} {
 		t.Run(step.name, func(t *testing.T) { step.run(t, b.On(t)) })
 	}
@@ -398,6 +399,46 @@ func testProblemsTab(t *testing.T, b *headless.Browser) {
 	}
 	if n, bad := headless.Eval[string](b, `document.getElementById('problems-count').textContent`), headless.Eval[bool](b, `document.getElementById('problems-count').classList.contains('bad')`); n != "1" || !bad {
 		t.Errorf("problems count %q (bad %v), want a red 1: errors only", n, bad)
+	}
+}
+
+// testClustersTab checks the clusters tab: the local cluster's name, a row
+// per remote cluster with its state, times, counts and errors, and a
+// state change shown without a reload.
+func testClustersTab(t *testing.T, b *headless.Browser, clusters *fakeClusters) {
+	b.Run(chromedp.Click(chromedp.CSS(`.tab-button[data-tab="clusters"]`)))
+	b.WaitJS("the clusters", `document.querySelectorAll('#clusters tbody tr').length === 3`)
+	if local := headless.Eval[string](b, `document.querySelector('#clusters .local-cluster').innerText`); local != "Local cluster: home" {
+		t.Errorf("local cluster line %q", local)
+	}
+	row := func(name string) string {
+		return headless.Eval[string](b, fmt.Sprintf(`document.querySelector('#clusters tr[data-name=%q]').innerText`, name))
+	}
+	for name, wants := range map[string][]string{
+		"east":  {"stale", "secret meshd-system/remote-east", "failing since 1m ago", "1h ago", "2m ago", "12 services · 40 pods · 12 slices · 3 nodes", "connection refused", "7 failed requests"},
+		"north": {"syncing", "--remote-kubeconfig", "not listed within the sync timeout", "403 Forbidden", "0 pods"},
+		"west":  {"synced", "credentials #2", "30m ago", "40 pods", "0 failed requests"},
+	} {
+		got := row(name)
+		for _, want := range wants {
+			if !strings.Contains(got, want) {
+				t.Errorf("cluster %s: row %q lacks %q", name, got, want)
+			}
+		}
+	}
+	if n, bad := headless.Eval[string](b, `document.getElementById('clusters-count').textContent`), headless.Eval[bool](b, `document.getElementById('clusters-count').classList.contains('bad')`); n != "2/3" || !bad {
+		t.Errorf("clusters count %q (bad %v), want a red 2/3: the clusters not synced", n, bad)
+	}
+	stale := headless.Eval[string](b, `getComputedStyle(document.querySelector('#clusters tr[data-name="east"] .cluster-state')).color`)
+	synced := headless.Eval[string](b, `getComputedStyle(document.querySelector('#clusters tr[data-name="west"] .cluster-state')).color`)
+	if stale == synced {
+		t.Errorf("a stale and a synced cluster's state look alike (%s)", stale)
+	}
+
+	clusters.setState("east", multicluster.StateSynced)
+	b.WaitJS("east synced", `document.querySelector('#clusters tr[data-name="east"]').className === 'state-synced'`)
+	if n := headless.Eval[string](b, `document.getElementById('clusters-count').textContent`); n != "1/3" {
+		t.Errorf("clusters count %q after east synced, want 1/3", n)
 	}
 }
 

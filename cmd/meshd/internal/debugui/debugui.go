@@ -22,8 +22,10 @@ type options struct {
 	problems problem.Lister
 	replica  func() Replica
 	clusters func() []multicluster.ClusterStatus
-	log      *slog.Logger
-	poll     time.Duration
+	// localCluster is the local cluster's name, beside clusters.
+	localCluster string
+	log          *slog.Logger
+	poll         time.Duration
 }
 
 // WithPrefix sets the path the handler is mounted at; it must start and end

@@ -25,7 +25,7 @@
 //	api/proxies/{id}/config          the proxy's config dump; 404 if unknown
 //	api/problems                     ProblemsResult: source problems, or available=false
 //	api/replica                      ReplicaResult: this replica's role in the leader election, or available=false
-//	api/clusters                     ClustersResult: each remote cluster's sync state, last list and watch, errors; or available=false
+//	api/clusters                     ClustersResult: the local cluster's name, each remote cluster's sync state, last list and watch, object counts, errors; or available=false
 //	api/stream                       text/event-stream of "graph", "proxies", "problems", "replica" and "clusters" events
 //	api/                             APIIndex: these APIs, each with what it answers
 //

@@ -2,10 +2,12 @@ package debugui
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/problem"
+	"github.com/meshd/meshd/sources/multicluster"
 )
 
 // fakeProxies is a registry of two proxies: web-1 is up to date, api-1
@@ -91,4 +93,44 @@ func (f *fakeReplica) set(r Replica) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.r = r
+}
+
+// fakeClusters is the status of three remote clusters: west synced, east
+// stale since a minute, north still syncing past its timeout.
+type fakeClusters struct {
+	mu sync.Mutex
+	cs []multicluster.ClusterStatus
+}
+
+func newFakeClusters(now time.Time) *fakeClusters {
+	objects := multicluster.ObjectCounts{Services: 12, Pods: 40, EndpointSlices: 12, Nodes: 3}
+	return &fakeClusters{cs: []multicluster.ClusterStatus{
+		{Name: "east", Origin: "secret meshd-system/remote-east", State: multicluster.StateStale, Generation: 1,
+			Since: now.Add(-time.Hour), Objects: objects, HealthSnapshot: multicluster.HealthSnapshot{
+				LastList: now.Add(-time.Hour), LastWatch: now.Add(-2 * time.Minute), FailingSince: now.Add(-time.Minute),
+				LastError: "dial tcp 127.0.0.9:6443: connect: connection refused", LastErrorAt: now, Errors: 7}},
+		{Name: "north", Origin: "--remote-kubeconfig", State: multicluster.StateSyncing, Generation: 1, SyncTimedOut: true,
+			Since: now.Add(-time.Minute), HealthSnapshot: multicluster.HealthSnapshot{
+				LastError: "GET /api/v1/pods: 403 Forbidden", LastErrorAt: now, FailingSince: now.Add(-time.Minute), Errors: 3}},
+		{Name: "west", Origin: "secret meshd-system/remote-west", State: multicluster.StateSynced, Generation: 2,
+			Since: now.Add(-time.Hour), Objects: objects, HealthSnapshot: multicluster.HealthSnapshot{
+				LastList: now.Add(-30 * time.Minute), LastWatch: now.Add(-time.Second)}},
+	}}
+}
+
+func (f *fakeClusters) get() []multicluster.ClusterStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.cs)
+}
+
+// setState sets the state of the cluster name.
+func (f *fakeClusters) setState(name string, s multicluster.State) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.cs {
+		if f.cs[i].Name == name {
+			f.cs[i].State = s
+		}
+	}
 }

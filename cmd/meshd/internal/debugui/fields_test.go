@@ -201,6 +201,7 @@ var jsRoots = map[string]reflect.Type{
 	"ProxiesResult":    reflect.TypeFor[ProxiesResult](),
 	"ProblemsResult":   reflect.TypeFor[ProblemsResult](),
 	"ReplicaResult":    reflect.TypeFor[ReplicaResult](),
+	"ClustersResult":   reflect.TypeFor[ClustersResult](),
 	"ErrorBody":        reflect.TypeFor[errorBody](),
 }
 
@@ -409,7 +410,8 @@ func TestFieldsMatchAnswers(t *testing.T) {
 	now := time.Now()
 	proxies := newFakeProxies(now)
 	rep := newFakeReplica(Replica{Lease: "mesh-system/meshd", Identity: "meshd-0", Leading: true, Leader: "meshd-0", Since: now, Terms: 1})
-	h := New(newFixture().g, WithProxies(proxies), WithProblems(newFakeProblems(now)), WithReplica(rep.get), WithPollInterval(10*time.Millisecond))
+	h := New(newFixture().g, WithProxies(proxies), WithProblems(newFakeProblems(now)), WithReplica(rep.get),
+		WithClusters("home", newFakeClusters(now).get), WithPollInterval(10*time.Millisecond))
 	defer h.Close()
 	// Values for the routes' path segments, and the queries they need.
 	segments := strings.NewReplacer("{name}", "endpoints", "{id}", url.PathEscape(proxies.Proxies()[1].NodeID))

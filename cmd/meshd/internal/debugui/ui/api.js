@@ -18,6 +18,7 @@ export const api = {
   configDump: (id) => get('api/proxies/{id}/config', 'api/proxies/' + enc(id) + '/config'),
   problems: () => get('api/problems', 'api/problems'),
   replica: () => get('api/replica', 'api/replica'),
+  clusters: () => get('api/clusters', 'api/clusters'),
 };
 
 // get fetches url, an instance of route, and decodes the answer. A failed

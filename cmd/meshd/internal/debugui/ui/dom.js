@@ -55,6 +55,13 @@ export function replaceIfChanged(id, data, build) {
   e.replaceChildren(...build());
 }
 
+// showAbsent empties the count of the tab whose box has the id tab and
+// puts message in the box: the answer said its view is not available.
+export function showAbsent(tab, message, attrs) {
+  $(tab + '-count').textContent = '';
+  $(tab).replaceChildren(el('div', { class: 'empty-box', ...attrs }, message));
+}
+
 export function debounce(fn, ms) {
   let t = null;
   return (...a) => { clearTimeout(t); t = setTimeout(() => fn(...a), ms); };

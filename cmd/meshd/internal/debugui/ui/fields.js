@@ -188,6 +188,34 @@ export const types = {
     since: 'time,omitempty',
     terms: 'number',
   },
+  ClustersResult: { // all
+    available: 'bool',
+    local: 'string,omitempty',
+    clusters: '[]ClusterStatus,omitempty',
+  },
+  ClusterStatus: { // all
+    name: 'string',
+    origin: 'string',
+    state: 'string',
+    generation: 'number',
+    rotating: 'bool,omitempty',
+    syncTimedOut: 'bool,omitempty',
+    since: 'time',
+    error: 'string,omitempty',
+    objects: 'ObjectCounts',
+    lastList: 'time,omitempty',
+    lastWatch: 'time,omitempty',
+    lastError: 'string,omitempty',
+    lastErrorAt: 'time,omitempty',
+    failingSince: 'time,omitempty',
+    errors: 'number',
+  },
+  ObjectCounts: { // all
+    services: 'number',
+    pods: 'number',
+    endpointSlices: 'number',
+    nodes: 'number',
+  },
   ErrorBody: { // all
     error: 'string',
   },
@@ -204,6 +232,7 @@ export const routes = {
   'api/proxies/{id}/config': 'any',
   'api/problems': 'ProblemsResult',
   'api/replica': 'ReplicaResult',
+  'api/clusters': 'ClustersResult',
 };
 
 export const events = {
@@ -211,4 +240,5 @@ export const events = {
   proxies: 'ProxiesResult',
   problems: 'ProblemsResult',
   replica: 'ReplicaResult',
+  clusters: 'ClustersResult',
 };

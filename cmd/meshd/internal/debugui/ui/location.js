@@ -7,6 +7,7 @@
 //   #/proxies                  the proxies tab
 //   #/proxy/NODE-ID            the proxies tab, scrolled to that proxy
 //   #/problems                 the problems tab
+//   #/clusters                 the clusters tab
 //   #/ (or none)               the graph
 
 const enc = encodeURIComponent;
@@ -38,7 +39,7 @@ export function currentLink() {
   switch (m[1]) {
     case 'collection': case 'explain': case 'proxy':
       return name ? { view: m[1], name, collection } : { view: 'graph' };
-    case 'proxies': case 'problems':
+    case 'proxies': case 'problems': case 'clusters':
       return { view: m[1] };
   }
   return { view: 'graph' };

@@ -1,6 +1,6 @@
 // meshd debug UI: the live dependency graph of the krt collections, their
-// items, events and errors, "explain" for one key, the xDS proxies and the
-// source problems. Plain modern JS modules, no build step; dagre (vendored)
+// items, events and errors, "explain" for one key, the xDS proxies, the
+// source problems and the remote clusters. Plain modern JS modules, no build step; dagre (vendored)
 // lays the graph out. Every URL is relative, so the page works under any
 // prefix. This module wires the others to the page and the event stream.
 
@@ -15,6 +15,7 @@ import { explain, updateCollectionSelect } from './explain.js';
 import { showProxies, hasProxies, focusProxy } from './proxies.js';
 import { showProblems, hasProblems } from './problems.js';
 import { showReplica, hasReplica } from './replica.js';
+import { showClusters, hasClusters } from './clusters.js';
 import { links, setLink, currentLink } from './location.js';
 
 function setStatus(s, text) {
@@ -52,7 +53,7 @@ function showLink() {
       showTab('proxies');
       focusProxy(l.name);
       break;
-    case 'proxies': case 'problems':
+    case 'proxies': case 'problems': case 'clusters':
       showTab(l.view);
       break;
     default:
@@ -69,6 +70,7 @@ function connect() {
   on('proxies', showProxies);
   on('problems', showProblems);
   on('replica', showReplica);
+  on('clusters', showClusters);
   es.addEventListener('error', () => setStatus('down', 'reconnecting…'));
 }
 
@@ -102,10 +104,12 @@ function init() {
   ask(api.proxies, hasProxies, showProxies);
   ask(api.problems, hasProblems, showProblems);
   ask(api.replica, hasReplica, showReplica);
+  ask(api.clusters, hasClusters, showClusters);
   connect();
   // Keep relative times ("12s ago") current.
   setInterval(() => {
     if (document.body.dataset.tab === 'proxies') showProxies();
+    if (document.body.dataset.tab === 'clusters') showClusters();
     showReplica();
   }, 5000);
 }

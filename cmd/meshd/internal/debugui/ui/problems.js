@@ -1,20 +1,19 @@
 // The problems tab: files and objects the sources could not use (errors:
 // the last good ones keep serving) or loaded maybe not as meant (warnings).
 
-import { $, el } from './dom.js';
+import { $, el, showAbsent } from './dom.js';
 import { fmtAgo } from './format.js';
 
 let shown = false;
 
 export function showProblems(res) {
   shown = true;
-  const box = $('problems');
-  const count = $('problems-count');
   if (!res.available) {
-    count.textContent = '';
-    box.replaceChildren(el('div', { class: 'empty-box' }, 'No source reports problems to this debug UI.'));
+    showAbsent('problems', 'No source reports problems to this debug UI.');
     return;
   }
+  const box = $('problems');
+  const count = $('problems-count');
   const ps = res.problems;
   // The tab's count is of errors, in red; warnings alone show their own
   // count, not red.

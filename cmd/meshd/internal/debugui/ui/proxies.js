@@ -1,7 +1,7 @@
 // The proxies tab: is each proxy connected, up to date, or rejecting
 // config; per resource type what was sent and acknowledged; config dumps.
 
-import { $, el } from './dom.js';
+import { $, el, showAbsent } from './dom.js';
 import { fmtAgo, fmtUntil, shortTypeURL, shortVersion, pretty } from './format.js';
 import { api } from './api.js';
 import { links } from './location.js';
@@ -33,13 +33,12 @@ export function focusProxy(id) {
 export function showProxies(res) {
   if (res) result = res;
   if (!result) return;
-  const box = $('proxies');
-  const count = $('proxies-count');
   if (!result.available) {
-    count.textContent = '';
-    box.replaceChildren(el('div', { class: 'empty-box', id: 'no-xds' }, 'No xDS server is attached to this debug UI.'));
+    showAbsent('proxies', 'No xDS server is attached to this debug UI.', { id: 'no-xds' });
     return;
   }
+  const box = $('proxies');
+  const count = $('proxies-count');
   const ps = result.proxies;
   count.textContent = ps.length;
   count.classList.toggle('bad', ps.some((p) => p.verdict === 'rejecting' || p.verdict === 'stale'));

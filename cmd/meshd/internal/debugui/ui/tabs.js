@@ -1,4 +1,4 @@
-// Switching between the graph, proxies and problems tabs.
+// Switching between the graph, proxies, problems and clusters tabs.
 
 import { fitNodeTexts } from './graph.js';
 import { fitUnlessMoved } from './view.js';
