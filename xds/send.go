@@ -31,7 +31,7 @@ func sendDelta(stream discovery.AggregatedDiscoveryService_DeltaAggregatedResour
 		RemovedResources:  u.removed,
 	}
 	for i, r := range u.resources {
-		resp.Resources[i] = r.delta
+		resp.Resources[i] = r.deltaResource()
 	}
 	return sendResponse(stream.Send, resp, u)
 }
