@@ -77,9 +77,6 @@ type Source interface {
 func NewSource[T any](typeURL string, c krt.Collection[T], toProto func(T) (name string, msg proto.Message), opts ...SourceOption[T]) Source {
 	return newSource(typeURL, c, func(in T) (*resource, error) {
 		name, msg := toProto(in)
-		if msg == nil {
-			return nil, nil
-		}
 		return newResource(typeURL, name, msg)
 	}, opts)
 }
@@ -96,9 +93,6 @@ func NewSource[T any](typeURL string, c krt.Collection[T], toProto func(T) (name
 func NewPackedSource[T any](typeURL string, c krt.Collection[T], toAny func(T) (name string, packed *anypb.Any), opts ...SourceOption[T]) Source {
 	return newSource(typeURL, c, func(in T) (*resource, error) {
 		name, packed := toAny(in)
-		if packed == nil {
-			return nil, nil
-		}
 		return packedResource(typeURL, name, packed)
 	}, opts)
 }
@@ -205,8 +199,11 @@ type resource struct {
 }
 
 // newResource marshals msg once, deterministically, and versions it by
-// the hash of its bytes.
+// the hash of its bytes. A nil msg is no resource: nil, nil.
 func newResource(typeURL, name string, msg proto.Message) (*resource, error) {
+	if msg == nil {
+		return nil, nil
+	}
 	if got := "type.googleapis.com/" + string(msg.ProtoReflect().Descriptor().FullName()); got != typeURL {
 		return nil, fmt.Errorf("resource %q: message type %s does not match %s: %w", name, got, typeURL, ErrTypeMismatch)
 	}
@@ -218,8 +215,12 @@ func newResource(typeURL, name string, msg proto.Message) (*resource, error) {
 }
 
 // packedResource versions the serialized resource packed by the hash of
-// its bytes, which it shares rather than copies.
+// its bytes, which it shares rather than copies. A nil packed is no
+// resource: nil, nil.
 func packedResource(typeURL, name string, packed *anypb.Any) (*resource, error) {
+	if packed == nil {
+		return nil, nil
+	}
 	if packed.GetTypeUrl() != typeURL {
 		return nil, fmt.Errorf("resource %q: message type %s does not match %s: %w", name, packed.GetTypeUrl(), typeURL, ErrTypeMismatch)
 	}
