@@ -25,3 +25,12 @@ func mustAny(m proto.Message) *anypb.Any {
 	}
 	return a
 }
+
+// mustMarshal marshals m deterministically, as mustAny does.
+func mustMarshal(m proto.Message) []byte {
+	b, err := packOptions.Marshal(m)
+	if err != nil {
+		panic(fmt.Sprintf("collections: marshal %T: %v", m, err))
+	}
+	return b
+}

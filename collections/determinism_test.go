@@ -236,12 +236,12 @@ type detSnapshot struct {
 func snapshotResources[M proto.Message](t testing.TB, s *detSnapshot, prefix string, c krt.Collection[Resource[M]]) {
 	t.Helper()
 	for _, r := range c.List() {
-		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(r.Message)
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(r.Message())
 		if err != nil {
 			t.Fatalf("%s/%s: marshal: %v", prefix, r.Name, err)
 		}
 		key := prefix + "/" + r.Name
-		s.xds[key], s.msgs[key] = b, r.Message
+		s.xds[key], s.msgs[key] = b, r.Message()
 		s.vis[key] = fmt.Sprintf("visibleTo=%q hiddenFrom=%q", r.VisibleTo, r.HiddenFrom)
 	}
 }

@@ -32,15 +32,16 @@
 // # Serving the resources
 //
 // The xDS server serves, per type URL, one collection and a function giving
-// each item's name and message; Resource.Proto is that function:
+// each item's name and message; Resource.Serialized is that function, which
+// hands the server the bytes the model holds, so that they exist once:
 //
 //	m := collections.Build(g, in)
 //	srv := xds.New(g, []xds.Source{
-//		xds.NewSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
-//		xds.NewSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
-//		xds.NewSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto,
+//		xds.NewPackedSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Serialized),
+//		xds.NewPackedSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Serialized),
+//		xds.NewPackedSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Serialized,
 //			xds.WithNamedOnly(collections.Resource[*listenerv3.Listener].IsNamedOnly)),
-//		xds.NewSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
+//		xds.NewPackedSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Serialized),
 //	})
 //
 // A gRPC client dialing xds:///<svc>.<ns>.svc.<domain>:<port> needs

@@ -44,7 +44,7 @@ func TestEquals(t *testing.T) {
 		}},
 		{"Resource", func(t *testing.T) {
 			equalstest.Check(t, Resource[*clusterv3.Cluster]{
-				Name: "c", Message: &clusterv3.Cluster{Name: "c"},
+				Name: "c", Packed: mustAny(&clusterv3.Cluster{Name: "c"}),
 				VisibleTo: []string{"ns"}, HiddenFrom: []string{"other"}, NamedOnly: true,
 			})
 		}},

@@ -37,10 +37,10 @@ func ExampleBuild() {
 		fmt.Println("listener", l.Name)
 	}
 	for _, r := range m.RouteConfigurations.List() {
-		fmt.Println("route", r.Name, "->", r.Message.VirtualHosts[0].Routes[0].GetRoute().GetCluster())
+		fmt.Println("route", r.Name, "->", r.Message().VirtualHosts[0].Routes[0].GetRoute().GetCluster())
 	}
 	for _, c := range m.ClusterLoadAssignments.List() {
-		ep := c.Message.Endpoints[0].LbEndpoints[0]
+		ep := c.Message().Endpoints[0].LbEndpoints[0]
 		sa := ep.GetEndpoint().GetAddress().GetSocketAddress()
 		fmt.Println("endpoints", c.Name, sa.Address, sa.GetPortValue(), ep.HealthStatus)
 	}

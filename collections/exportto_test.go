@@ -134,7 +134,7 @@ func checkNamespaceViews(t *testing.T, m *Model, step string, want map[string]na
 	got := map[string]namespaceView{}
 	for _, r := range m.SidecarRouteConfigurations.List() {
 		var hosts []string
-		for _, vh := range r.Message.VirtualHosts {
+		for _, vh := range r.Message().VirtualHosts {
 			hosts = append(hosts, vh.Name)
 		}
 		slices.Sort(hosts)
@@ -148,8 +148,8 @@ func checkNamespaceViews(t *testing.T, m *Model, step string, want map[string]na
 		l, ok := m.Listeners.Get(SidecarListenerName(80) + name[len("80"):])
 		if !ok || !slices.Equal(l.VisibleTo, w.visibleTo) || !slices.Equal(l.HiddenFrom, w.hiddenFrom) {
 			t.Errorf("%s: listener for %s: %+v (present %v)", step, name, l, ok)
-		} else if !strings.Contains(l.Message.String(), `route_config_name:"`+name+`"`) {
-			t.Errorf("%s: listener %s does not name route %s: %v", step, l.Name, name, l.Message)
+		} else if !strings.Contains(l.Message().String(), `route_config_name:"`+name+`"`) {
+			t.Errorf("%s: listener %s does not name route %s: %v", step, l.Name, name, l.Message())
 		}
 	}
 	if len(got) != len(want) {

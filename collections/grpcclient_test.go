@@ -81,7 +81,7 @@ func (s *staticADS) resources(typeURL string, names []string) []*anypb.Any {
 // addAll hands each resource of c in snap to add.
 func addAll[M proto.Message](c krt.Collection[Resource[M]], snap *krt.Snapshot, add func(string, proto.Message)) {
 	for _, r := range c.At(snap).List() {
-		add(r.Proto())
+		add(r.Name, r.Message())
 	}
 }
 

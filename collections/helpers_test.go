@@ -134,20 +134,20 @@ func validateMsg(m protoreflect.Message) error {
 func validateModel(t testing.TB, m *Model) {
 	t.Helper()
 	for _, r := range m.Clusters.List() {
-		validateDeep(t, r.Message)
+		validateDeep(t, r.Message())
 	}
 	for _, r := range m.ClusterLoadAssignments.List() {
-		validateDeep(t, r.Message)
+		validateDeep(t, r.Message())
 	}
 	for _, r := range m.Listeners.List() {
-		validateDeep(t, r.Message)
+		validateDeep(t, r.Message())
 	}
 	for _, r := range m.RouteConfigurations.List() {
-		validateDeep(t, r.Message)
+		validateDeep(t, r.Message())
 		// Envoy also rejects a domain listed twice, which the generated
 		// validators do not check.
 		seen := map[string]string{}
-		for _, vh := range r.Message.VirtualHosts {
+		for _, vh := range r.Message().VirtualHosts {
 			for _, d := range vh.Domains {
 				if other, dup := seen[d]; dup {
 					t.Errorf("route configuration %s: domain %s in virtual hosts %s and %s", r.Name, d, other, vh.Name)

@@ -140,13 +140,13 @@ func checkPodMoveCLAs(t *testing.T, m *Model, b krt.Batch[Resource[*endpointv3.C
 	}
 	cla, _ := m.ClusterLoadAssignments.Get("outbound|80||svc-7.ns.svc.cluster.local")
 	found := false
-	for _, l := range cla.Message.Endpoints {
+	for _, l := range cla.Message().Endpoints {
 		for _, e := range l.LbEndpoints {
 			found = found || e.GetEndpoint().GetAddress().GetSocketAddress().GetAddress() == "10.0.7.99"
 		}
 	}
 	if !found {
-		t.Errorf("new IP missing from CLA: %v", cla.Message)
+		t.Errorf("new IP missing from CLA: %v", cla.Message())
 	}
 }
 

@@ -165,7 +165,7 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 		r := newResource(p.ListenerName(), buildGRPCListener(p.ListenerName())).exported(p.ExportTo)
 		return &r
 	}, krt.WithName("GRPCListeners"))
-	m.LegacyGRPCRouteConfigurations = newLegacyGRPCRoutes(g, m.GRPCRouteConfigurations)
+	m.LegacyGRPCRouteConfigurations = newLegacyGRPCRoutes(g, m.PortRoutes)
 	routeConfigs := []krt.Collection[Resource[*routev3.RouteConfiguration]]{m.GRPCRouteConfigurations}
 	listeners := []krt.Collection[Resource[*listenerv3.Listener]]{m.GRPCListeners, m.ServerListeners}
 	if o.sidecar {

@@ -26,7 +26,7 @@ func TestBuildSmoke(t *testing.T) {
 	if !ok {
 		t.Fatalf("CLA %s missing", cluster)
 	}
-	if n := len(cla.Message.Endpoints[0].LbEndpoints); n != 2 {
+	if n := len(cla.Message().Endpoints[0].LbEndpoints); n != 2 {
 		t.Errorf("CLA has %d endpoints, want 2", n)
 	}
 	if _, ok := m.Listeners.Get("echo.ns.svc.cluster.local:8080"); !ok {

@@ -79,7 +79,7 @@ func TestNamedLocalCluster(t *testing.T) {
 		t.Fatal("no load assignment for web:80")
 	}
 	var subZones []string
-	for _, l := range cla.Message.Endpoints {
+	for _, l := range cla.Message().Endpoints {
 		subZones = append(subZones, l.Locality.SubZone)
 	}
 	if want := []string{"@home", "@west"}; !slices.Equal(subZones, want) {

@@ -1,18 +1,24 @@
 package collections
 
 import (
+	"bytes"
+	"fmt"
 	"slices"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 )
 
-// Resource is one xDS resource: its name and its proto. Items of the
-// output collections are Resources; two are equal when their names are and
-// their messages are by proto.Equal, so recomputing an unchanged resource
-// emits no event.
+// Resource is one xDS resource: its name and its message, held only
+// serialized, deterministically, in an Any (Packed), the form
+// the xDS server sends: a resource exists once, as bytes shared by the
+// model and every stream. Items of the output collections are Resources;
+// two are equal when their names and their bytes are, so recomputing an
+// unchanged resource emits no event. Message decodes a copy.
 //
-// The Message of a Resource in a collection must not be modified: it is
-// shared with every reader.
+// Packed is shared by every reader, the xDS server's streams included:
+// neither it nor its bytes may be modified. A nil Packed has no message,
+// which the xDS server skips.
 //
 // VisibleTo lists the namespaces whose proxies may see the resource, nil
 // meaning every namespace: the service's exportTo (AnnotationExportTo) for
@@ -28,7 +34,7 @@ import (
 // wildcard subscriber such as an Envoy could not bind.
 type Resource[M proto.Message] struct {
 	Name       string
-	Message    M
+	Packed     *anypb.Any
 	VisibleTo  []string
 	HiddenFrom []string
 	NamedOnly  bool
@@ -37,25 +43,47 @@ type Resource[M proto.Message] struct {
 // ResourceName returns the resource name, the item's key.
 func (r Resource[M]) ResourceName() string { return r.Name }
 
-// Equals reports whether r and o have the same name, visibility and equal
-// messages.
+// Equals reports whether r and o have the same name, visibility and
+// serialized message.
 func (r Resource[M]) Equals(o Resource[M]) bool {
 	return r.Name == o.Name && slices.Equal(r.VisibleTo, o.VisibleTo) && slices.Equal(r.HiddenFrom, o.HiddenFrom) &&
-		r.NamedOnly == o.NamedOnly && proto.Equal(r.Message, o.Message)
+		r.NamedOnly == o.NamedOnly && bytes.Equal(r.Packed.GetValue(), o.Packed.GetValue()) &&
+		r.Packed.GetTypeUrl() == o.Packed.GetTypeUrl()
 }
+
+// Message returns a copy of the resource's message, decoded from its
+// bytes each time it is called; the zero M (nil) when Packed is nil.
+// The xDS server never needs it: it is for tests, debug views and
+// tools.
+func (r Resource[M]) Message() M {
+	var m M
+	if r.Packed == nil {
+		return m
+	}
+	m = m.ProtoReflect().Type().New().Interface().(M)
+	if err := proto.Unmarshal(r.Packed.Value, m); err != nil {
+		// The bytes are the ones newResource marshalled from an M.
+		panic(fmt.Sprintf("collections: decode %s %q: %v", r.Packed.TypeUrl, r.Name, err))
+	}
+	return m
+}
+
+// Size returns the number of serialized bytes of the message.
+func (r Resource[M]) Size() int { return len(r.Packed.GetValue()) }
 
 // IsNamedOnly reports r.NamedOnly: pass the method expression, as in
 // Resource[*listenerv3.Listener].IsNamedOnly, to xds.WithNamedOnly.
 func (r Resource[M]) IsNamedOnly() bool { return r.NamedOnly }
 
-// Proto returns the name and the message, the form the xDS server consumes:
-// pass the method expression, as in
-// Resource[*clusterv3.Cluster].Proto, as a func(T) (string, proto.Message).
-func (r Resource[M]) Proto() (string, proto.Message) { return r.Name, r.Message }
+// Serialized returns the name and the serialized message, the form the
+// xDS server consumes: pass the method expression, as in
+// Resource[*clusterv3.Cluster].Serialized, to xds.NewPackedSource.
+func (r Resource[M]) Serialized() (string, *anypb.Any) { return r.Name, r.Packed }
 
-// newResource pairs a name with a message.
+// newResource pairs a name with a message, which it marshals; m is not
+// kept.
 func newResource[M proto.Message](name string, m M) Resource[M] {
-	return Resource[M]{Name: name, Message: m}
+	return Resource[M]{Name: name, Packed: mustAny(m)}
 }
 
 // exported returns r visible only to the namespaces exportTo (nil: all).

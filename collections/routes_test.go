@@ -159,7 +159,7 @@ func newRouteModel(routes ...any) *Model {
 func expectRoutes(t *testing.T, m *Model, what, rc, vhost string, want []string) {
 	t.Helper()
 	c, _ := m.RouteConfigurations.Get(rc)
-	if got := vhostRoutes(c.Message, vhost); !slices.Equal(got, want) {
+	if got := vhostRoutes(c.Message(), vhost); !slices.Equal(got, want) {
 		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
 	}
 }
@@ -461,7 +461,7 @@ func TestRouteFollowsBackendLifecycle(t *testing.T) {
 		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 9090, 1)}}))
 	routes := func() []string {
 		rc, _ := m.GRPCRouteConfigurations.Get("web.ns.svc.cluster.local:9090")
-		return vhostRoutes(rc.Message, "web.ns.svc.cluster.local:9090")
+		return vhostRoutes(rc.Message(), "web.ns.svc.cluster.local:9090")
 	}
 	st, _ := m.RouteStatus.Get("HTTPRoute/ns/r")
 	if st.Parents[0].Accepted() || !st.Parents[0].InEffect() || !slices.Equal(routes(), []string{"prefix:/ => 500", "prefix:/ => web:9090"}) {
@@ -492,7 +492,7 @@ func TestRouteClustersExist(t *testing.T) {
 		gatewayv1.HTTPRouteRule{BackendRefs: []gatewayv1.HTTPBackendRef{backend("v1", 80, 90), backend("v2", 9090, 10)}}))
 	named := 0
 	for _, rc := range m.RouteConfigurations.List() {
-		for _, vh := range rc.Message.VirtualHosts {
+		for _, vh := range rc.Message().VirtualHosts {
 			for _, r := range vh.Routes {
 				ra := r.GetRoute()
 				names := []string{ra.GetCluster()}

@@ -58,7 +58,7 @@ func BenchmarkAuthorizationPolicyChange(b *testing.B) {
 	size := 0
 	for j := range 10 {
 		l, _ := s.m.ServerListeners.Get(ServerListenerName(fmt.Sprintf("10.0.7.%d", j+1), 9090))
-		size += proto.Size(l.Message)
+		size += proto.Size(l.Message())
 	}
 	b.ReportMetric(float64(size)*float64(d["ServerListeners"][1])/float64(b.N)/10, "listener-bytes/op")
 }

@@ -107,7 +107,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 		"WorkloadRBAC": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
 	})
 	l, _ := s.m.ServerListeners.Get(ServerListenerName("10.0.3.1", 9090))
-	if got := listenerSummary(t, l.Message); got != "plain DENY[ns/deny/rules[0]]" {
+	if got := listenerSummary(t, l.Message()); got != "plain DENY[ns/deny/rules[0]]" {
 		t.Errorf("svc-3 listener: %s", got)
 	}
 	step("strict for svc-4", func() {
@@ -119,7 +119,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 		"ClusterSecurity": {2, 2}, "Clusters": {1, 2}, "AllClusters": {2, 2},
 	})
 	c, _ := s.m.Clusters.Get("outbound|9090||svc-4.ns.svc.cluster.local")
-	if ts := c.Message.GetTransportSocket(); ts == nil {
+	if ts := c.Message().GetTransportSocket(); ts == nil {
 		t.Error("svc-4 cluster has no transport socket under STRICT")
 	} else if body := ts.String(); !strings.Contains(body, "spiffe://cluster.local/ns/ns/sa/sa-svc-4-0") {
 		t.Errorf("svc-4 cluster's TLS lacks the workload's SAN: %s", body)
@@ -136,7 +136,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 		s.in.Set(authzPolicy("other", "deny", "", securityv1beta1.AuthorizationPolicy_DENY, fromPrincipals("*")))
 	}, map[string][2]uint64{"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1}})
 	l, _ = s.m.ServerListeners.Get(ServerListenerName("10.0.4.1", 8080))
-	if got := listenerSummary(t, l.Message); got != "tls ALLOW[ns/allow-all/rules[0]]" {
+	if got := listenerSummary(t, l.Message()); got != "tls ALLOW[ns/allow-all/rules[0]]" {
 		t.Errorf("svc-4 listener: %s", got)
 	}
 }

@@ -137,7 +137,7 @@ func TestMeshConfigChangeRenamesResources(t *testing.T) {
 	if !ok {
 		t.Fatalf("renamed cluster missing; clusters: %v", m.Clusters.List())
 	}
-	if got := c.Message.ConnectTimeout.AsDuration(); got != 3*time.Second {
+	if got := c.Message().ConnectTimeout.AsDuration(); got != 3*time.Second {
 		t.Errorf("connect timeout %s, want 3s", got)
 	}
 	if m.Clusters.Len() != 1 || m.ClusterLoadAssignments.Len() != 1 {

@@ -68,11 +68,11 @@ func TestSidecarListenersWithoutClusterIP(t *testing.T) {
 		t.Fatalf("sidecar listeners %v, want %v", names(), want)
 	}
 	l, _ := m.SidecarListeners.Get("0.0.0.0_6379")
-	if sa := l.Message.Address.GetSocketAddress(); sa.GetAddress() != "0.0.0.0" || sa.GetPortValue() != 6379 {
+	if sa := l.Message().Address.GetSocketAddress(); sa.GetAddress() != "0.0.0.0" || sa.GetPortValue() != 6379 {
 		t.Errorf("redis listener binds %v", sa)
 	}
 	tp := &tcpproxyv3.TcpProxy{}
-	if err := l.Message.FilterChains[0].Filters[0].GetTypedConfig().UnmarshalTo(tp); err != nil || tp.GetCluster() != "outbound|6379||redis.ns.svc.cluster.local" {
+	if err := l.Message().FilterChains[0].Filters[0].GetTypedConfig().UnmarshalTo(tp); err != nil || tp.GetCluster() != "outbound|6379||redis.ns.svc.cluster.local" {
 		t.Errorf("redis listener: TCP proxy %v (%v)", tp, err)
 	}
 	if !slices.Equal(l.VisibleTo, []string{"ns"}) {

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"sync"
 
-	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -33,10 +32,10 @@ func ServerListenerName(ip string, port int32) string {
 // rbacFilterName prefixes the names of the RBAC HTTP filters.
 const rbacFilterName = "envoy.filters.http.rbac"
 
-// buildServerListener returns the listener a gRPC xDS server on ip:port
-// asks for: one filter chain, over mutual TLS with a client certificate
-// required when mode is STRICT and in plaintext otherwise, whose HCM
-// routes every RPC to the server itself after the RBAC filters.
+// buildServerChain returns the filter chain of the listener a gRPC xDS
+// server on port asks for: over mutual TLS with a client certificate
+// required when mode is STRICT and in plaintext otherwise, its HCM routes
+// every RPC to the server itself after the RBAC filters.
 //
 // PERMISSIVE is served as plaintext: grpc-go matches filter chains only
 // on addresses and ports (a transport_protocol other than "raw_buffer"
@@ -44,7 +43,7 @@ const rbacFilterName = "envoy.filters.http.rbac"
 // plaintext one on one port. Clients of the port are told plaintext too
 // (ClusterSecurity), so the mesh stays reachable, and plaintext callers
 // carry no principal, which principal rules then never match.
-func buildServerListener(name, ip string, port int32, mode MTLSMode, rbac WorkloadRBAC) *listenerv3.Listener {
+func buildServerChain(port int32, mode MTLSMode, rbac WorkloadRBAC) *listenerv3.FilterChain {
 	chain := &listenerv3.FilterChain{
 		Name: "inbound|" + strconv.Itoa(int(port)),
 		Filters: []*listenerv3.Filter{{
@@ -55,12 +54,7 @@ func buildServerListener(name, ip string, port int32, mode MTLSMode, rbac Worklo
 	if mode == MTLSStrict {
 		chain.TransportSocket = sharedDownstreamTLS()
 	}
-	return &listenerv3.Listener{
-		Name:             name,
-		Address:          socketAddress(ip, uint32(port)),
-		TrafficDirection: corev3.TrafficDirection_INBOUND,
-		FilterChains:     []*listenerv3.FilterChain{chain},
-	}
+	return chain
 }
 
 // plainInboundHCMs holds, per port, the packed HCM of the server
@@ -180,14 +174,14 @@ func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], servic
 		m, _ := krt.FetchOne(ctx, mtls, krt.FilterKey(w.ResourceName()))
 		r, _ := krt.FetchOne(ctx, rbac, krt.FilterKey(w.ResourceName()))
 		out := make([]Resource[*listenerv3.Listener], 0, len(ports))
+		// Only the workload's namespace may see what its policies are,
+		// and only the server asking for its own address can use it.
+		visible := []string{w.Namespace}
 		for _, port := range ports {
 			name := ServerListenerName(w.IP, port)
-			l := buildServerListener(name, w.IP, port, cmp.Or(m.PortMode(port), MTLSPermissive), r)
-			// Only the workload's namespace may see what its policies are,
-			// and only the server asking for its own address can use it.
-			r := newResource(name, l).exported([]string{w.Namespace})
-			r.NamedOnly = true
-			out = append(out, r)
+			chain := serverChain(port, cmp.Or(m.PortMode(port), MTLSPermissive), r)
+			out = append(out, Resource[*listenerv3.Listener]{Name: name, Packed: packServerListener(name, w.IP, port, chain),
+				VisibleTo: visible, NamedOnly: true})
 		}
 		return out
 	}, krt.WithName("ServerListeners"))

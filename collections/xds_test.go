@@ -97,16 +97,16 @@ func checkGRPCListeners(t *testing.T, m *Model) {
 	var grpcNames []string
 	for _, l := range m.GRPCListeners.List() {
 		grpcNames = append(grpcNames, l.Name)
-		if l.Message.Name != l.Name {
-			t.Errorf("listener %s carries name %s", l.Name, l.Message.Name)
+		if l.Message().Name != l.Name {
+			t.Errorf("listener %s carries name %s", l.Name, l.Message().Name)
 		}
-		checkHCM(t, unpackHCM(t, l.Message.ApiListener.ApiListener), l.Name)
+		checkHCM(t, unpackHCM(t, l.Message().ApiListener.ApiListener), l.Name)
 		rc, ok := m.RouteConfigurations.Get(l.Name)
 		if !ok {
 			t.Errorf("route configuration %s missing", l.Name)
 			continue
 		}
-		if vh := rc.Message.VirtualHosts; len(vh) != 1 || !slices.Contains(vh[0].Domains, l.Name) {
+		if vh := rc.Message().VirtualHosts; len(vh) != 1 || !slices.Contains(vh[0].Domains, l.Name) {
 			t.Errorf("route configuration %s: virtual hosts %v", l.Name, vh)
 		}
 	}
@@ -123,8 +123,8 @@ func checkSidecarListeners(t *testing.T, m *Model) {
 	var sideNames []string
 	for _, l := range m.SidecarListeners.List() {
 		sideNames = append(sideNames, l.Name)
-		sa := l.Message.Address.GetSocketAddress()
-		f := l.Message.FilterChains[0].Filters[0]
+		sa := l.Message().Address.GetSocketAddress()
+		f := l.Message().FilterChains[0].Filters[0]
 		if ip, port, _ := strings.Cut(l.Name, "_"); ip != sa.Address || itoa(int32(sa.GetPortValue())) != port {
 			t.Errorf("listener %s binds %v", l.Name, sa)
 		} else if ip == "0.0.0.0" {
@@ -141,17 +141,17 @@ func checkSidecarListeners(t *testing.T, m *Model) {
 	}
 	rc, _ := m.SidecarRouteConfigurations.Get("80")
 	var hosts []string
-	for _, vh := range rc.Message.VirtualHosts {
+	for _, vh := range rc.Message().VirtualHosts {
 		hosts = append(hosts, vh.Name)
 	}
 	if want := []string{"api.ns.svc.cluster.local:80", "web.ns.svc.cluster.local:80"}; !slices.Equal(hosts, want) {
 		t.Errorf("sidecar virtual hosts of 80: %v, want %v", hosts, want)
 	}
 	wantDomains := []string{"web.ns.svc.cluster.local", "web.ns.svc.cluster.local:80", "web.ns", "web.ns:80", "web.ns.svc", "web.ns.svc:80", "10.96.0.10", "10.96.0.10:80"}
-	if got := rc.Message.VirtualHosts[1].Domains; !slices.Equal(got, wantDomains) {
+	if got := rc.Message().VirtualHosts[1].Domains; !slices.Equal(got, wantDomains) {
 		t.Errorf("domains %v, want %v", got, wantDomains)
 	}
-	if got := rc.Message.VirtualHosts[0].Domains; !slices.Contains(got, "10.96.0.1:80") {
+	if got := rc.Message().VirtualHosts[0].Domains; !slices.Contains(got, "10.96.0.1:80") {
 		t.Errorf("api domains %v lack its cluster IP", got)
 	}
 }
@@ -160,7 +160,7 @@ func checkSidecarListeners(t *testing.T, m *Model) {
 func checkClusters(t *testing.T, m *Model) {
 	t.Helper()
 	for _, c := range m.Clusters.List() {
-		msg := c.Message
+		msg := c.Message()
 		if msg.GetType() != clusterv3.Cluster_EDS || msg.GetEdsClusterConfig().GetEdsConfig().GetAds() == nil {
 			t.Errorf("cluster %s is not EDS over ADS", c.Name)
 		}
@@ -191,9 +191,9 @@ func TestResourceEquals(t *testing.T) {
 	if c := newResource("d", buildCluster("c", ProtocolGRPC, time.Second)); a.Equals(c) {
 		t.Error("different names compare equal")
 	}
-	name, msg := a.Proto()
-	if name != "c" || msg != proto.Message(a.Message) {
-		t.Errorf("Proto() = %s, %v", name, msg)
+	name, packed := a.Serialized()
+	if name != "c" || packed != a.Packed || !proto.Equal(a.Message(), buildCluster("c", ProtocolGRPC, time.Second)) {
+		t.Errorf("Serialized() = %s, %v", name, packed)
 	}
 }
 

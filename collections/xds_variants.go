@@ -54,16 +54,20 @@ func ClientVariant(n *corev3.Node) string {
 	return ""
 }
 
-// newLegacyGRPCRoutes derives the VariantGRPCLegacy form of the gRPC
-// route configurations that need one; the others are the same for
-// every client.
-func newLegacyGRPCRoutes(g *krt.Graph, routes krt.Collection[Resource[*routev3.RouteConfiguration]]) krt.Collection[Resource[*routev3.RouteConfiguration]] {
-	return krt.NewCollection(g, routes, func(_ krt.HandlerContext, r Resource[*routev3.RouteConfiguration]) *Resource[*routev3.RouteConfiguration] {
-		legacy, changed := legacyRouteConfig(r.Message)
+// newLegacyGRPCRoutes derives, from the port routes, the VariantGRPCLegacy
+// form of the gRPC route configurations that need one; the others are the
+// same for every client. A port without route entries has only the
+// default route, which every client reads alike, and is spared building.
+func newLegacyGRPCRoutes(g *krt.Graph, ports krt.Collection[PortRoutes]) krt.Collection[Resource[*routev3.RouteConfiguration]] {
+	return krt.NewCollection(g, ports, func(_ krt.HandlerContext, p PortRoutes) *Resource[*routev3.RouteConfiguration] {
+		if len(p.Entries) == 0 {
+			return nil
+		}
+		legacy, changed := legacyRouteConfig(buildGRPCRouteConfig(p))
 		if !changed {
 			return nil
 		}
-		r.Message = legacy
+		r := newResource(p.ListenerName(), legacy).exported(p.ExportTo)
 		return &r
 	}, krt.WithName("LegacyGRPCRouteConfigurations"))
 }

@@ -410,7 +410,7 @@ func manyDeltaClusters(t *testing.T) proto.Message {
 		if err != nil {
 			t.Fatal(err)
 		}
-		delta.Resources = append(delta.Resources, r.delta)
+		delta.Resources = append(delta.Resources, &discovery.Resource{Name: r.name, Version: r.version, Resource: r.any})
 	}
 	return delta
 }

@@ -7,6 +7,8 @@
 //  1. Wrap each output collection in a Source, naming its type URL and how an
 //     item becomes a named proto:
 //     xds.NewSource(xds.ClusterType, clusters, func(c *clusterv3.Cluster) (string, proto.Message) { return c.Name, c })
+//     or, for items that hold their resource serialized already,
+//     xds.NewPackedSource(xds.ClusterType, packed, func(p Packed) (string, *anypb.Any) { return p.Name, p.Any })
 //  2. s := xds.New(g, []xds.Source{...}, xds.WithPushWindow(100*time.Millisecond))
 //  3. go g.Run(ctx): the graph delivers the changes the server subscribes to.
 //  4. s.Serve(ctx, lis) (or s.Run(ctx) with WithAddress) until ctx ends;
@@ -17,7 +19,9 @@
 // New derives, for every source, a collection of serialized resources inside
 // the graph (each resource is marshaled once, deterministically, and its
 // version is a hash of those bytes) and joins them into one collection. The
-// server registers a single handler on that join.
+// server registers a single handler on that join. It keeps only the bytes:
+// a NewPackedSource's are the very bytes its items hold, shared by every
+// stream, so a resource exists once in the process.
 //
 // # Consistency
 //

@@ -177,10 +177,14 @@ func renderResources(rs []*resource) string {
 // renderResource shows a resource as name, name:rev, or, for a version a
 // Delta client named that the server has no bytes of, name@version.
 func renderResource(r *resource) string {
-	if r.msg == nil {
+	m, err := r.message()
+	if err != nil {
+		return r.name + "!" + err.Error()
+	}
+	if m == nil {
 		return r.name + "@" + r.version
 	}
-	if rev := revOf(r.msg); rev != "" {
+	if rev := revOf(m); rev != "" {
 		return r.name + ":" + rev
 	}
 	return r.name

@@ -274,7 +274,11 @@ func (s *Server) ConfigDump(id uint64) (ConfigDump, error) {
 	for t, rs := range held {
 		out := make([]json.RawMessage, 0, len(rs))
 		for _, r := range rs {
-			b, err := protojson.Marshal(r.msg)
+			m, err := r.message()
+			if err != nil {
+				return ConfigDump{}, fmt.Errorf("config dump of %s: %w", shortType(t), err)
+			}
+			b, err := protojson.Marshal(m)
 			if err != nil {
 				return ConfigDump{}, fmt.Errorf("config dump of %s %q: %w", shortType(t), r.name, err)
 			}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -68,9 +67,38 @@ type Source interface {
 // and not served. toProto runs inside the graph's transactions, so it must
 // be deterministic and must not read other collections.
 //
+// The server marshals each message once and keeps only its bytes. Items
+// that already hold their resource serialized are better served by
+// NewPackedSource, which spares the second copy.
+//
 // Options may add a visibility per item (WithVisibility).
 func NewSource[T any](typeURL string, c krt.Collection[T], toProto func(T) (name string, msg proto.Message), opts ...SourceOption[T]) Source {
-	s := &source[T]{typeURL: typeURL, c: c, toProto: toProto}
+	return newSource(typeURL, c, func(in T) (*resource, error) {
+		name, msg := toProto(in)
+		return newResource(typeURL, name, msg)
+	}, opts)
+}
+
+// NewPackedSource returns a Source serving the items of c, which hold
+// their resources serialized: toAny returns an item's resource name and
+// its message packed in an Any of typeURL, marshalled deterministically
+// (proto.MarshalOptions.Deterministic), so that equal resources have
+// equal bytes and replicas agree on versions. A nil Any skips the item;
+// an Any of another type URL is recorded as a failed computation, as for
+// NewSource. The server sends the Any itself to every stream, copying
+// nothing, so neither it nor its bytes may be modified afterwards. toAny
+// has NewSource's toProto's duties.
+func NewPackedSource[T any](typeURL string, c krt.Collection[T], toAny func(T) (name string, packed *anypb.Any), opts ...SourceOption[T]) Source {
+	return newSource(typeURL, c, func(in T) (*resource, error) {
+		name, packed := toAny(in)
+		return packedResource(typeURL, name, packed)
+	}, opts)
+}
+
+// newSource returns the source of c whose items toResource turns into
+// resources, nil for none.
+func newSource[T any](typeURL string, c krt.Collection[T], toResource func(T) (*resource, error), opts []SourceOption[T]) Source {
+	s := &source[T]{typeURL: typeURL, c: c, toResource: toResource}
 	for _, o := range opts {
 		o(s)
 	}
@@ -78,9 +106,9 @@ func NewSource[T any](typeURL string, c krt.Collection[T], toProto func(T) (name
 }
 
 type source[T any] struct {
-	typeURL string
-	c       krt.Collection[T]
-	toProto func(T) (string, proto.Message)
+	typeURL    string
+	c          krt.Collection[T]
+	toResource func(T) (*resource, error)
 	// vis is nil when every item is visible to all namespaces.
 	vis func(T) Visibility
 	// variant is set by AsVariant.
@@ -96,13 +124,12 @@ func (s *source[T]) variantName() string { return s.variant }
 
 func (s *source[T]) entries(g *krt.Graph) krt.Collection[entry] {
 	return krt.NewCollection(g, s.c, func(ctx krt.HandlerContext, in T) *entry {
-		name, msg := s.toProto(in)
-		if msg == nil {
-			return nil
-		}
-		r, err := newResource(s.typeURL, name, msg)
+		r, err := s.toResource(in)
 		if err != nil {
 			ctx.Fail(err)
+			return nil
+		}
+		if r == nil {
 			return nil
 		}
 		r.variant = s.variant
@@ -149,11 +176,9 @@ type resource struct {
 	// pair is the hash of (name, version) that a stream's digest of what
 	// its client holds adds up.
 	pair digest
-	msg  proto.Message
-	// any wraps the serialized bytes; SotW responses share it.
+	// any wraps the serialized bytes, the only form of the resource the
+	// server keeps; SotW responses share it.
 	any *anypb.Any
-	// delta is the Delta protocol's wrapper, shared likewise.
-	delta *discovery.Resource
 	// vis is nil for a resource visible to every namespace.
 	vis *Visibility
 	// warms are the names of the resources of the dependent type that
@@ -168,8 +193,11 @@ type resource struct {
 }
 
 // newResource marshals msg once, deterministically, and versions it by
-// the hash of its bytes.
+// the hash of its bytes. A nil msg is no resource: nil, nil.
 func newResource(typeURL, name string, msg proto.Message) (*resource, error) {
+	if msg == nil {
+		return nil, nil
+	}
 	if got := "type.googleapis.com/" + string(msg.ProtoReflect().Descriptor().FullName()); got != typeURL {
 		return nil, fmt.Errorf("resource %q: message type %s does not match %s: %w", name, got, typeURL, ErrTypeMismatch)
 	}
@@ -177,18 +205,38 @@ func newResource(typeURL, name string, msg proto.Message) (*resource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resource %q: marshal: %w", name, err)
 	}
-	sum := sha256.Sum256(raw)
-	r := &resource{
-		typeURL: typeURL,
-		name:    name,
-		version: hex.EncodeToString(sum[:8]),
-		msg:     msg,
-		any:     &anypb.Any{TypeUrl: typeURL, Value: raw},
+	return packedResource(typeURL, name, &anypb.Any{TypeUrl: typeURL, Value: raw})
+}
+
+// packedResource versions the serialized resource packed by the hash of
+// its bytes, which it shares rather than copies. A nil packed is no
+// resource: nil, nil.
+func packedResource(typeURL, name string, packed *anypb.Any) (*resource, error) {
+	if packed == nil {
+		return nil, nil
 	}
+	if packed.GetTypeUrl() != typeURL {
+		return nil, fmt.Errorf("resource %q: message type %s does not match %s: %w", name, packed.GetTypeUrl(), typeURL, ErrTypeMismatch)
+	}
+	sum := sha256.Sum256(packed.Value)
+	r := &resource{typeURL: typeURL, name: name, version: hex.EncodeToString(sum[:8]), any: packed}
 	r.pair = pairDigest(name, r.version)
-	r.warms = warmsOn(msg)
-	r.delta = &discovery.Resource{Name: name, Version: r.version, Resource: r.any}
+	r.warms = warmsOn(typeURL, packed.Value)
 	return r, nil
+}
+
+// message returns a fresh copy of the resource's message, decoded from
+// its bytes, for the debug views; nil for a resource the server has no
+// bytes of (clientResource).
+func (r *resource) message() (proto.Message, error) {
+	if r.any == nil {
+		return nil, nil
+	}
+	m, err := r.any.UnmarshalNew()
+	if err != nil {
+		return nil, fmt.Errorf("resource %q: decode: %w", r.name, err)
+	}
+	return m, nil
 }
 
 // clientResource stands for a resource a client says it holds (Delta's
@@ -203,5 +251,11 @@ func (r *resource) size() int { return len(r.any.Value) }
 
 // DebugValue is what the debug UI shows for an item of the resource
 // collections: the resource itself (rendered as protojson), not the
-// serialized wrapper.
-func (e entry) DebugValue() any { return e.res.msg }
+// serialized wrapper, or the error decoding it.
+func (e entry) DebugValue() any {
+	m, err := e.res.message()
+	if err != nil {
+		return err.Error()
+	}
+	return m
+}

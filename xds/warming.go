@@ -1,12 +1,14 @@
 package xds
 
 import (
+	"strings"
+
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Warming. Envoy keeps an updated Cluster warming until it receives that
@@ -30,47 +32,179 @@ func dependentType(typeURL string) string {
 	return ""
 }
 
-// warmsOn returns the names of the resources msg, once updated, waits
-// for: an EDS cluster's load assignment, the RDS route configurations of
-// a listener's HTTP connection managers.
-func warmsOn(msg proto.Message) []string {
-	switch m := msg.(type) {
-	case *clusterv3.Cluster:
-		if m.GetType() != clusterv3.Cluster_EDS {
-			return nil
-		}
-		if n := m.GetEdsClusterConfig().GetServiceName(); n != "" {
-			return []string{n}
-		}
-		return []string{m.GetName()}
-	case *listenerv3.Listener:
-		return listenerRoutes(m)
+// warmsOn returns the names of the resources the serialized resource raw
+// of typeURL, once updated, waits for: an EDS cluster's load assignment,
+// the RDS route configurations of a listener's HTTP connection managers.
+// It reads them from the bytes, as unmarshaling would, without decoding
+// the rest: the server keeps resources only serialized. Malformed bytes
+// wait for nothing.
+func warmsOn(typeURL string, raw []byte) []string {
+	switch typeURL {
+	case ClusterType:
+		return clusterLoadAssignment(raw)
+	case ListenerType:
+		return listenerRoutes(raw)
 	}
 	return nil
 }
 
-// listenerRoutes returns the RDS route names of l's API listener and
-// filter chains.
-func listenerRoutes(l *listenerv3.Listener) []string {
-	var out []string
-	add := func(hcm []byte) {
-		if n := rdsRouteName(hcm); n != "" {
-			out = append(out, n)
+// The field numbers warmsOn reads, from the descriptors.
+var (
+	clusterFields      = (*clusterv3.Cluster)(nil).ProtoReflect().Descriptor().Fields()
+	clusterNameField   = clusterFields.ByName("name").Number()
+	clusterTypeField   = clusterFields.ByName("type").Number()
+	clusterTypeOneof   = clusterFields.ByName("type").ContainingOneof().Fields()
+	clusterEDSField    = clusterFields.ByName("eds_cluster_config").Number()
+	edsServiceField    = (*clusterv3.Cluster_EdsClusterConfig)(nil).ProtoReflect().Descriptor().Fields().ByName("service_name").Number()
+	listenerFields     = (*listenerv3.Listener)(nil).ProtoReflect().Descriptor().Fields()
+	listenerAPIField   = listenerFields.ByName("api_listener").Number()
+	listenerChainField = listenerFields.ByName("filter_chains").Number()
+	listenerDefField   = listenerFields.ByName("default_filter_chain").Number()
+	apiListenerField   = (*listenerv3.ApiListener)(nil).ProtoReflect().Descriptor().Fields().ByName("api_listener").Number()
+	chainFiltersField  = (*listenerv3.FilterChain)(nil).ProtoReflect().Descriptor().Fields().ByName("filters").Number()
+	filterTypedField   = (*listenerv3.Filter)(nil).ProtoReflect().Descriptor().Fields().ByName("typed_config").Number()
+	filterConfigOneof  = (*listenerv3.Filter)(nil).ProtoReflect().Descriptor().Fields().ByName("typed_config").ContainingOneof().Fields()
+	hcmName            = (*hcmv3.HttpConnectionManager)(nil).ProtoReflect().Descriptor().FullName()
+)
+
+// clusterLoadAssignment returns, for the serialized Cluster c of type
+// EDS, the name of its load assignment: eds_cluster_config.service_name,
+// or else the cluster's name.
+func clusterLoadAssignment(c []byte) []string {
+	eds := false
+	var name, edsConfig []byte
+	ok := eachField(c, func(num protowire.Number, typ protowire.Type, v []byte) {
+		switch {
+		case num == clusterTypeField && typ == protowire.VarintType:
+			t, _ := protowire.ConsumeVarint(v)
+			eds = clusterv3.Cluster_DiscoveryType(t) == clusterv3.Cluster_EDS
+		case clusterTypeOneof.ByNumber(num) != nil:
+			eds = false
+		case num == clusterNameField && typ == protowire.BytesType:
+			name = bytesValue(v)
+		case num == clusterEDSField && typ == protowire.BytesType:
+			edsConfig = append(edsConfig, bytesValue(v)...) // occurrences merge
 		}
+	})
+	if !ok || !eds {
+		return nil
 	}
-	if a := l.GetApiListener().GetApiListener(); a != nil && a.MessageIs((*hcmv3.HttpConnectionManager)(nil)) {
-		add(a.GetValue())
+	service, ok := fieldBytes(edsConfig, edsServiceField)
+	if !ok {
+		return nil
 	}
-	chains := l.GetFilterChains()
-	if dc := l.GetDefaultFilterChain(); dc != nil {
-		chains = append(chains[:len(chains):len(chains)], dc)
+	if len(service) > 0 {
+		return []string{string(service)}
 	}
-	for _, fc := range chains {
-		for _, f := range fc.GetFilters() {
-			if tc := f.GetTypedConfig(); tc != nil && tc.MessageIs((*hcmv3.HttpConnectionManager)(nil)) {
-				add(tc.GetValue())
+	return []string{string(name)}
+}
+
+// listenerRoutes returns the RDS route names of the serialized Listener
+// l's API listener and filter chains, the default chain last.
+func listenerRoutes(l []byte) []string {
+	var api, def []byte
+	var chains [][]byte
+	if !eachField(l, func(num protowire.Number, typ protowire.Type, v []byte) {
+		if typ != protowire.BytesType {
+			return
+		}
+		switch num {
+		case listenerAPIField:
+			api = append(api, bytesValue(v)...)
+		case listenerChainField:
+			chains = append(chains, bytesValue(v))
+		case listenerDefField:
+			def = append(def, bytesValue(v)...)
+		}
+	}) {
+		return nil
+	}
+	var out []string
+	add := func(packed []byte) {
+		if hcm, ok := packedHCM(packed); ok {
+			if n := rdsRouteName(hcm); n != "" {
+				out = append(out, n)
 			}
 		}
+	}
+	if api != nil {
+		add(mergedField(api, apiListenerField, nil))
+	}
+	if def != nil {
+		chains = append(chains, def)
+	}
+	for _, fc := range chains {
+		eachField(fc, func(num protowire.Number, typ protowire.Type, v []byte) {
+			if num == chainFiltersField && typ == protowire.BytesType {
+				if tc := mergedField(bytesValue(v), filterTypedField, filterConfigOneof); tc != nil {
+					add(tc)
+				}
+			}
+		})
+	}
+	return out
+}
+
+// packedHCM returns the value of the serialized Any a if it holds an
+// HttpConnectionManager, as anypb.Any.MessageIs tells.
+func packedHCM(a []byte) ([]byte, bool) {
+	url, ok := fieldBytes(a, anyTypeField)
+	if !ok {
+		return nil, false
+	}
+	u := string(url)
+	if i := strings.LastIndexByte(u, '/'); i >= 0 {
+		u = u[i+1:]
+	}
+	if protoreflect.FullName(u) != hcmName {
+		return nil, false
+	}
+	v, ok := fieldBytes(a, anyValueField)
+	return v, ok
+}
+
+// eachField calls f with every field of the serialized message b: its
+// number, wire type and encoded value. It reports false, having stopped,
+// for malformed bytes.
+func eachField(b []byte, f func(num protowire.Number, typ protowire.Type, value []byte)) bool {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return false
+		}
+		f(num, typ, b[n:n+m])
+		b = b[n+m:]
+	}
+	return true
+}
+
+// bytesValue returns the bytes of an encoded length-delimited value that
+// eachField passed on.
+func bytesValue(v []byte) []byte {
+	b, _ := protowire.ConsumeBytes(v)
+	return b
+}
+
+// mergedField returns the singular message field num of the serialized
+// message b as a decoder sees it: its occurrences concatenated, which
+// merges them, since the last member of its oneof (nil: none) set. nil
+// if absent or malformed.
+func mergedField(b []byte, num protowire.Number, oneof protoreflect.FieldDescriptors) []byte {
+	var out []byte
+	ok := eachField(b, func(got protowire.Number, typ protowire.Type, v []byte) {
+		switch {
+		case got == num && typ == protowire.BytesType:
+			out = append(out, bytesValue(v)...)
+		case oneof != nil && oneof.ByNumber(got) != nil:
+			out = nil // another member of the oneof replaced it
+		}
+	})
+	if !ok {
+		return nil
 	}
 	return out
 }

@@ -197,12 +197,13 @@ func (m *mesh) endpointHealth(c change, ready bool) int {
 	if ready {
 		want = corev3.HealthStatus_HEALTHY
 	}
-	cla, _ := m.model.ClusterLoadAssignments.Get(c.cla)
-	if cla.Message == nil {
+	res, _ := m.model.ClusterLoadAssignments.Get(c.cla)
+	cla := res.Message()
+	if cla == nil {
 		return 0
 	}
 	n, ok := 0, false
-	for _, l := range cla.Message.Endpoints {
+	for _, l := range cla.Endpoints {
 		for _, e := range l.LbEndpoints {
 			n++
 			if e.GetEndpoint().GetAddress().GetSocketAddress().GetAddress() == c.ip {

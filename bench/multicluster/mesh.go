@@ -77,7 +77,7 @@ func (m *mesh) leave() {
 func (m *mesh) endpoints() int {
 	n := 0
 	for _, cla := range m.model.ClusterLoadAssignments.List() {
-		for _, l := range cla.Message.Endpoints {
+		for _, l := range cla.Message().Endpoints {
 			n += len(l.LbEndpoints)
 		}
 	}

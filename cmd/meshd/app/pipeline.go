@@ -247,7 +247,7 @@ func resourceSource[M proto.Message](typeURL string, c krt.Collection[collection
 	if isolation {
 		opts = append(opts, xds.WithVisibility(resourceVisibility[M]))
 	}
-	return xds.NewSource(typeURL, c, collections.Resource[M].Proto, opts...)
+	return xds.NewPackedSource(typeURL, c, collections.Resource[M].Serialized, opts...)
 }
 
 // resourceVisibility turns a resource's namespaces into its visibility:

@@ -74,7 +74,7 @@ func addVisible[M proto.Message](t *Translation, typeURL string, c krt.Collectio
 		if t.Isolated && !visibleToNode(resourceVisibility(r), t.Namespace, hasNS) {
 			continue
 		}
-		out = append(out, TranslatedResource{TypeURL: typeURL, Name: r.Name, Message: r.Message})
+		out = append(out, TranslatedResource{TypeURL: typeURL, Name: r.Name, Message: r.Message()})
 	}
 	slices.SortFunc(out, func(a, b TranslatedResource) int { return cmp.Compare(a.Name, b.Name) })
 	t.Resources = append(t.Resources, out...)

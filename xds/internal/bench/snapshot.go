@@ -125,7 +125,7 @@ func protos[M proto.Message](s *krt.Snapshot, c krt.Collection[collections.Resou
 	items := c.At(s).List()
 	out := make([]types.Resource, len(items))
 	for i, r := range items {
-		out[i] = r.Message
+		out[i] = r.Message()
 	}
 	return out
 }

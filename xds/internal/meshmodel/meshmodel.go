@@ -32,10 +32,10 @@ func New(g *krt.Graph, prefix string, opts ...collections.Option) Mesh {
 	in.MarkSynced()
 	m := collections.Build(g, in.Inputs(), opts...)
 	return Mesh{Inputs: in, Model: m, Sources: []xds.Source{
-		xds.NewSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Proto),
-		xds.NewSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Proto),
-		xds.NewSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Proto,
+		xds.NewPackedSource(xds.ClusterType, m.Clusters, collections.Resource[*clusterv3.Cluster].Serialized),
+		xds.NewPackedSource(xds.EndpointType, m.ClusterLoadAssignments, collections.Resource[*endpointv3.ClusterLoadAssignment].Serialized),
+		xds.NewPackedSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Serialized,
 			xds.WithNamedOnly(collections.Resource[*listenerv3.Listener].IsNamedOnly)),
-		xds.NewSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Proto),
+		xds.NewPackedSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Serialized),
 	}}
 }
