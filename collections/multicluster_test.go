@@ -121,7 +121,7 @@ func TestStaleClusterEndpoints(t *testing.T) {
 			t.Errorf("%s: stale flags = %v, want %v", step.what, got, step.want)
 		}
 		if cla, _ := m.ClusterLoadAssignments.Get(name); !cla.Equals(before) {
-			t.Errorf("%s: the load assignment changed:\n got %v\nwant %v", step.what, cla.Message, before.Message)
+			t.Errorf("%s: the load assignment changed:\n got %v\nwant %v", step.what, cla.Message(), before.Message())
 		}
 	}
 }
