@@ -266,18 +266,25 @@ func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*res
 			}
 			continue
 		}
-		if ts.building == nil {
-			ts.building = map[string]*resource{}
-		}
-		if _, ok := ts.building[name]; !ok {
-			ts.building[name] = held
-		}
-		ts.hold(r)
+		ts.update(name, held, r)
 		changed = append(changed, r)
 	}
 	slices.SortFunc(changed, byName)
 	slices.Sort(removed)
 	return changed, removed
+}
+
+// update holds r for name in the response being built, remembering in
+// building what the client held before it (held, nil for nothing) until
+// the client accepts or rejects that response.
+func (ts *typeState) update(name string, held, r *resource) {
+	if ts.building == nil {
+		ts.building = map[string]*resource{}
+	}
+	if _, ok := ts.building[name]; !ok {
+		ts.building[name] = held
+	}
+	ts.hold(r)
 }
 
 // sizeFirst sizes sent and building for a first response of n names,
