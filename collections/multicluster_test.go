@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/krt/krttest"
 	"github.com/meshd/meshd/sources"
 )
 
@@ -29,7 +29,7 @@ func TestServiceAcrossClusters(t *testing.T) {
 		node("n1", map[string]string{LabelTopologyZone: "z-local"}),
 		remote("west", node("n1", map[string]string{LabelTopologyZone: "z-west"})))
 
-	if got := keysOf(m.Workloads); !slices.Equal(got, []string{"ns/web-0", "west/ns/web-0"}) {
+	if got := krttest.Keys(m.Workloads); !slices.Equal(got, []string{"ns/web-0", "west/ns/web-0"}) {
 		t.Fatalf("workloads = %v, want the local and the remote pod", got)
 	}
 	eps, ok := m.Endpoints.Get(ClusterName(80, "web.ns.svc.cluster.local"))
@@ -45,14 +45,6 @@ func TestServiceAcrossClusters(t *testing.T) {
 	}
 }
 
-func keysOf[T any](c krt.Collection[T]) []string {
-	var out []string
-	for _, v := range c.List() {
-		out = append(out, krt.KeyOf(c, v))
-	}
-	return out
-}
-
 // TestNamedLocalCluster names the local cluster: its endpoints are in
 // that cluster's localities, in the model and in xDS, while its workloads
 // keep their plain keys.
@@ -62,7 +54,7 @@ func TestNamedLocalCluster(t *testing.T) {
 	in.Set(service("ns", "web", app, svcPort("grpc", 80, 8080)), pod("ns", "web-0", "10.0.0.1", app, true),
 		remote("west", pod("ns", "web-0", "10.1.0.1", app, true)))
 
-	if got := keysOf(m.Workloads); !slices.Equal(got, []string{"ns/web-0", "west/ns/web-0"}) {
+	if got := krttest.Keys(m.Workloads); !slices.Equal(got, []string{"ns/web-0", "west/ns/web-0"}) {
 		t.Fatalf("workloads = %v, want the local pod under its plain key", got)
 	}
 	name := ClusterName(80, "web.ns.svc.cluster.local")

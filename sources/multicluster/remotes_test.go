@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/krt/krttest"
 	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/sources/kube/kubetest"
 )
@@ -136,7 +137,7 @@ func TestRemoteJoinsRotatesAndLeaves(t *testing.T) {
 	rg.r.Apply("secret meshd/west", []Cluster{{Name: "west", Kubeconfig: kubeconfigOf(t, env.Kubeconfig)}}, nil)
 	waitFor(t, "the remote's pods", func() bool { return countNS(rg.in.Pods.List(), "mc-lifecycle") == 3 })
 	if _, ok := rg.in.Pods.Get("west/mc-lifecycle/web-0"); !ok {
-		t.Fatalf("no pod under key west/mc-lifecycle/web-0; keys: %v", keys(rg.in.Pods))
+		t.Fatalf("no pod under key west/mc-lifecycle/web-0; keys: %v", krttest.Keys(rg.in.Pods))
 	}
 	p, _ := rg.in.Pods.Get("west/mc-lifecycle/web-0")
 	if got := sources.ClusterOf(p); got != "west" {
@@ -202,14 +203,6 @@ func countNS(pods []*corev1.Pod, ns string) int {
 		}
 	}
 	return n
-}
-
-func keys[T any](c krt.Collection[T]) []string {
-	var out []string
-	for _, v := range c.List() {
-		out = append(out, krt.KeyOf(c, v))
-	}
-	return out
 }
 
 // TestRemoteNamedAsLocalIsRefused names a remote cluster as the local
