@@ -2,27 +2,18 @@ package collections
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources"
 )
 
-// cpuTime returns the CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // reportCPU reports the CPU time per operation since start, which unlike
 // ns/op does not grow when other processes compete for the cores.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(metric.CPU()-start)/float64(b.N), "cpu-ns/op")
 }
 
 var benchSizes = []struct{ services, podsPer int }{{100, 10}, {1000, 10}}
@@ -33,7 +24,7 @@ func BenchmarkBuild(b *testing.B) {
 	for _, sz := range benchSizes {
 		b.Run(fmt.Sprintf("services=%d/pods=%d", sz.services, sz.services*sz.podsPer), func(b *testing.B) {
 			b.ReportAllocs()
-			start := cpuTime()
+			start := metric.CPU()
 			for b.Loop() {
 				g := krt.NewGraph()
 				in := newTestInputs(g)
@@ -60,7 +51,7 @@ func benchChange(b *testing.B, extra []any, change func(in sources.StaticInputs,
 			in.Set(extra...)
 			m := Build(g, in.Inputs())
 			b.ReportAllocs()
-			start := cpuTime()
+			start := metric.CPU()
 			i := 0
 			for b.Loop() {
 				i++

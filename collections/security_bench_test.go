@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/sources"
 	"google.golang.org/protobuf/proto"
 	securityv1beta1 "istio.io/api/security/v1beta1"
@@ -44,7 +45,7 @@ func BenchmarkAuthorizationPolicyChange(b *testing.B) {
 	}
 	before := counters(s.g)
 	b.ReportAllocs()
-	start := cpuTime()
+	start := metric.CPU()
 	i := 0
 	for b.Loop() {
 		i++

@@ -2,26 +2,15 @@ package xds_test
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 
+	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/xds"
 	"github.com/meshd/meshd/xds/xdstest"
 )
-
-// cpuTime returns the CPU time the process has used: server and clients,
-// which share the process here.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkChange measures one load assignment change among many, from the
 // write to every subscribed stream having received it: the cost should
@@ -48,7 +37,7 @@ func BenchmarkChange(b *testing.B) {
 					}
 				}
 				before := f.srv.Stats()
-				start := cpuTime()
+				start := metric.CPU()
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
@@ -66,7 +55,7 @@ func BenchmarkChange(b *testing.B) {
 					}
 				}
 				after := f.srv.Stats()
-				b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(metric.CPU()-start)/float64(b.N), "cpu-ns/op")
 				b.ReportMetric(float64(after.BytesSent["eds"]-before.BytesSent["eds"])/float64(b.N), "resource-bytes/op")
 			})
 		}

@@ -6,10 +6,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/krt"
 )
 
@@ -80,7 +79,7 @@ func BenchmarkLoad(b *testing.B) {
 	writeManifests(b, dir, pods, services, 1000)
 	b.ReportAllocs()
 	var heap uint64
-	cpu0 := cpuTime()
+	cpu0 := metric.CPU()
 	for b.Loop() {
 		b.StopTimer()
 		runtime.GC()
@@ -108,16 +107,7 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	// CPU time says what the load costs even on a machine shared with
 	// other work, where wall time mostly measures waiting.
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((metric.CPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(heap)/pods, "heap-bytes/pod")
 	b.ReportMetric(float64(pods+services)*float64(b.N)/b.Elapsed().Seconds(), "objects/s")
-}
-
-// cpuTime returns the user and system CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

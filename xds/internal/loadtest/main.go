@@ -16,11 +16,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"google.golang.org/grpc/keepalive"
 
+	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/collections"
 	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/xds"
@@ -215,7 +215,7 @@ func run(ctx context.Context, c config) (*report, error) {
 	before := srv.Stats()
 	f.measured() // drop what the connect recorded
 	start := time.Now()
-	cpu0 := cpuTime()
+	cpu0 := metric.CPU()
 	if c.profile != nil {
 		if err := pprof.StartCPUProfile(c.profile); err != nil {
 			return r, errors.Join(err, stop())
@@ -252,7 +252,7 @@ func run(ctx context.Context, c config) (*report, error) {
 	// Let the last round reach the clients.
 	time.Sleep(max(c.debounce, c.window) + 500*time.Millisecond)
 	after := srv.Stats()
-	cpu := cpuTime() - cpu0
+	cpu := metric.CPU() - cpu0
 	if c.profile != nil {
 		pprof.StopCPUProfile()
 	}
@@ -367,16 +367,6 @@ func watchWindow(srv *xds.Server, base time.Duration) func() (widest time.Durati
 		r := <-result
 		return time.Duration(r[0] * float64(time.Second)), r[1]
 	}
-}
-
-// cpuTime returns the CPU time the process has used, server and clients:
-// user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // rss returns the resident set size from /proc, or 0 where there is none.
