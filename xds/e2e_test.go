@@ -5,9 +5,6 @@ import (
 	"net"
 	"testing"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/health"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -100,14 +97,7 @@ func backendsOnOnePort(t *testing.T, ips []string) int {
 			continue
 		}
 		for _, l := range lis {
-			s := grpc.NewServer()
-			healthpb.RegisterHealthServer(s, health.NewServer())
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				s.Serve(l)
-			}()
-			t.Cleanup(func() { s.Stop(); <-done })
+			serveHealth(t, l)
 		}
 		return port
 	}

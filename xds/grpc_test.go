@@ -28,6 +28,12 @@ func startBackend(t testing.TB, ip string) backend {
 	if err != nil {
 		t.Fatalf("listen on %s: %v", ip, err)
 	}
+	serveHealth(t, lis)
+	return backend{addr: lis.Addr().String()}
+}
+
+// serveHealth serves the gRPC health service on lis until the test ends.
+func serveHealth(t testing.TB, lis net.Listener) {
 	s := grpc.NewServer()
 	healthpb.RegisterHealthServer(s, health.NewServer())
 	done := make(chan struct{})
@@ -36,7 +42,6 @@ func startBackend(t testing.TB, ip string) backend {
 		s.Serve(lis)
 	}()
 	t.Cleanup(func() { s.Stop(); <-done })
-	return backend{addr: lis.Addr().String()}
 }
 
 // xdsClient dials target through grpc-go's xDS resolver, bootstrapped to
