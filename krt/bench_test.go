@@ -76,8 +76,7 @@ func BenchmarkFetch(b *testing.B) {
 	for _, f := range filters {
 		for _, n := range benchSizes {
 			b.Run(fmt.Sprintf("%s/n=%d", f.name, n), func(b *testing.B) {
-				g := krt.NewGraph()
-				items := krt.NewStatic[benchItem](g)
+				g, items := newStatic[benchItem]()
 				items.Set(benchItems(n)...)
 				trigger := krt.NewStatic[benchCount](g)
 				trigger.Set(benchCount{Key: "t"})
@@ -111,8 +110,7 @@ func BenchmarkFetch(b *testing.B) {
 func BenchmarkStaticSet(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("one/n=%d", n), func(b *testing.B) {
-			g := krt.NewGraph()
-			s := krt.NewStatic[benchItem](g)
+			_, s := newStatic[benchItem]()
 			items := benchItems(n)
 			s.Set(items...)
 			benchSetOne(b, s, items, "events/s")
@@ -120,8 +118,7 @@ func BenchmarkStaticSet(b *testing.B) {
 	}
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("batch/n=%d", n), func(b *testing.B) {
-			g := krt.NewGraph()
-			s := krt.NewStatic[benchItem](g)
+			_, s := newStatic[benchItem]()
 			items := benchItems(n)
 			b.ReportAllocs()
 			rounds := 0
@@ -200,8 +197,7 @@ func BenchmarkDerivedRecompute(b *testing.B) {
 func BenchmarkIndexLookup(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			g := krt.NewGraph()
-			s := krt.NewStatic[benchItem](g)
+			_, s := newStatic[benchItem]()
 			s.Set(benchItems(n)...)
 			idx := krt.NewIndex(s, "by-group", func(it benchItem) []string { return []string{it.Labels["group"]} })
 			groups := max(1, n/10)
@@ -273,8 +269,7 @@ func (e benchEndpoints) Equals(o benchEndpoints) bool {
 
 // benchMesh builds the 3-level graph with n pods, 10 per service.
 func benchMesh(n int) (*krt.Graph, krt.Static[benchPod], krt.Collection[benchEndpoints], []benchPod) {
-	g := krt.NewGraph()
-	svcs := krt.NewStatic[benchService](g)
+	g, svcs := newStatic[benchService]()
 	pods := krt.NewStatic[benchPod](g)
 	nsvc := max(1, n/10)
 	for i := range nsvc {

@@ -37,8 +37,7 @@ func info(t *testing.T, g *krt.Graph, name string) krt.CollectionInfo {
 }
 
 func TestPanicIsIsolatedAndRetried(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g, krt.WithName("in"))
+	g, in := newStatic[Num](krt.WithName("in"))
 	out := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
 		if n.N < 0 {
 			panic("negative")
@@ -70,8 +69,7 @@ func TestPanicIsIsolatedAndRetried(t *testing.T) {
 }
 
 func TestFailKeepsLastGoodAndRetriesOnDependency(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	limit := krt.NewStaticSingleton(g, &Num{Key: "limit", N: 10})
 	out := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
 		l, _ := krt.FetchOne(ctx, limit)
@@ -89,8 +87,7 @@ func TestFailKeepsLastGoodAndRetriesOnDependency(t *testing.T) {
 }
 
 func TestKeyConflictHasDeterministicWinner(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	// Every input maps to the key "n<N>": inputs with equal N collide.
 	out := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
 		return &Num{Key: fmt.Sprintf("n%d", n.N), N: len(n.Key)}
@@ -114,8 +111,7 @@ func TestKeyConflictHasDeterministicWinner(t *testing.T) {
 }
 
 func TestUpdateRollsBackOnPanic(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	in.Set(Num{"a", 1})
 	v := g.Version()
 	func() {
@@ -135,8 +131,7 @@ func TestUpdateRollsBackOnPanic(t *testing.T) {
 }
 
 func TestHandlerPanicIsRecorded(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g, krt.WithName("in"))
+	g, in := newStatic[Num](krt.WithName("in"))
 	delivered := make(chan int, 10)
 	reg := in.Register(func(b krt.Batch[Num]) {
 		if b.Events[0].Latest().N < 0 {

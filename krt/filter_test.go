@@ -13,8 +13,7 @@ import (
 
 // filterFixture is a graph of four pods and three services to filter.
 func filterFixture() (*krt.Graph, krt.Static[Pod], krt.Static[Service]) {
-	g := krt.NewGraph()
-	pods := krt.NewStatic[Pod](g)
+	g, pods := newStatic[Pod]()
 	svcs := krt.NewStatic[Service](g)
 	pods.Set(
 		Pod{Name: "a", Namespace: "x", Labels: map[string]string{"app": "web", "v": "1"}},
@@ -102,8 +101,7 @@ func fetchKeys[T krt.ResourceNamer](g *krt.Graph, c krt.Collection[T], filters [
 // TestSelectorDependenciesAreIndexed checks that a change recomputes only
 // the inputs whose recorded filter it can affect.
 func TestSelectorDependenciesAreIndexed(t *testing.T) {
-	g := krt.NewGraph()
-	pods := krt.NewStatic[Pod](g)
+	g, pods := newStatic[Pod]()
 	svcs := krt.NewStatic[Service](g)
 	for i := range 50 {
 		app := string(rune('a' + i%5))
@@ -159,8 +157,7 @@ func TestSelectorDependenciesAreIndexed(t *testing.T) {
 }
 
 func TestEarlyCutoffStopsPropagation(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	parity := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
 		return &Num{Key: n.Key, N: n.N % 2}
 	})
@@ -185,8 +182,7 @@ func TestEarlyCutoffStopsPropagation(t *testing.T) {
 // TestNoGlitchInDiamond: a handler on the join of two paths from one
 // input never sees the two paths disagree.
 func TestNoGlitchInDiamond(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	left := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num { return &Num{Key: n.Key, N: n.N} })
 	right := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num { return &Num{Key: n.Key, N: -n.N} })
 	sum := krt.NewSingleton(g, func(ctx krt.HandlerContext) *Num {
@@ -311,8 +307,7 @@ func TestDescribeReportsEdges(t *testing.T) {
 }
 
 func TestFilterOnMissingAccessorFails(t *testing.T) {
-	g := krt.NewGraph()
-	hosts := krt.NewStatic[host](g, krt.WithKey(hostKey), krt.WithName("hosts"))
+	g, hosts := newStatic[host](krt.WithKey(hostKey), krt.WithName("hosts"))
 	hosts.Set(host{Name: "a", Zone: "east", Tags: map[string]string{"role": "db"}})
 	cases := []struct {
 		filter krt.Filter

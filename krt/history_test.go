@@ -26,8 +26,7 @@ func TestHistogramBounds(t *testing.T) {
 // TestRecomputeLandsInItsBucket checks a single recompute is counted in
 // the bucket whose bounds hold its duration.
 func TestRecomputeLandsInItsBucket(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
 		time.Sleep(time.Duration(n.N) * time.Microsecond)
 		return &n

@@ -8,8 +8,7 @@ import (
 )
 
 func TestIndexNameAndKeys(t *testing.T) {
-	g := krt.NewGraph()
-	pods := krt.NewStatic[Pod](g)
+	_, pods := newStatic[Pod]()
 	pods.Set(Pod{Name: "a", Namespace: "x", IP: "10.0.0.1"})
 	byIP := krt.NewIndex(pods, "by-ip", func(p Pod) []string { return []string{p.IP} })
 	if byIP.Name() != "by-ip" {

@@ -28,8 +28,7 @@ func runGraph(t *testing.T, g *krt.Graph) (stop func()) {
 
 func TestRunStopsEveryHandlerGoroutine(t *testing.T) {
 	// TestMain's goleak check fails the package if anything survives.
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	for range 5 {
 		in.Register(func(krt.Batch[Num]) {})
 	}
@@ -53,8 +52,7 @@ func TestRunStopsEveryHandlerGoroutine(t *testing.T) {
 }
 
 func TestUnregisterStopsDelivery(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	var mu sync.Mutex
 	var n int
 	reg := in.Register(func(krt.Batch[Num]) { mu.Lock(); n++; mu.Unlock() })
@@ -107,8 +105,7 @@ func TestReplayThenLiveEvents(t *testing.T) {
 }
 
 func TestSyncedFollowsInputs(t *testing.T) {
-	g := krt.NewGraph()
-	a := krt.NewStatic[Num](g, krt.WithUnsynced())
+	g, a := newStatic[Num](krt.WithUnsynced())
 	b := krt.NewStatic[Num](g)
 	b.Set(Num{"x", 1})
 	derived := krt.NewCollection(g, b, func(ctx krt.HandlerContext, n Num) *Num {
@@ -133,8 +130,7 @@ func TestSyncedFollowsInputs(t *testing.T) {
 // write completes inside it, and reads through the held snapshot still see
 // the version it was taken at, while plain reads see the new one.
 func TestHeldSnapshotDelaysNoWriter(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	doubled := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num { return &Num{n.Key, 2 * n.N} })
 	in.Set(Num{"a", 1})
 	g.Read(func(s *krt.Snapshot) {
@@ -162,8 +158,7 @@ func TestHeldSnapshotDelaysNoWriter(t *testing.T) {
 }
 
 func TestBusyFindsABlockedTransformation(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	block := make(chan struct{})
 	krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
 		if n.N == 1 {

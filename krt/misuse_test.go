@@ -37,8 +37,7 @@ func panicOf(fn func()) (msg string) {
 }
 
 func TestGetInsideTransformationNamesFetch(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	other := krt.NewStatic[Num](g)
 	other.Set(Num{"x", 1})
 	idx := krt.NewIndex(other, "n", func(Num) []string { return nil })
@@ -67,8 +66,7 @@ func TestGetInsideTransformationNamesFetch(t *testing.T) {
 }
 
 func TestWritesThatWouldWaitForThemselvesPanic(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	cases := []struct {
 		name, fix string
 		misuse    func()
@@ -94,8 +92,7 @@ func TestWritesThatWouldWaitForThemselvesPanic(t *testing.T) {
 }
 
 func TestWriteInsideTransformationIsCaught(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	sink := krt.NewStatic[Num](g)
 	krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
 		sink.Set(n)

@@ -14,8 +14,7 @@ type Named interface {
 }
 
 func TestInterfaceItemType(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Named](g)
+	g, in := newStatic[Named]()
 	in.Set(Pod{Name: "a", Namespace: "x"}, Service{Name: "b", Namespace: "y"})
 	got := fetchKeys(g, krt.Collection[Named](in), []krt.Filter{krt.FilterNamespace("y")})
 	if len(got) != 1 || got[0] != "y/b" {

@@ -10,8 +10,7 @@ import (
 // A transformation may fetch a collection created after its own; the
 // transaction still converges to the from-scratch result.
 func TestFetchOfLaterCollectionConverges(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	var later krt.Collection[Num]
 	early := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
 		if later == nil {
@@ -34,8 +33,7 @@ func TestFetchOfLaterCollectionConverges(t *testing.T) {
 
 // A genuine cycle is cut and reported instead of spinning forever.
 func TestCycleIsReported(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	var b krt.Collection[Num]
 	a := krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
 		if b != nil {

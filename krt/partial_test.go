@@ -8,8 +8,7 @@ import (
 )
 
 func TestPartialFetchRecomputesOnlyOnProjectionChange(t *testing.T) {
-	g := krt.NewGraph()
-	pods := krt.NewStatic[Pod](g)
+	g, pods := newStatic[Pod]()
 	services := krt.NewStatic[Service](g)
 	services.Set(Service{Name: "web", Namespace: "a"})
 	ips := krt.NewCollection(g, services, func(ctx krt.HandlerContext, s Service) *Endpoints {

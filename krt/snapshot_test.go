@@ -209,8 +209,7 @@ func (l *logRecords) String() string {
 // through it still gives the version it was taken at, and after Read
 // returns plain reads give the last one, and the snapshot is refused.
 func TestSnapshotHoldsThroughCommits(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g, krt.WithName("in"))
+	g, in := newStatic[Num](krt.WithName("in"))
 	byN := krt.NewIndex(in, "by-n", func(n Num) []string { return []string{fmt.Sprint(n.N)} })
 	in.Set(Num{"a", 1}, Num{"b", 1}, Num{"c", 2})
 	var held *krt.Snapshot

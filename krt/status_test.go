@@ -14,8 +14,7 @@ type routeStatus struct {
 }
 
 func TestStatusCollectionKeepsOutputAndStatusTogether(t *testing.T) {
-	g := krt.NewGraph()
-	routes := krt.NewStatic[Num](g, krt.WithName("routes"))
+	g, routes := newStatic[Num](krt.WithName("routes"))
 	statuses, outs := krt.NewStatusCollection(g, routes, func(ctx krt.HandlerContext, r Num) (*routeStatus, *Num) {
 		switch {
 		case r.N < 0:
@@ -56,8 +55,7 @@ func TestStatusCollectionKeepsOutputAndStatusTogether(t *testing.T) {
 // TestStatusManyCollection: one input gives several outputs and one
 // status; a change of the input replaces all of its outputs.
 func TestStatusManyCollection(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g, krt.WithName("in"))
+	g, in := newStatic[Num](krt.WithName("in"))
 	statuses, outs := krt.NewStatusManyCollection(g, in, func(ctx krt.HandlerContext, n Num) (*routeStatus, []Num) {
 		var out []Num
 		for i := range n.N {

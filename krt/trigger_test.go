@@ -8,8 +8,7 @@ import (
 )
 
 func TestTriggerRecomputesOnlyItsDependents(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	var outside atomic.Int64 // state krt cannot see
 	trig := krt.NewTrigger(g, krt.WithName("flag"), krt.WithUnsynced())
 	outside.Store(2)

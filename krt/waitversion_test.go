@@ -11,8 +11,7 @@ import (
 )
 
 func TestWaitVersionWaitsForTheHandler(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	other := krt.NewStatic[Num](g)
 	release := make(chan struct{})
 	var got atomic.Uint64
@@ -43,8 +42,7 @@ func TestWaitVersionWaitsForTheHandler(t *testing.T) {
 }
 
 func TestWaitVersionOfALaterCommit(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	g, in := newStatic[Num]()
 	var got atomic.Uint64
 	reg := in.Register(func(b krt.Batch[Num]) { got.Store(b.Version) })
 	defer reg.Unregister()
@@ -59,8 +57,7 @@ func TestWaitVersionOfALaterCommit(t *testing.T) {
 }
 
 func TestWaitVersionAfterUnregister(t *testing.T) {
-	g := krt.NewGraph()
-	in := krt.NewStatic[Num](g)
+	_, in := newStatic[Num]()
 	reg := in.Register(func(krt.Batch[Num]) {})
 	v := in.Set(Num{"a", 1}) // queued: the graph is not running
 	reg.Unregister()
