@@ -12,6 +12,7 @@ import (
 	"github.com/meshd/meshd/internal/testrun"
 
 	"github.com/meshd/meshd/security"
+	"github.com/meshd/meshd/security/securitytest"
 )
 
 // startMeshdCA runs the meshd binary with its CA in folder mode until the
@@ -55,8 +56,7 @@ func TestAgentAgainstMeshd(t *testing.T) {
 	xdsAddr, debugAddr, bundle := startMeshdCA(t)
 
 	agent := func(token string) (string, string, error) {
-		tokenFile := filepath.Join(t.TempDir(), "token")
-		os.WriteFile(tokenFile, []byte(token), 0o600)
+		tokenFile := securitytest.TokenFile(t, t.TempDir(), token)
 		out := filepath.Join(t.TempDir(), "out")
 		cmd := exec.Command(bin, "agent", "--once", "--xds-addr", xdsAddr, "--root-cert", bundle, "--token-file", tokenFile,
 			"--namespace", "shop", "--service-account", "web", "--out", out)

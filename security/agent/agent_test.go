@@ -51,10 +51,7 @@ func startCA(t *testing.T, opts ...security.Option) (string, *tls.Config) {
 func runAgent(t *testing.T, caAddr string, caTLS *tls.Config, sa string) (string, Result) {
 	t.Helper()
 	dir := t.TempDir()
-	tokenFile := filepath.Join(dir, "token")
-	if err := os.WriteFile(tokenFile, []byte(sa+"-token\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tokenFile := securitytest.TokenFile(t, dir, sa+"-token\n")
 	out := filepath.Join(dir, "out")
 	a, err := New(Config{CAAddr: caAddr, CATLS: caTLS, XDSAddr: "127.0.0.1:15010", TokenFile: tokenFile,
 		Namespace: "shop", ServiceAccount: sa, PodName: sa + "-0", PodIP: "127.0.0.1", OutDir: out})
@@ -212,8 +209,7 @@ func TestFilesAndModes(t *testing.T) {
 func TestRenewRefused(t *testing.T) {
 	caAddr, caTLS := startCA(t)
 	dir := t.TempDir()
-	tokenFile := filepath.Join(dir, "token")
-	os.WriteFile(tokenFile, []byte("nobody-token"), 0o600)
+	tokenFile := securitytest.TokenFile(t, dir, "nobody-token")
 	a, err := New(Config{CAAddr: caAddr, CATLS: caTLS, XDSAddr: "x:1", TokenFile: tokenFile,
 		Namespace: "shop", ServiceAccount: "x", OutDir: filepath.Join(dir, "out")})
 	if err != nil {

@@ -1,5 +1,6 @@
 // Package securitytest helps tests of meshd's CA: keys, CSRs, a serving
-// certificate for loopback, and a TLS gRPC server on 127.0.0.1.
+// certificate for loopback, a TLS gRPC server on 127.0.0.1, and an
+// agent's token file.
 package securitytest
 
 import (

@@ -15,6 +15,7 @@ import (
 
 	"github.com/meshd/meshd/security"
 	"github.com/meshd/meshd/security/agent"
+	"github.com/meshd/meshd/security/securitytest"
 )
 
 // rotationLeafTTL is the workload certificates' life in the rotation test:
@@ -98,10 +99,7 @@ func startRotatingCA(t *testing.T, port int) (string, string) {
 func runAgent(t *testing.T, xdsAddr, bundle, sa, podIP string) string {
 	t.Helper()
 	dir := t.TempDir()
-	token := filepath.Join(dir, "token")
-	if err := os.WriteFile(token, []byte(sa+"-token"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	token := securitytest.TokenFile(t, dir, sa+"-token")
 	out := filepath.Join(dir, "out")
 	a, err := agent.New(agent.Config{CAAddr: xdsAddr, XDSAddr: xdsAddr, CATLS: trusting(t, bundle), XDSTLS: true, TokenFile: token, Namespace: "shop", ServiceAccount: sa,
 		PodName: sa + "-0", PodIP: podIP, OutDir: out, RefreshInterval: 500 * time.Millisecond})

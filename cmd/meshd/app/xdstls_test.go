@@ -360,8 +360,7 @@ func TestAgentBootstrappedClient(t *testing.T) {
 	r, dir, bundle := startTLSMeshd(t, map[string]string{"mesh.yaml": mesh})
 
 	out := filepath.Join(dir, "workload")
-	tokenFile := filepath.Join(dir, "token")
-	writeFile(t, tokenFile, frontToken)
+	tokenFile := securitytest.TokenFile(t, dir, frontToken)
 	caTLS := trusting(t, bundle)
 	a, err := agent.New(agent.Config{CAAddr: r.app.XDSAddr(), XDSAddr: r.app.XDSAddr(), CATLS: caTLS, XDSTLS: true,
 		TokenFile: tokenFile, Namespace: "shop", ServiceAccount: "front", PodName: "front-0", PodIP: "127.0.0.22", OutDir: out})
