@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/meshd/meshd/cmd/meshd/app"
+	"github.com/meshd/meshd/cmd/meshd/app/apptest"
 	"github.com/meshd/meshd/internal/leakcheck"
 	"github.com/meshd/meshd/krt"
 )
@@ -64,7 +64,7 @@ func TestCustomCollection(t *testing.T) {
 	cfg.ConfigDir, cfg.XDSAddr, cfg.DebugAddr = dir, "127.0.0.1:0", "127.0.0.1:0"
 	var col krt.Collection[NamespaceServices]
 	cfg.Extend = extend(func(c krt.Collection[NamespaceServices]) { col = c })
-	a, stop := startApp(t, cfg)
+	a, stop := apptest.Start(t, cfg)
 	defer stop()
 
 	if got, _ := col.Get("shop"); got.Count != 1 || got.Services[0] != "cart" {
@@ -80,25 +80,6 @@ func TestCustomCollection(t *testing.T) {
 	// A new service in shop updates shop's item, as the UI shows it.
 	write("more.yaml", moreServices)
 	waitShopServices(t, base, "cart,web")
-}
-
-// startApp runs meshd with cfg; stop ends it, waits for Run to return and
-// fails t if Run failed.
-func startApp(t *testing.T, cfg app.Config) (a *app.App, stop func()) {
-	t.Helper()
-	a, err := app.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	return a, func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}
 }
 
 // checkGraphHas fails t unless the debug UI's graph at base has a node

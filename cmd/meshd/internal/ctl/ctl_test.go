@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/meshd/meshd/cmd/meshd/app"
+	"github.com/meshd/meshd/cmd/meshd/app/apptest"
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 	"github.com/meshd/meshd/xds"
 	"github.com/meshd/meshd/xds/xdstest"
@@ -27,19 +28,8 @@ func startMeshd(t *testing.T) (debugAddr, xdsAddr string) {
 	t.Helper()
 	cfg := app.DefaultConfig()
 	cfg.XDSAddr, cfg.DebugAddr = "127.0.0.1:0", "127.0.0.1:0"
-	a, err := app.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
+	a, stop := apptest.Start(t, cfg)
+	t.Cleanup(stop)
 	return a.DebugAddr(), a.XDSAddr()
 }
 
