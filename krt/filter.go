@@ -277,13 +277,45 @@ func (s *store[T]) labelsOf(v T) map[string]string {
 // most selective index available. The caller holds the write lock: query
 // may build an index on first use.
 func (s *store[T]) query(f *filterSet) []T {
-	scratch := queryKeys.Get().(*[]string)
-	keys := (*scratch)[:0]
-	defer func() { putQueryKeys(scratch, keys) }()
-	var done filterKind // the filter the access path guarantees
-	appendSet := func(set *keySet) { keys = set.appendTo(keys) }
 	if f.selectsNothing() {
 		return nil
+	}
+	if len(s.items) == 1 {
+		return s.queryOne(f) // a singleton, most often: no keys to collect
+	}
+	scratch := queryKeys.Get().(*[]string)
+	keys, done := s.candidates(f, (*scratch)[:0])
+	defer func() { putQueryKeys(scratch, keys) }()
+	out := make([]T, 0, len(keys))
+	for _, k := range keys {
+		v, ok := s.items[k]
+		if ok && s.matchesExcept(f, k, v, done) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// queryOne is query of a collection holding one item.
+func (s *store[T]) queryOne(f *filterSet) []T {
+	for k, v := range s.items {
+		if s.matches(f, k, v) {
+			return []T{v}
+		}
+	}
+	return nil
+}
+
+// candidates appends to keys, ordered and each once, the keys of the
+// items that may pass f, and returns them with the filter the access path
+// guarantees. An index bucket small enough to keep its keys sorted needs
+// no sort.
+func (s *store[T]) candidates(f *filterSet, keys []string) ([]string, filterKind) {
+	var done filterKind
+	ordered := false
+	appendSet := func(set *keySet) {
+		ordered = set.sorted()
+		keys = set.appendTo(keys)
 	}
 	switch {
 	case f.hasKeys:
@@ -293,6 +325,7 @@ func (s *store[T]) query(f *filterSet) []T {
 			sort.Strings(keys)
 			keys = slices.Compact(keys)
 		}
+		return keys, done
 	case f.index >= 0:
 		done = filterIndex
 		appendSet(s.indexes[f.index].m[f.indexKey])
@@ -306,6 +339,7 @@ func (s *store[T]) query(f *filterSet) []T {
 		for k, v := range f.selects {
 			appendSet(s.selIdx[labelPair{k, v}])
 		}
+		ordered = ordered && len(f.selects) == 1
 	case f.hasNS:
 		s.ensureNamespaceIndex()
 		done = filterNamespace
@@ -316,17 +350,10 @@ func (s *store[T]) query(f *filterSet) []T {
 			keys = append(keys, k)
 		}
 	}
-	if len(keys) > 1 && !f.hasKeys {
+	if !ordered && len(keys) > 1 {
 		sort.Strings(keys)
 	}
-	out := make([]T, 0, len(keys))
-	for _, k := range keys {
-		v, ok := s.items[k]
-		if ok && s.matchesExcept(f, k, v, done) {
-			out = append(out, v)
-		}
-	}
-	return out
+	return keys, done
 }
 
 // filterString renders f for introspection.

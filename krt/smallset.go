@@ -2,9 +2,8 @@ package krt
 
 import "slices"
 
-// smallSet is one bucket of an index: the item keys filed under one index
-// key (keySet), or the reads filed under one bucket of a reverse index
-// (recSet). Most buckets hold a few elements (a selector pair names one
+// smallSet is one bucket of a reverse index: the reads filed under one
+// bucket (recSet); keySet, a bucket of an index, builds on it. Most buckets hold a few elements (a selector pair names one
 // service, a service selects a few pods), kept in a slice, which costs a
 // fraction of a map and is faster to scan; a bucket that grows past
 // fewElems moves to a map, so that removing one element of many stays
@@ -15,10 +14,7 @@ type smallSet[E comparable] struct {
 	many map[E]struct{}
 }
 
-type (
-	keySet = smallSet[string]
-	recSet = smallSet[*fetchRec]
-)
+type recSet = smallSet[*fetchRec]
 
 const fewElems = 16
 
@@ -122,4 +118,68 @@ func (s *smallSet[E]) appendTo(out []E) []E {
 		out = append(out, e)
 	}
 	return out
+}
+
+// keySet is one bucket of an index: the item keys filed under one index
+// key. Its slice is kept sorted, so that a query reading one bucket gets
+// the keys in order without sorting them (see sorted); inserting into a
+// slice of at most fewElems costs less than the sort it saves. Like a
+// smallSet, a nil *keySet is empty for len, has and appendTo.
+type keySet struct{ set smallSet[string] }
+
+func (s *keySet) len() int {
+	if s == nil {
+		return 0
+	}
+	return s.set.len()
+}
+
+// has reports whether key is in the set.
+func (s *keySet) has(key string) bool {
+	switch {
+	case s == nil:
+		return false
+	case s.set.many != nil:
+		return s.set.has(key)
+	}
+	_, found := slices.BinarySearch(s.set.few, key)
+	return found
+}
+
+// add adds key and reports whether it was not in the set yet.
+func (s *keySet) add(key string) bool {
+	if s.set.many != nil || len(s.set.few) >= fewElems {
+		return s.set.add(key)
+	}
+	i, found := slices.BinarySearch(s.set.few, key)
+	if found {
+		return false
+	}
+	s.set.few = slices.Insert(s.set.few, i, key)
+	return true
+}
+
+// remove removes key and reports whether it was in the set.
+func (s *keySet) remove(key string) bool {
+	if s.set.many != nil {
+		return s.set.remove(key)
+	}
+	i, found := slices.BinarySearch(s.set.few, key)
+	if !found {
+		return false
+	}
+	s.set.few = slices.Delete(s.set.few, i, i+1)
+	return true
+}
+
+// sorted reports whether appendTo lists the keys in order: while they are
+// few enough to be kept in the slice.
+func (s *keySet) sorted() bool { return s == nil || s.set.many == nil }
+
+// appendTo appends the keys to out, in order when sorted reports so.
+func (s *keySet) appendTo(out []string) []string {
+	if s == nil {
+		return out
+	}
+	return s.set.appendTo(out)
 }

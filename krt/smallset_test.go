@@ -2,6 +2,8 @@ package krt
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -15,11 +17,23 @@ func TestSmallSet(t *testing.T) {
 		keys[i] = fmt.Sprintf("ns/item-%d", i)
 		recs[i] = &fetchRec{in: &inputState{key: keys[i]}, filter: &noFilter}
 	}
-	t.Run("keys", func(t *testing.T) { checkSmallSet(t, keys) })
-	t.Run("reads", func(t *testing.T) { checkSmallSet(t, recs) })
+	t.Run("keys", func(t *testing.T) { checkSmallSet(t, keys, &smallSet[string]{}, (*smallSet[string])(nil)) })
+	t.Run("reads", func(t *testing.T) { checkSmallSet(t, recs, &smallSet[*fetchRec]{}, (*smallSet[*fetchRec])(nil)) })
+	// An index bucket: the same answers, and its keys listed in order
+	// while they are few.
+	t.Run("index keys", func(t *testing.T) { checkSmallSet(t, keys, &keySet{}, (*keySet)(nil)) })
 }
 
-func checkSmallSet[E comparable](t *testing.T, elems []E) {
+// testSet is what smallSet and keySet share.
+type testSet[E comparable] interface {
+	add(E) bool
+	remove(E) bool
+	has(E) bool
+	len() int
+	appendTo([]E) []E
+}
+
+func checkSmallSet[E comparable, S testSet[E]](t *testing.T, elems []E, s, none S) {
 	steps := []struct {
 		name  string
 		add   bool
@@ -35,7 +49,6 @@ func checkSmallSet[E comparable](t *testing.T, elems []E) {
 		{"remove again as a map", false, elems[7:8]},
 		{"refill", true, elems[:fewElems]},
 	}
-	var s smallSet[E]
 	want := map[E]bool{}
 	for _, st := range steps {
 		for i, e := range st.elems {
@@ -55,8 +68,9 @@ func checkSmallSet[E comparable](t *testing.T, elems []E) {
 			}
 		}
 		seen := map[E]int{}
-		s.each(func(e E) { seen[e]++ })
 		listed := s.appendTo(nil)
+		each(s, func(e E) { seen[e]++ })
+		checkOrder(t, st.name, s, listed)
 		if len(seen) != len(want) || len(listed) != len(want) || s.len() != len(want) {
 			t.Fatalf("%s: each saw %d, appendTo %d, len %d; want %d", st.name, len(seen), len(listed), s.len(), len(want))
 		}
@@ -71,9 +85,54 @@ func checkSmallSet[E comparable](t *testing.T, elems []E) {
 			}
 		}
 	}
-	var none *smallSet[E]
 	if none.len() != 0 || none.has(elems[0]) || len(none.appendTo(nil)) != 0 {
 		t.Fatal("a nil set is not empty")
 	}
-	none.each(func(E) { t.Fatal("a nil set has elements") })
+	each(none, func(E) { t.Fatal("a nil set has elements") })
+}
+
+// each calls fn with every element of s: through smallSet.each where s
+// has it, else through appendTo.
+func each[E comparable](s testSet[E], fn func(E)) {
+	if ss, ok := s.(*smallSet[E]); ok {
+		ss.each(fn)
+		return
+	}
+	for _, e := range s.appendTo(nil) {
+		fn(e)
+	}
+}
+
+// checkOrder fails when s is a keySet that says its keys are sorted and
+// lists them out of order.
+func checkOrder[E comparable](t *testing.T, step string, s testSet[E], listed []E) {
+	t.Helper()
+	ks, ok := any(s).(*keySet)
+	if !ok {
+		return
+	}
+	if keys := any(listed).([]string); ks.sorted() && !slices.IsSorted(keys) {
+		t.Fatalf("%s: keys listed out of order: %v", step, keys)
+	}
+}
+
+// TestKeySetOrder fills an index bucket in shuffled order: up to fewElems
+// keys it lists them sorted and says so; past that it says they are not.
+func TestKeySetOrder(t *testing.T) {
+	var s keySet
+	for i, j := range rand.New(rand.NewPCG(1, 2)).Perm(fewElems) {
+		s.add(fmt.Sprintf("key-%02d", j))
+		if got := s.appendTo(nil); !s.sorted() || !slices.IsSorted(got) || len(got) != i+1 {
+			t.Fatalf("after %d adds: sorted() %v, keys %v", i+1, s.sorted(), got)
+		}
+	}
+	s.remove("key-07")
+	if got := s.appendTo(nil); !slices.IsSorted(got) || len(got) != fewElems-1 || s.has("key-07") {
+		t.Fatalf("after a remove: keys %v", got)
+	}
+	s.add("key-07")
+	s.add("key-99")
+	if s.sorted() || s.len() != fewElems+1 {
+		t.Fatalf("past fewElems: sorted() %v, len %d", s.sorted(), s.len())
+	}
 }
