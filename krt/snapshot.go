@@ -159,7 +159,7 @@ func (v View[T]) Lookup(idx Index[T], key string) []T {
 // version, and never changes.
 type undoRecord[T any] struct {
 	version uint64
-	changes map[string]pendingChange[T]
+	changes changeLog[T]
 }
 
 // readVersion returns the version a plain Get or List reads, refusing a
@@ -177,13 +177,13 @@ func (g *Graph) readVersion() uint64 {
 func (s *store[T]) beforeLocked(v uint64, key string) (old T, had, found bool) {
 	for i := range s.kept { // oldest first: the first newer record has v's value
 		if u := &s.kept[i]; u.version > v {
-			if pc, ok := u.changes[key]; ok {
+			if pc := u.changes.get(key); pc != nil {
 				return pc.old, pc.hadOld, true
 			}
 		}
 	}
 	if s.liveVersion > v {
-		if pc, ok := s.changes[key]; ok {
+		if pc := s.changes.get(key); pc != nil {
 			return pc.old, pc.hadOld, true
 		}
 	}
@@ -192,7 +192,7 @@ func (s *store[T]) beforeLocked(v uint64, key string) (old T, had, found bool) {
 
 // overlaidLocked reports whether any record must be consulted at v.
 func (s *store[T]) overlaidLocked(v uint64) bool {
-	if s.liveVersion > v && len(s.changes) > 0 {
+	if s.liveVersion > v && s.changes.len() > 0 {
 		return true
 	}
 	return len(s.kept) > 0 && s.kept[len(s.kept)-1].version > v
@@ -235,9 +235,9 @@ func (s *store[T]) keysAtLocked(v uint64) []string {
 // forChangedLocked calls fn once for each key a record newer than v holds.
 func (s *store[T]) forChangedLocked(v uint64, fn func(key string)) {
 	seen := map[string]struct{}{}
-	visit := func(changes map[string]pendingChange[T]) {
-		for k := range changes {
-			if _, dup := seen[k]; !dup {
+	visit := func(changes *changeLog[T]) {
+		for i := range changes.list {
+			if k := changes.list[i].key; !has(seen, k) {
 				seen[k] = struct{}{}
 				fn(k)
 			}
@@ -245,11 +245,11 @@ func (s *store[T]) forChangedLocked(v uint64, fn func(key string)) {
 	}
 	for i := range s.kept {
 		if s.kept[i].version > v {
-			visit(s.kept[i].changes)
+			visit(&s.kept[i].changes)
 		}
 	}
 	if s.liveVersion > v {
-		visit(s.changes)
+		visit(&s.changes)
 	}
 }
 
@@ -363,16 +363,19 @@ func (s *store[T]) indexKeysAt(v uint64, id int) []string {
 func (s *store[T]) retire(committed, held bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if committed && held && len(s.changes) > 0 {
+	if committed && held && s.changes.len() > 0 {
 		s.kept = append(s.kept, undoRecord[T]{version: s.liveVersion, changes: s.changes})
-		s.changes = nil
-	} else if len(s.changes) <= 64 {
-		clear(s.changes) // reuse a small map for the next transaction
+		s.changes = changeLog[T]{}
 	} else {
-		s.changes = nil // a large one's buckets would slow every later iteration
+		s.changes.reset()
 	}
 	s.liveVersion = 0
 	return len(s.kept) > 0
+}
+
+func has(set map[string]struct{}, k string) bool {
+	_, ok := set[k]
+	return ok
 }
 
 // pruneLocked drops the records that no Read needs: those of versions not

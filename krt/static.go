@@ -141,7 +141,9 @@ func (w Writer[T]) Modify(key string, fn func(old T, ok bool) (T, bool)) {
 func (s *static[T]) undo() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for key, pc := range s.changes {
+	for i := range s.changes.list {
+		pc := &s.changes.list[i]
+		key := pc.key
 		cur, ok := s.items[key]
 		if pc.hadOld {
 			s.items[key] = pc.old
@@ -151,7 +153,7 @@ func (s *static[T]) undo() {
 		s.reindexUserLocked(key, cur, ok, pc.old, pc.hadOld)
 		s.reindexBuiltin(key, cur, ok, pc.old, pc.hadOld)
 	}
-	s.changes = nil
+	s.changes.reset()
 	s.liveVersion = 0
 	s.unprop = s.unprop[:0]
 }

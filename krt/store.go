@@ -43,11 +43,12 @@ type store[T any] struct {
 	stopped bool      // its sub-graph stopped: detached, empty, read-only
 
 	// The open transaction's changes: the value each changed key had
-	// before it, and the keys whose dependents are not told yet (those
-	// whose change's round is the current round). liveVersion is the
-	// version the transaction commits as, 0 when changes is empty.
-	changes     map[string]pendingChange[T]
-	unprop      []string
+	// before it and has now, and the positions in it of the keys whose
+	// dependents are not told yet (those whose change's round is the
+	// current round). liveVersion is the version the transaction commits
+	// as, 0 when changes is empty.
+	changes     changeLog[T]
+	unprop      []int32
 	round       uint32
 	liveVersion uint64
 	// kept holds committed transactions' changes, oldest first, while a
@@ -55,7 +56,7 @@ type store[T any] struct {
 	kept []undoRecord[T]
 	// changeHint, while a bulk write or recomputation runs, is how many
 	// changes it may make: changes is made that large at once rather
-	// than rehashed as it grows.
+	// than regrown as it grows.
 	changeHint int
 	// unwatched is set while the transaction that constructs the
 	// collection fills it. No handler, downstream, dependent or reader
@@ -71,12 +72,6 @@ type store[T any] struct {
 	stats     stats
 	hist      history
 	edgeCache atomic.Pointer[[]Edge] // edges() as of the last Describe between transactions
-}
-
-type pendingChange[T any] struct {
-	old    T
-	hadOld bool
-	round  uint32 // the store's round when the key last changed
 }
 
 type stats struct {
@@ -157,7 +152,7 @@ func (s *store[T]) put(tx *Txn, key string, v T) bool {
 		return false
 	}
 	s.lockItems()
-	s.noteChangeLocked(key, old, had)
+	s.noteChangeLocked(key, old, had, v, true)
 	s.items[key] = v
 	s.reindexUserLocked(key, old, had, v, true)
 	s.unlockItems()
@@ -174,7 +169,7 @@ func (s *store[T]) remove(tx *Txn, key string) bool {
 	}
 	var zero T
 	s.lockItems()
-	s.noteChangeLocked(key, old, had)
+	s.noteChangeLocked(key, old, had, zero, false)
 	delete(s.items, key)
 	s.reindexUserLocked(key, old, true, zero, false)
 	s.unlockItems()
@@ -199,26 +194,27 @@ func (s *store[T]) unlockItems() {
 	}
 }
 
-// noteChangeLocked records key's value before the transaction, the first
-// time the transaction changes it, and queues key for propagation.
-func (s *store[T]) noteChangeLocked(key string, old T, had bool) {
+// noteChangeLocked records key's change to cur (none when !hasCur): its
+// value before the transaction, the first time the transaction changes
+// it, and its value now; and queues key for propagation.
+func (s *store[T]) noteChangeLocked(key string, old T, had bool, cur T, hasCur bool) {
 	if s.unwatched {
 		return
-	}
-	if s.changes == nil {
-		s.changes = make(map[string]pendingChange[T], s.changeHint)
 	}
 	if s.liveVersion == 0 {
 		s.liveVersion = s.g.version.Load() + 1
 	}
-	pc, seen := s.changes[key]
-	if !seen {
-		s.changes[key] = pendingChange[T]{old: old, hadOld: had, round: s.round}
-		s.unprop = append(s.unprop, key)
-	} else if pc.round != s.round {
-		pc.round = s.round
-		s.changes[key] = pc
-		s.unprop = append(s.unprop, key)
+	i := s.changes.find(key)
+	if i < 0 {
+		i = s.changes.add(keyChange[T]{key: key, old: old, hadOld: had, cur: cur, hasCur: hasCur, round: s.round}, s.changeHint)
+		s.unprop = append(s.unprop, i)
+		return
+	}
+	c := &s.changes.list[i]
+	c.cur, c.hasCur = cur, hasCur
+	if c.round != s.round {
+		c.round = s.round
+		s.unprop = append(s.unprop, i)
 	}
 }
 
@@ -229,13 +225,12 @@ func (s *store[T]) self() node { return s.g.nodes[s.id] }
 // every key changed since the last call.
 func (s *store[T]) propagateChanges(tx *Txn) {
 	s.round++ // what changes from now on is queued anew
-	for _, key := range s.unprop {
-		pc := s.changes[key]
-		nv, hasNew := s.items[key]
+	for _, i := range s.unprop {
+		c := &s.changes.list[i]
 		for _, down := range s.downs {
-			down.markDirty(tx, key)
+			down.markDirty(tx, c.key)
 		}
-		s.trigger(tx, key, pc.old, pc.hadOld, nv, hasNew)
+		s.trigger(tx, c.key, c.old, c.hadOld, c.cur, c.hasCur)
 	}
 	s.unprop = s.unprop[:0]
 }
@@ -250,10 +245,10 @@ func (s *store[T]) finish(version uint64) int {
 	if cap(s.unprop) > 1024 {
 		s.unprop = nil // a bulk load's scratch space is not worth keeping
 	}
-	if len(s.changes) == 0 || version == 0 {
+	if s.changes.len() == 0 || version == 0 {
 		return 0
 	}
-	events, recent, n := s.netEvents(s.changes)
+	events, recent, n := s.netEvents(s.changes.list)
 	s.stats.events.Add(uint64(n))
 	s.hist.events(version, s.g.commitClock, recent)
 	s.g.recentScratch = clearedScratch(recent)
@@ -300,7 +295,7 @@ func (s *store[T]) deliver() {
 // netEvents turns the transaction's changes into the events handlers get
 // (none when no handler is registered), the records the history keeps, and
 // the number of keys whose value changed.
-func (s *store[T]) netEvents(changes map[string]pendingChange[T]) (events []Event[T], recent []EventRecord, n int) {
+func (s *store[T]) netEvents(changes []keyChange[T]) (events []Event[T], recent []EventRecord, n int) {
 	want := len(s.handlers) > 0
 	// vals holds what the events point to: one allocation, not one per
 	// value. (A handler that keeps one pointer keeps the whole array.)
@@ -309,8 +304,9 @@ func (s *store[T]) netEvents(changes map[string]pendingChange[T]) (events []Even
 		events, vals = makeEvents[T](len(changes))
 	}
 	recent = s.g.recentScratch[:0]
-	for key, pc := range changes {
-		nv, hasNew := s.items[key]
+	for i := range changes {
+		pc := &changes[i]
+		key, nv, hasNew := pc.key, pc.cur, pc.hasCur
 		var typ EventType
 		switch {
 		case !pc.hadOld && hasNew:

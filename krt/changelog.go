@@ -1,0 +1,90 @@
+package krt
+
+// changeLog is what one transaction changed in one collection: for each
+// changed key, in the order first changed, its value before the
+// transaction and its value now. Propagation and commit read the values
+// from it rather than looking the key up in the items again, and a reader
+// at an older version finds the value before it there (see snapshot.go).
+//
+// Most transactions change one key or a few: lookups scan the list until
+// it holds more than fewChanges, and go through a map of positions from
+// then on. The zero value is an empty log.
+type changeLog[T any] struct {
+	list []keyChange[T]
+	at   map[string]int32 // key -> position in list, once list is long
+}
+
+// keyChange is one changed key of a changeLog.
+type keyChange[T any] struct {
+	key    string
+	old    T
+	cur    T
+	hadOld bool
+	hasCur bool
+	round  uint32 // the store's round when the key last changed
+}
+
+const fewChanges = 8
+
+func (l *changeLog[T]) len() int { return len(l.list) }
+
+// find returns the position of key's entry, or -1 when the transaction
+// has not changed it.
+func (l *changeLog[T]) find(key string) int32 {
+	if l.at != nil {
+		if i, ok := l.at[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range l.list {
+		if l.list[i].key == key {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// get returns key's entry, or nil when the transaction has not changed
+// it. The pointer is valid until the next add.
+func (l *changeLog[T]) get(key string) *keyChange[T] {
+	if i := l.find(key); i >= 0 {
+		return &l.list[i]
+	}
+	return nil
+}
+
+// add appends a new entry for key, which the log must not hold yet, and
+// returns its position. hint, when larger than the list, is how many
+// entries the transaction may add: the log is sized for them at once.
+func (l *changeLog[T]) add(c keyChange[T], hint int) int32 {
+	if l.list == nil && hint > fewChanges {
+		l.list = make([]keyChange[T], 0, hint)
+		l.at = make(map[string]int32, hint)
+	}
+	i := int32(len(l.list))
+	l.list = append(l.list, c)
+	switch {
+	case l.at != nil:
+		l.at[c.key] = i
+	case len(l.list) > fewChanges:
+		l.at = make(map[string]int32, 2*len(l.list))
+		for j := range l.list {
+			l.at[l.list[j].key] = int32(j)
+		}
+	}
+	return i
+}
+
+// reset empties the log for the next transaction, keeping a small one's
+// array and map: a large one's would slow every later iteration and hold
+// memory a bulk load needed once.
+func (l *changeLog[T]) reset() {
+	if cap(l.list) > 64 {
+		*l = changeLog[T]{}
+		return
+	}
+	clear(l.list)
+	l.list = l.list[:0]
+	clear(l.at)
+}
