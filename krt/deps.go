@@ -9,7 +9,7 @@ import "slices"
 type fetchRec struct {
 	in     *inputState
 	up     upstream
-	filter *filterSet // never changed once recorded
+	filter *filterSet // its content never changed once recorded
 }
 
 // dependents is a collection's reverse index: which reads of it, by which
@@ -69,11 +69,32 @@ func fileIn[K comparable](m *map[K]*recSet, k K, rec *fetchRec, add bool) int {
 		set = &recSet{}
 		(*m)[k] = set
 	}
+	if add {
+		shareFilter(set, rec)
+	}
 	n := fileSet(set, rec, add)
 	if set.len() == 0 {
 		delete(*m, k)
 	}
 	return n
+}
+
+// shareFilter points rec at the filter of a read filed in the same small
+// bucket when the two are equal. The reads of the inputs that share a
+// bucket often filter alike (the pods of one service, each fetching the
+// services that select its labels), and a filter is never changed once
+// recorded, so they can hold one copy. Only the writer files reads, and
+// nothing reads rec's filter while it does.
+func shareFilter(set *recSet, rec *fetchRec) {
+	if set.many != nil {
+		return // a bucket this large is not worth the scan
+	}
+	for _, x := range set.few {
+		if x.filter != rec.filter && x.filter.equal(rec.filter) {
+			rec.filter = x.filter
+			return
+		}
+	}
 }
 
 // fileSet adds rec to, or removes it from, set.
