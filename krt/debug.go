@@ -228,7 +228,7 @@ func (d *derived[I, O]) edges() []Edge {
 			if r.filter.index >= 0 {
 				kind = "index"
 			}
-			counts[ek{r.up.nodeID(), kind}]++
+			counts[ek{r.up().nodeID(), kind}]++
 		}
 	}
 	for k, n := range counts {
@@ -268,7 +268,7 @@ func (d *derived[I, O]) explain(key string) (Explanation, bool) {
 	}
 	if st := d.inputs[input]; st != nil {
 		for _, r := range st.deps {
-			e.Reads = append(e.Reads, Read{Collection: r.up.nodeName(), Filter: r.up.filterString(r.filter)})
+			e.Reads = append(e.Reads, Read{Collection: r.up().nodeName(), Filter: r.up().filterString(r.filter)})
 		}
 	}
 	for in := range d.contested[key] {

@@ -2,15 +2,20 @@ package krt
 
 import "slices"
 
-// fetchRec is one recorded read: input in fetched from up with filter. It
-// is filed in up's reverse index (see dependents). Each input makes a few
-// and a graph holds them by the hundred thousand, hence the pointer to
-// the filter, which reads without one share (see keepFilter).
+// fetchRec is one recorded read: input in fetched from the collection
+// whose reverse index src is, with filter. It is filed in src (see
+// dependents). Each input makes a few and a graph holds them by the
+// hundred thousand, hence pointers alone: to the filter, which reads
+// without one share (see keepFilter and shareFilter), and to the reverse
+// index rather than to the collection, an interface twice the size.
 type fetchRec struct {
 	in     *inputState
-	up     upstream
+	src    *dependents
 	filter *filterSet // its content never changed once recorded
 }
+
+// up returns the collection the read is of.
+func (r *fetchRec) up() upstream { return r.src.owner }
 
 // dependents is a collection's reverse index: which reads of it, by which
 // inputs of which collections, a change to a given item can affect. Each
@@ -18,6 +23,7 @@ type fetchRec struct {
 // one map per kind of part, so that each is keyed by what it needs and
 // nothing more.
 type dependents struct {
+	owner     upstream              // the collection whose reverse index this is
 	all       recSet                // reads no change escapes
 	byKey     map[string]*recSet    // FilterKey(s), under each key
 	byIndex   []map[string]*recSet  // FilterIndex, by index id, under its key

@@ -397,12 +397,12 @@ func (d *derived[I, O]) setDeps(st *inputState, deps []*fetchRec) {
 		return
 	}
 	for _, r := range st.deps {
-		r.up.removeDep(r)
-		d.unrefUpstream(r.up)
+		r.up().removeDep(r)
+		d.unrefUpstream(r.up())
 	}
 	for _, r := range deps {
-		r.up.addDep(r)
-		d.upSynced[r.up]++
+		r.up().addDep(r)
+		d.upSynced[r.up()]++
 	}
 	st.deps = deps
 }
@@ -421,7 +421,7 @@ func sameDeps(a, b []*fetchRec) bool {
 		if a[i] == b[i] {
 			continue
 		}
-		if a[i].up != b[i].up || !a[i].filter.equal(b[i].filter) {
+		if a[i].src != b[i].src || !a[i].filter.equal(b[i].filter) {
 			return false
 		}
 	}
@@ -432,7 +432,7 @@ func sameDeps(a, b []*fetchRec) bool {
 func unionDeps(a, b []*fetchRec) []*fetchRec {
 	out := append([]*fetchRec(nil), a...)
 	for _, r := range b {
-		if !slices.ContainsFunc(a, func(x *fetchRec) bool { return x.up == r.up && x.filter.equal(r.filter) }) {
+		if !slices.ContainsFunc(a, func(x *fetchRec) bool { return x.src == r.src && x.filter.equal(r.filter) }) {
 			out = append(out, r)
 		}
 	}

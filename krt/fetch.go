@@ -89,7 +89,7 @@ func fetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same an
 		}
 		return nil
 	}
-	fc.record(s.self().(upstream), &fs)
+	fc.record(&s.deps, &fs)
 	if unlock := s.g.guardSelfFetch(s.id); unlock != nil {
 		defer unlock()
 	}
@@ -99,10 +99,10 @@ func fetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same an
 // record adds a read of up with fs to the computation's reads. In the
 // steady state a computation reads what it read last time: it reuses
 // that record rather than allocating and re-filing a new one.
-func (c *fetchCtx) record(up upstream, fs *filterSet) {
+func (c *fetchCtx) record(src *dependents, fs *filterSet) {
 	i := len(c.deps)
 	shared := c.sharesPrev()
-	if i < len(c.prev) && c.prev[i].up == up && c.prev[i].filter.equal(fs) {
+	if i < len(c.prev) && c.prev[i].src == src && c.prev[i].filter.equal(fs) {
 		if shared {
 			c.deps = c.prev[:i+1]
 			return
@@ -115,7 +115,7 @@ func (c *fetchCtx) record(up upstream, fs *filterSet) {
 		// setDeps must unfile.
 		c.deps = append(make([]*fetchRec, 0, max(len(c.prev), i+1, 2)), c.deps...)
 	}
-	c.deps = append(c.deps, &fetchRec{in: c.in, up: up, filter: keepFilter(fs)})
+	c.deps = append(c.deps, &fetchRec{in: c.in, src: src, filter: keepFilter(fs)})
 }
 
 // FetchOne returns the item of c that passes every filter and records the

@@ -205,8 +205,8 @@ func (g *Graph) construct(n interface {
 	if sub := n.subGraph(); sub != nil {
 		sub.adoptLocked(n)
 	}
-	n.setID(len(g.nodes))
 	g.nodes = append(g.nodes, n)
+	n.setID(len(g.nodes) - 1)
 	g.hmu.Lock()
 	g.names = append(g.names, n.nodeName())
 	g.hmu.Unlock()

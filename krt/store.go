@@ -395,7 +395,11 @@ func (s *store[T]) sortedKeys() []string {
 	return ks
 }
 
-func (s *store[T]) setID(id int) { s.id = id }
+// setID numbers s, which the graph holds at g.nodes[id] by then.
+func (s *store[T]) setID(id int) {
+	s.id = id
+	s.deps.owner = s.g.nodes[id].(upstream)
+}
 
 // undo implements node; only static collections have writes to revert.
 func (s *store[T]) undo() {}
