@@ -10,16 +10,17 @@ import (
 
 // Snapshot reads: the writer changes each collection's items and indexes
 // in place, and records, per collection and transaction, the value each
-// changed key had before (store.changes). A reader at version V reads the
-// current items through that record: a key changed by a transaction newer
-// than V reads as its value before that transaction. The running
-// transaction's record is consulted as long as it has not committed;
-// committed records are kept only while a Graph.Read holds an older
-// version, and dropped by the first commit after it ends. Readers and
-// the writer share one short lock per collection (store.mu), held for one
-// map operation by the writer and for one lookup, or one List's copy, by
-// a reader; no reader waits for a transformation, and a write costs one
-// uncontended lock more than before, nothing per reader.
+// changed key had before (store.changes, a changeLog). A reader at
+// version V reads the current items through that record: a key changed
+// by a transaction newer than V reads as its value before that
+// transaction. The running transaction's record is consulted as long as
+// it has not committed; committed records are kept only while a
+// Graph.Read holds an older version, and dropped by the first commit
+// after it ends. Readers and the writer share one short lock per
+// collection (store.mu), held for one map operation by the writer and
+// for one lookup, or one List's copy, by a reader; no reader waits for a
+// transformation, and a write costs one uncontended lock more than
+// before, nothing per reader.
 
 // pinSet counts the versions open Graph.Read calls hold.
 type pinSet struct {
