@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -27,6 +28,7 @@ type derived[I, O any] struct {
 	failing   map[string]error        // inputs whose last computation failed
 	upSynced  map[upstream]int        // upstreams read by any input (refcounted)
 	tally     recomputeTally          // the running process call's recomputations
+	chunks    sync.Pool               // *[]result[O]: parallel runs' chunk buffers
 }
 
 // inputState is what a derived collection keeps about one input: its key,

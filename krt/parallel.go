@@ -34,6 +34,13 @@ const (
 	defaultParallelChunk = 16
 )
 
+// defaultParallelism is how many goroutines a graph may compute one
+// collection with unless WithParallelism says otherwise: GOMAXPROCS when
+// the graph is made. workersFor caps it at GOMAXPROCS when it runs, so
+// that at GOMAXPROCS=1 every collection is computed serially, on the
+// writer's goroutine, whatever the parallelism.
+func defaultParallelism() int { return runtime.GOMAXPROCS(0) }
+
 // workersFor returns how many goroutines should compute n dirty inputs of
 // one collection: 1 below the threshold, else at most the graph's
 // parallelism and GOMAXPROCS.
@@ -51,8 +58,11 @@ func (g *Graph) workersFor(n int) int {
 // parallelRun is one collection's parallel recomputation: its inputs cut
 // into chunks, the chunks' results, and which chunks are computed.
 type parallelRun[O any] struct {
-	states  []*inputState // the dirty inputs, in the order applied
-	results []result[O]
+	states []*inputState // the dirty inputs, in the order applied
+	// results holds each computed chunk's results until it is applied,
+	// in a buffer of the collection's chunk pool: only the chunks
+	// computed ahead of applying hold one, not every input at once.
+	results [][]result[O]
 	chunk   int
 	chunks  int
 	claimed atomic.Int64 // chunks handed out
@@ -81,8 +91,8 @@ func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty []*inputState, workers 
 	g := d.g
 	g.parallelRuns.Add(1)
 	r := &parallelRun[O]{chunk: g.parallelChunk, states: dirty}
-	r.results = make([]result[O], len(dirty))
 	r.chunks = (len(dirty) + r.chunk - 1) / r.chunk
+	r.results = make([][]result[O], r.chunks)
 	r.done = make([]atomic.Bool, r.chunks)
 	r.computed = make(chan struct{}, r.chunks)
 	g.applying.Store(int64(d.id) + 1)
@@ -121,22 +131,38 @@ func (d *derived[I, O]) applyAsComputed(tx *Txn, r *parallelRun[O]) {
 
 func (d *derived[I, O]) computeChunk(r *parallelRun[O], c int, slot *computing) {
 	start, end := r.bounds(c)
-	for i := start; i < end; i++ {
-		r.results[i] = d.compute(r.states[i], slot)
+	buf := d.chunkBuffer(end - start)
+	for i := range buf {
+		buf[i] = d.compute(r.states[start+i], slot)
 	}
-	r.done[c].Store(true)
+	r.results[c] = buf
+	r.done[c].Store(true) // publishes results[c] to the writer
 }
 
 // applyChunk applies chunk c's results, holding applyMu so that a
-// transformation fetching this collection meanwhile waits.
+// transformation fetching this collection meanwhile waits, and returns
+// their buffer to the pool.
 func (d *derived[I, O]) applyChunk(tx *Txn, r *parallelRun[O], c int) {
-	start, end := r.bounds(c)
+	buf := r.results[c]
+	r.results[c] = nil
 	d.g.applyMu.Lock()
 	defer d.g.applyMu.Unlock()
-	for i := start; i < end; i++ {
-		d.apply(tx, &r.results[i])
-		r.results[i] = result[O]{}
+	for i := range buf {
+		d.apply(tx, &buf[i])
 	}
+	clear(buf) // drop the outputs and reads before the buffer is reused
+	d.chunks.Put(&buf)
+}
+
+// chunkBuffer returns a buffer for n results from the collection's pool.
+// A run holds as many as it has chunks computed and not yet applied, and
+// the pool lets the next run reuse them: results are not allocated per
+// input, nor kept between transactions once the pool is collected.
+func (d *derived[I, O]) chunkBuffer(n int) []result[O] {
+	if p, ok := d.chunks.Get().(*[]result[O]); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]result[O], n, max(n, d.g.parallelChunk))
 }
 
 // guardSelfFetch is called by a fetch from s; when the collection
