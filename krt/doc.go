@@ -26,14 +26,15 @@
 //  5. Write inputs (pods.Set, pods.Delete, g.Update for several at once).
 //  6. Cancel ctx; Run returns once every goroutine it started has ended.
 //
-// Constructors start no goroutines. Run starts one goroutine per registered
-// handler and one watchdog that reports a transformation running past the
-// stall threshold ([WithStallThreshold]); propagation happens in the
-// goroutine that writes an input. With [WithParallelism], the dirty
-// inputs of one collection may be computed on several goroutines within a
-// transaction; the results are applied in a serial run's order, so outputs
-// and events do not change, but a transformation must then be safe to call
-// concurrently for different inputs.
+// Constructors leave no goroutine running. Run starts one goroutine per
+// registered handler and one watchdog that reports a transformation
+// running past the stall threshold ([WithStallThreshold]); propagation
+// happens in the goroutine that writes an input. When one collection has
+// many dirty inputs in a transaction, they are computed on up to
+// GOMAXPROCS goroutines ([WithParallelism]) that end before it commits;
+// the results are applied in a serial run's order, so outputs and events
+// do not change, but a transformation must be safe to call concurrently
+// for different inputs.
 //
 // # Consistency
 //

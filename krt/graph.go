@@ -85,7 +85,7 @@ func NewGraph(opts ...GraphOption) *Graph {
 	g := &Graph{
 		history: 32, handlers: map[handlerRunner]struct{}{},
 		stallAfter: defaultStallThreshold, parallelMin: defaultParallelMin, parallelChunk: defaultParallelChunk,
-		computing: make([]computing, 1),
+		computing: make([]computing, defaultParallelism()),
 	}
 	g.lock.init()
 	g.listed.Store(&[]node{})

@@ -196,9 +196,9 @@ func WithErrorHistory(n int) GraphOption { return func(g *Graph) { g.history = n
 // otherwise computes on the writer's goroutine alone. 1 or less computes
 // serially. Outputs and events do not depend on it. Transformations must
 // therefore be safe to call concurrently for different inputs, as pure
-// functions of their input and fetches are. Default: 1, serial; a second
-// goroutine pays only where a core is idle, which a busy control plane's
-// is not (docs/krt.md has the figures).
+// functions of their input and fetches are. Default: GOMAXPROCS when the
+// graph is made; at GOMAXPROCS=1 every computation is serial whatever n
+// is (docs/krt.md has the figures).
 func WithParallelism(n int) GraphOption {
 	return func(g *Graph) { g.computing = make([]computing, max(n, 1)) }
 }
