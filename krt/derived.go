@@ -26,7 +26,7 @@ type derived[I, O any] struct {
 	owners    map[string]string       // output key -> input that produced it
 	contested map[string]map[string]O // output key -> every claimant, while >1
 	failing   map[string]error        // inputs whose last computation failed
-	upSynced  map[upstream]int        // upstreams read by any input (refcounted)
+	upSynced  []upstreamRefs          // upstreams read by any input, a few
 	tally     recomputeTally          // the running process call's recomputations
 	chunks    sync.Pool               // *[]result[O]: parallel runs' chunk buffers
 }
@@ -41,6 +41,14 @@ type inputState struct {
 	outs  []string
 	deps  []*fetchRec
 	dirty bool
+}
+
+// upstreamRefs counts the recorded reads of one upstream by a derived
+// collection's inputs. A collection reads a few upstreams, so a slice
+// scanned for one beats a map keyed by an interface, which hashes it.
+type upstreamRefs struct {
+	up upstream
+	n  int
 }
 
 // inputOwner is the collection an input belongs to, as its entries and
@@ -67,7 +75,6 @@ func newDerived[I, O any](g Owner, parent *store[I], kind string, one func(Handl
 	d := &derived[I, O]{
 		parent: parent, one: one, many: many,
 		inputs: map[string]*inputState{}, owners: map[string]string{},
-		upSynced: map[upstream]int{},
 	}
 	d.init(g, kind, o)
 	d.owner.d = d
@@ -176,18 +183,43 @@ type result[O any] struct {
 	gone   bool
 	hasOne bool
 	one    [1]O
+	oneKey [1]string // one's key
 	outs   []O
+	keys   []string // outs' keys
 	err    error
 	deps   []*fetchRec
 	took   time.Duration
 }
 
-// outputs returns the run's outputs.
-func (c *result[O]) outputs() []O {
+// outputs returns the run's outputs and their keys.
+func (c *result[O]) outputs() ([]O, []string) {
 	if c.hasOne {
-		return c.one[:]
+		return c.one[:], c.oneKey[:]
 	}
-	return c.outs
+	return c.outs, c.keys
+}
+
+// keyOutputs computes the keys of the run's outputs, as part of the run:
+// in a parallel recomputation on the goroutine that computed them, so
+// that applying them does not. An output keyed like its input shares the
+// input's key string.
+func (d *derived[I, O]) keyOutputs(c *result[O]) {
+	keyOf := func(v O) string {
+		if key := d.acc.key(v); key != c.st.key {
+			return key
+		}
+		return c.st.key
+	}
+	if c.hasOne {
+		c.oneKey[0] = keyOf(c.one[0])
+		return
+	}
+	if len(c.outs) > 0 {
+		c.keys = make([]string, len(c.outs))
+		for i, v := range c.outs {
+			c.keys[i] = keyOf(v)
+		}
+	}
 }
 
 // recompute runs the transformation of input k again, or withdraws k's
@@ -246,7 +278,8 @@ func (d *derived[I, O]) apply(tx *Txn, c *result[O]) {
 		return
 	}
 	delete(d.failing, k)
-	st.outs = d.replaceOutputs(tx, k, st.outs, c.outputs())
+	outs, keys := c.outputs()
+	st.outs = d.replaceOutputs(tx, k, st.outs, outs, keys)
 	d.setDeps(st, c.deps)
 }
 
@@ -263,19 +296,16 @@ func (d *derived[I, O]) forget(tx *Txn, st *inputState) {
 	delete(d.failing, st.key)
 }
 
-// replaceOutputs claims the keys of outs for input k, releases those of
-// prev that outs lacks, and returns the new keys (nil for none).
-func (d *derived[I, O]) replaceOutputs(tx *Txn, k string, prev []string, outs []O) []string {
-	if len(prev) == 1 && len(outs) == 1 && d.acc.key(outs[0]) == prev[0] {
+// replaceOutputs claims outKeys, the keys of outs, for input k, releases
+// those of prev that outs lacks, and returns the new keys (nil for none).
+func (d *derived[I, O]) replaceOutputs(tx *Txn, k string, prev []string, outs []O, outKeys []string) []string {
+	if len(prev) == 1 && len(outs) == 1 && outKeys[0] == prev[0] {
 		d.claim(tx, prev[0], k, outs[0]) // the common one-to-one case: same key, no allocation
 		return prev
 	}
 	keys := make([]string, 0, len(outs))
-	for _, v := range outs {
-		key := d.acc.key(v)
-		if key == k {
-			key = k // one string for the input's and the output's key
-		}
+	for i, v := range outs {
+		key := outKeys[i]
 		if slices.Contains(keys, key) {
 			d.recordError(k, fmt.Errorf("input %q produced two outputs with key %q; keeping the first: %w", k, key, ErrKeyConflict), "")
 			continue
@@ -294,15 +324,16 @@ func (d *derived[I, O]) replaceOutputs(tx *Txn, k string, prev []string, outs []
 	return keys
 }
 
-// call runs the transformation, putting its outputs in c, and turns a
-// panic or a Fail into an error, with no outputs.
+// call runs the transformation, putting its outputs and their keys in c,
+// and turns a panic (of the transformation or of the key function) or a
+// Fail into an error, with no outputs.
 func (d *derived[I, O]) call(fc *fetchCtx, in I, c *result[O]) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &panicError{value: r, stack: string(debug.Stack())}
 		}
 		if err != nil {
-			c.hasOne, c.outs = false, nil
+			c.hasOne, c.outs, c.keys = false, nil, nil
 		}
 	}()
 	if d.one != nil {
@@ -312,6 +343,9 @@ func (d *derived[I, O]) call(fc *fetchCtx, in I, c *result[O]) (err error) {
 	} else {
 		c.outs = d.many(fc, in)
 	}
+	if fc.failed == nil {
+		d.keyOutputs(c)
+	}
 	return fc.failed
 }
 
@@ -319,6 +353,12 @@ func (d *derived[I, O]) call(fc *fetchCtx, in I, c *result[O]) (err error) {
 // already holds key, the smaller input key wins and the conflict is
 // recorded.
 func (d *derived[I, O]) claim(tx *Txn, key, input string, v O) {
+	if key == input && len(d.owners) == 0 && len(d.contested) == 0 {
+		// The common case, an output keyed like its input with no other
+		// claimant: no other input can hold key.
+		d.put(tx, key, v)
+		return
+	}
 	owner, held := d.ownerOf(key)
 	if !held || owner == input {
 		if c := d.contested[key]; c != nil {
@@ -400,18 +440,28 @@ func (d *derived[I, O]) setDeps(st *inputState, deps []*fetchRec) {
 	}
 	for _, r := range st.deps {
 		r.up().removeDep(r)
-		d.unrefUpstream(r.up())
+		d.refUpstream(r.up(), -1)
 	}
 	for _, r := range deps {
 		r.up().addDep(r)
-		d.upSynced[r.up()]++
+		d.refUpstream(r.up(), 1)
 	}
 	st.deps = deps
 }
 
-func (d *derived[I, O]) unrefUpstream(u upstream) {
-	if d.upSynced[u]--; d.upSynced[u] <= 0 {
-		delete(d.upSynced, u)
+// refUpstream adds delta to the count of reads of u, forgetting u when
+// none is left.
+func (d *derived[I, O]) refUpstream(u upstream, delta int) {
+	for i := range d.upSynced {
+		if r := &d.upSynced[i]; r.up == u {
+			if r.n += delta; r.n <= 0 {
+				d.upSynced = slices.Delete(d.upSynced, i, i+1)
+			}
+			return
+		}
+	}
+	if delta > 0 {
+		d.upSynced = append(d.upSynced, upstreamRefs{up: u, n: delta})
 	}
 }
 
@@ -448,8 +498,8 @@ func (d *derived[I, O]) checkSynced() bool {
 	if d.parent != nil && !d.parent.synced {
 		return false
 	}
-	for u := range d.upSynced {
-		if !u.isSynced() {
+	for _, r := range d.upSynced {
+		if !r.up.isSynced() {
 			return false
 		}
 	}
