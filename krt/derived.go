@@ -241,14 +241,16 @@ func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
 		}
 		in = v
 	}
-	fc := &fetchCtx{down: d, in: st, input: st.key, prev: st.deps}
+	fc := &slot.fc // the slot's, reused: a HandlerContext is valid only during the call
+	*fc = fetchCtx{down: d, in: st, input: st.key, prev: st.deps}
 	start := monoNow()
-	slot.begin(fc, start)
+	slot.begin(st, start)
 	c := result[O]{st: st}
 	c.err = d.call(fc, in, &c)
 	slot.end()
 	c.took = time.Duration(monoNow() - start)
 	c.deps = fc.deps
+	*fc = fetchCtx{} // keeps nothing of the input alive
 	return c
 }
 

@@ -25,7 +25,6 @@ type fetchCtx struct {
 	prev   []*fetchRec // what the last computation read, to reuse
 	deps   []*fetchRec
 	failed error
-	since  int64 // monoNow when it began; set once, before it is published
 }
 
 // sharesPrev reports whether deps is still prev[:len(deps)], sharing

@@ -255,8 +255,8 @@ func (g *Graph) Busy() BusyInfo {
 	name := g.names[int(id-1)]
 	g.hmu.Unlock()
 	b := BusyInfo{Busy: true, Collection: name, Stall: g.currentStall()}
-	if fc, began := g.oldestComputation(); fc != nil {
-		b.Key, since = fc.input, began
+	if r, ok := g.oldestComputation(); ok {
+		b.Key, since = r.input.key, monoTime(r.since)
 	}
 	b.For = time.Since(since)
 	return b

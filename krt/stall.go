@@ -25,35 +25,63 @@ type Stall struct {
 	// when the stall was found, as runtime.Stack prints them.
 	Stack string `json:"stack"`
 
-	fc *fetchCtx // the computation, to report it once
+	run running // the computation, to report it once
 }
 
 // computing is what one goroutine of a transaction is transforming: the
-// writer's goroutine uses slot 0, parallel workers the others.
+// writer's goroutine uses slot 0, parallel workers the others. The
+// slot's goroutine reuses fc for each of its computations, so that none
+// allocates a context; the watchdog and Busy, on other goroutines, read
+// only the atomics, which say which input has been computed since when.
 type computing struct {
-	fc atomic.Pointer[fetchCtx] // its since is set before it is stored
-	_  [64]byte                 // keeps the slots of two goroutines off one cache line
+	fc    fetchCtx
+	runs  atomic.Uint64              // computations begun, to tell one from the next
+	since atomic.Int64               // monoNow when the current one began
+	input atomic.Pointer[inputState] // its input; nil when none runs
+	_     [64]byte                   // keeps the slots of two goroutines off one cache line
 }
 
-func (c *computing) begin(fc *fetchCtx, start int64) {
-	fc.since = start
-	c.fc.Store(fc)
+// begin publishes a computation of st that began at start. runs changes
+// first, so that a reader that finds runs unchanged around its reads of
+// since and input read the same computation's (see load).
+func (c *computing) begin(st *inputState, start int64) {
+	c.runs.Add(1)
+	c.since.Store(start)
+	c.input.Store(st)
 }
 
-func (c *computing) end() { c.fc.Store(nil) }
+func (c *computing) end() { c.input.Store(nil) }
+
+// running identifies one computation: which slot's run of which input,
+// begun when.
+type running struct {
+	input *inputState
+	since int64
+	slot  int
+	run   uint64
+}
+
+// load returns the computation running in slot c, if any.
+func (c *computing) load(slot int) (running, bool) {
+	run := c.runs.Load()
+	st := c.input.Load()
+	since := c.since.Load()
+	if st == nil || c.runs.Load() != run {
+		return running{}, false // none, or it ended while being read
+	}
+	return running{input: st, since: since, slot: slot, run: run}, true
+}
 
 // oldestComputation returns the computation running the longest, if any.
-func (g *Graph) oldestComputation() (*fetchCtx, time.Time) {
-	var oldest *fetchCtx
-	var since int64
+func (g *Graph) oldestComputation() (running, bool) {
+	var oldest running
+	found := false
 	for i := range g.computing {
-		c := &g.computing[i]
-		fc := c.fc.Load()
-		if fc != nil && (oldest == nil || fc.since < since) {
-			oldest, since = fc, fc.since
+		if r, ok := g.computing[i].load(i); ok && (!found || r.since < oldest.since) {
+			oldest, found = r, true
 		}
 	}
-	return oldest, monoTime(since)
+	return oldest, found
 }
 
 // monoBase anchors the monotonic clock that transactions read as
@@ -86,9 +114,10 @@ func (g *Graph) watchStalls(ctx context.Context) {
 // threshold: a log line with its stack, the collection's stall counter,
 // and the Stall that Describe and Busy return until it ends.
 func (g *Graph) checkStall(now time.Time) {
-	fc, since := g.oldestComputation()
+	r, running := g.oldestComputation()
+	since := monoTime(r.since)
 	cur := g.stall.Load()
-	if fc == nil || now.Sub(since) < g.stallAfter {
+	if !running || now.Sub(since) < g.stallAfter {
 		if cur != nil {
 			g.stall.Store(nil)
 			g.log.Info("transformation no longer stalled", "collection", cur.Collection, "key", cur.Key,
@@ -96,12 +125,13 @@ func (g *Graph) checkStall(now time.Time) {
 		}
 		return
 	}
-	if cur != nil && cur.fc == fc {
+	if cur != nil && cur.run == r {
 		return
 	}
-	st := &Stall{Collection: fc.down.nodeName(), Key: fc.input, Since: since, Stack: transformationStacks(), fc: fc}
+	down := r.input.owner.d
+	st := &Stall{Collection: down.nodeName(), Key: r.input.key, Since: since, Stack: transformationStacks(), run: r}
 	g.stall.Store(st)
-	fc.down.countStall()
+	down.countStall()
 	g.log.Warn("transformation stalled", "collection", st.Collection, "key", st.Key,
 		"for", now.Sub(since).Round(time.Millisecond), "stack", st.Stack)
 }
@@ -115,7 +145,7 @@ func (g *Graph) currentStall() *Stall {
 	}
 	out := *st
 	out.For = time.Since(st.Since)
-	out.fc = nil
+	out.run = running{}
 	return &out
 }
 
