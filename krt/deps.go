@@ -127,7 +127,10 @@ func (s *store[T]) trigger(tx *Txn, key string, old T, hadOld bool, nv T, hasNew
 		return
 	}
 	hit := func(rec *fetchRec) {
-		if s.affects(rec.filter, key, old, hadOld, nv, hasNew) {
+		// An input already marked gains nothing from a second mark: skip
+		// matching its filter, as a change of many items that one input
+		// read (a service's pods) would repeat it for each.
+		if !rec.in.dirty && s.affects(rec.filter, key, old, hadOld, nv, hasNew) {
 			rec.in.owner.d.markInput(tx, rec.in)
 		}
 	}
