@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -164,5 +165,38 @@ func TestParallelSelfFetch(t *testing.T) {
 		if runs := krt.ParallelRuns(g); (mode.name == "parallel") != (runs > 0) {
 			t.Errorf("%s mode computed in parallel %d times", mode.name, runs)
 		}
+	}
+}
+
+// TestDefaultParallelism checks the default: a graph made at GOMAXPROCS=1
+// computes every collection serially, on the writer's goroutine, however
+// many inputs are dirty, and one made at GOMAXPROCS=2 computes a large
+// recomputation in parallel, with the same outputs.
+func TestDefaultParallelism(t *testing.T) {
+	var outputs [2][]numbered
+	for i, procs := range []int{1, 2} {
+		prev := runtime.GOMAXPROCS(procs)
+		g := krt.NewGraph()
+		nums := krt.NewStatic[numbered](g)
+		doubled := krt.NewCollection(g, nums, func(ctx krt.HandlerContext, n numbered) *numbered {
+			return &numbered{N: n.N, Value: 2 * n.Value}
+		}, krt.WithName("doubled"))
+		items := make([]numbered, 500) // well above the threshold of 64
+		for j := range items {
+			items[j] = numbered{N: j, Value: j}
+		}
+		nums.Set(items...)
+		outputs[i] = doubled.List()
+		runs := krt.ParallelRuns(g)
+		runtime.GOMAXPROCS(prev)
+		if want := procs > 1; (runs > 0) != want {
+			t.Errorf("GOMAXPROCS=%d: %d parallel runs, want parallel %v", procs, runs, want)
+		}
+		if len(outputs[i]) != len(items) || outputs[i][len(items)-1].Value != 2*(len(items)-1) {
+			t.Fatalf("GOMAXPROCS=%d: %d outputs, want %d doubled", procs, len(outputs[i]), len(items))
+		}
+	}
+	if !slices.Equal(outputs[0], outputs[1]) {
+		t.Error("outputs differ between GOMAXPROCS=1 and 2")
 	}
 }
