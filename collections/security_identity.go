@@ -75,19 +75,41 @@ func newClusterSecurity(g *krt.Graph, endpoints krt.Collection[ServiceEndpoints]
 	ids krt.Collection[WorkloadIdentity]) krt.Collection[ClusterSecurity] {
 	return krt.NewCollection(g, endpoints, func(ctx krt.HandlerContext, se ServiceEndpoints) *ClusterSecurity {
 		cs := &ClusterSecurity{Cluster: se.Cluster}
+		keys := endpointWorkloads(se.Endpoints)
+		if len(keys) == 0 {
+			return cs
+		}
+		// One read of each collection for all the endpoints, not one per
+		// endpoint: a hundred thousand workloads would otherwise keep as
+		// many dependency records twice over.
+		modes := make(map[string]WorkloadMTLS, len(keys))
+		for _, m := range krt.Fetch(ctx, mtls, krt.FilterKeys(keys...)) {
+			modes[m.ResourceName()] = m
+		}
 		for _, e := range se.Endpoints {
-			if e.Workload == "" {
-				continue
-			}
-			if m, ok := krt.FetchOne(ctx, mtls, krt.FilterKey(e.Workload)); ok && m.PortMode(e.Port) == MTLSStrict {
+			if m, ok := modes[e.Workload]; ok && m.PortMode(e.Port) == MTLSStrict {
 				cs.MTLS = true
+				break
 			}
-			if id, ok := krt.FetchOne(ctx, ids, krt.FilterKey(e.Workload)); ok {
-				cs.SANs = append(cs.SANs, id.SPIFFEID)
-			}
+		}
+		for _, id := range krt.Fetch(ctx, ids, krt.FilterKeys(keys...)) {
+			cs.SANs = append(cs.SANs, id.SPIFFEID)
 		}
 		slices.Sort(cs.SANs)
 		cs.SANs = slices.Compact(cs.SANs)
 		return cs
 	}, krt.WithName("ClusterSecurity"))
+}
+
+// endpointWorkloads returns the keys of the workloads behind eps, in
+// order, without repeats or blanks.
+func endpointWorkloads(eps []Endpoint) []string {
+	keys := make([]string, 0, len(eps))
+	for _, e := range eps {
+		if e.Workload != "" {
+			keys = append(keys, e.Workload)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
