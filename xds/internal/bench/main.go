@@ -39,6 +39,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the server during the changes to this file")
 	connectProfile := flag.String("connectprofile", "", "write a CPU profile of the server while the clients connect to this file")
 	buildProfile := flag.String("buildprofile", "", "write a CPU profile of the model build to this file, and a heap profile after it to this file with .heap appended")
+	buildStats := flag.Bool("buildstats", false, "after the model build, write to stderr per collection its size, inputs computed, seconds spent and the reads it recorded")
 	reconnect := flag.Bool("reconnect", false, "after the changes, start a second server over a model built anew from the same objects and move every client to it, first naming what it holds (as grpc-go and Envoy do), then again without; report both (reconnect_*, reconnect_fresh_*)")
 	reconnectProfile := flag.String("reconnectprofile", "", "with -reconnect, write CPU profiles of the server during each reconnect to this file with .resume and .fresh appended")
 	flag.Parse()
@@ -53,7 +54,7 @@ func main() {
 		metric.Fatalf("need -subscribe <= n")
 	}
 	opt := runOptions{delta: *delta, subscribe: *subscribe, snapshot: *baseline, cpuProfile: *cpuProfile, memProfile: *memProfile,
-		connectProfile: *connectProfile, buildProfile: *buildProfile, reconnect: *reconnect, reconnectProfile: *reconnectProfile}
+		connectProfile: *connectProfile, buildProfile: *buildProfile, buildStats: *buildStats, reconnect: *reconnect, reconnectProfile: *reconnectProfile}
 	if err := run(f, *debounce, opt); err != nil {
 		metric.Fatalf("%v", err)
 	}
@@ -94,6 +95,9 @@ func run(f child.Fleet, debounce time.Duration, opt runOptions) error {
 		if err := writeHeapProfile(opt.buildProfile + ".heap"); err != nil {
 			return err
 		}
+	}
+	if opt.buildStats {
+		writeBuildStats(os.Stderr, g.Describe())
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -248,6 +252,7 @@ type runOptions struct {
 	reconnect  bool   // -reconnect
 	// connectProfile is -connectprofile, buildProfile -buildprofile.
 	connectProfile, buildProfile string
+	buildStats                   bool // -buildstats
 	// reconnectProfile is -reconnectprofile.
 	reconnectProfile string
 }

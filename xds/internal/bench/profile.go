@@ -2,9 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"text/tabwriter"
+
+	"github.com/meshd/meshd/krt"
 )
 
 // writeHeapProfile writes the live heap, after a collection, to file.
@@ -36,4 +40,20 @@ func startCPUProfile(file string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// writeBuildStats writes, per collection of g, its size, the inputs it
+// computed, the seconds their computations took and the reads (fetch
+// records) they keep: where a build spends its time and its memory.
+func writeBuildStats(w io.Writer, g krt.GraphInfo) {
+	reads := make(map[int]int)
+	for _, e := range g.Edges {
+		reads[e.To] += e.Reads
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "collection\tsize\trecomputes\tseconds\treads\t")
+	for _, c := range g.Collections {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%d\t\n", c.Name, c.Size, c.Recomputes, c.RecomputeSeconds, reads[c.ID])
+	}
+	tw.Flush()
 }
