@@ -160,7 +160,7 @@ func TestBuildCLA(t *testing.T) {
 		{IP: "10.0.0.2", Port: 80, Healthy: false, Locality: Locality{Region: "r", Zone: "z1", SubZone: ""}},
 		{IP: "10.0.0.4", Port: 80, Healthy: true},
 	})}
-	cla := buildCLA(e, clusterTraffic{})
+	cla := packedCLA(t, e, clusterTraffic{})
 	validateDeep(t, cla)
 	var got []string
 	for _, l := range cla.Endpoints {
@@ -214,7 +214,7 @@ func TestBuildCLAClusters(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			traffic := clusterTraffic{preferLocal: tc.preferLocal, local: tc.local}
-			cla := buildCLA(ServiceEndpoints{Cluster: "outbound|80||a.ns.svc.cluster.local", Endpoints: dedupEndpoints(tc.eps)}, traffic)
+			cla := packedCLA(t, ServiceEndpoints{Cluster: "outbound|80||a.ns.svc.cluster.local", Endpoints: dedupEndpoints(tc.eps)}, traffic)
 			validateDeep(t, cla)
 			var got []string
 			for _, l := range cla.Endpoints {

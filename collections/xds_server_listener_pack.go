@@ -57,7 +57,8 @@ func serverChain(port int32, mode MTLSMode, rbac WorkloadRBAC) []byte {
 // packServerListener returns the packed listener a gRPC xDS server on
 // ip:port asks for, named name, with the serialized filter chain chain.
 func packServerListener(name, ip string, port int32, chain []byte) *anypb.Any {
-	addr := mustMarshal(socketAddress(ip, uint32(port)))
+	var buf [80]byte
+	addr := appendAddress(buf[:0], ip, uint32(port))
 	b := make([]byte, 0, len(name)+len(addr)+len(chain)+16)
 	b = protowire.AppendTag(b, listenerNameField, protowire.BytesType)
 	b = protowire.AppendString(b, name)
