@@ -39,9 +39,11 @@
 // round ran for a push window (WithPushWindow, default 100ms), and
 // otherwise once the window since the last round has passed, however long
 // the changes go on: a burst is one round, a stream is woken at most once
-// per window, and a change waits about a window at most. The window widens
-// only while the streams fall behind (a quarter of those a round wakes had
-// not yet taken the previous one), up to WithMaxDelay; a stream whose
+// per window, and a change waits about a window at most. Under sustained
+// churn the window grows with the square root of the change rate, up to
+// four windows, so that rounds merge more of each stream's pushes; it
+// also widens while the streams fall behind (a quarter of those a round
+// wakes had not yet taken the previous one), up to WithMaxDelay; a stream whose
 // proxy has not answered its last response holds its next push until it
 // does, at most ten windows. PushDebounce instead waits for the changes to
 // pause (WithDebounce, at most WithMaxDelay after the first), as istiod

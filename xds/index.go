@@ -137,6 +137,32 @@ func (x *subscribers[K]) route(changed map[string]map[string]struct{}) map[K]map
 	return out
 }
 
+// reaching counts the names in changed (per type) that reach some
+// stream: every name of a type a stream subscribes to by wildcard, the
+// names indexed otherwise. Names no stream wants (a listener per pod,
+// say, where no proxy asks for listeners) cost a round nothing, so they
+// do not count as churn.
+func (x *subscribers[K]) reaching(changed map[string]map[string]struct{}) int {
+	n := 0
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for typeURL, names := range changed {
+		t := x.types[typeURL]
+		switch {
+		case t == nil:
+		case len(t.wildcard) > 0:
+			n += len(names)
+		default:
+			for name := range names {
+				if len(t.byName[name]) > 0 {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 // routeTo returns k's changed names per type in out, creating them.
 func routeTo[K comparable](out map[K]map[string]map[string]struct{}, k K) map[string]map[string]struct{} {
 	m := out[k]

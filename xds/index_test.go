@@ -188,6 +188,29 @@ func TestIndexRoutes(t *testing.T) {
 	if w := slices.Sorted(maps.Keys(got[1][EndpointType])); !slices.Equal(w, []string{"a"}) {
 		t.Errorf("named stream routed %v, want [a]", w)
 	}
+	if n := r.subs.reaching(changed); n != 2 {
+		t.Errorf("%d names reach a stream, want 2 (a wildcard takes every name)", n)
+	}
+}
+
+// TestIndexReaching: names no stream subscribes to or holds are not
+// counted as reaching one; a type without a wildcard counts only its
+// indexed names.
+func TestIndexReaching(t *testing.T) {
+	r := newIndexRig(t, Delta, Delta)
+	r.set(EndpointType, "1", "a", "b")
+	r.step(0, delta(EndpointType, []string{"a", "z"}, nil))
+	r.step(1, delta(ClusterType, []string{"*"}, nil))
+	changed := map[string]map[string]struct{}{
+		EndpointType: {"a": {}, "b": {}, "z": {}},
+		ClusterType:  {"c1": {}, "c2": {}},
+		ListenerType: {"l1": {}},
+	}
+	// a and z by name (z subscribed though absent), both clusters by the
+	// wildcard; b and the listener reach no one.
+	if n := r.subs.reaching(changed); n != 4 {
+		t.Errorf("%d names reach a stream, want 4 (a, z, c1, c2)", n)
+	}
 }
 
 // TestIndexModel drives random streams through random requests, answers

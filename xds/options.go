@@ -97,10 +97,13 @@ const (
 	// for a push window (WithPushWindow), and otherwise once the window
 	// since the last round has passed: bursts coalesce, and under
 	// sustained change a stream is pushed to at most once per window and a
-	// change waits about a window at most. The window widens (doubling, up
-	// to WithMaxDelay) only while a quarter or more of the streams a round
-	// wakes are still busy with the previous one, and narrows again as
-	// they catch up. A stream that leaves a response unanswered holds its
+	// change waits about a window at most. While changes keep coming
+	// faster than three per window the window grows with the square root
+	// of their rate, up to four windows (183ms at 100 changes a second and
+	// 316ms at 300, at the default window), merging more pushes per
+	// stream. It also widens (doubling, up to WithMaxDelay) while a
+	// quarter or more of the streams a round wakes are still busy with
+	// the previous one, and narrows again as they catch up. A stream that leaves a response unanswered holds its
 	// next push until it answers, or ten windows after the response went
 	// out (1s by default): a proxy that is behind is not sent more to
 	// queue, and one slow proxy costs the others nothing. Responses to
@@ -119,8 +122,9 @@ func WithPushMode(m PushMode) Option { return func(o *options) { o.pushMode = m 
 
 // WithPushWindow sets, under PushPaced, the least time between two rounds
 // of pushes: no stream is pushed to more often, and a change waits about
-// that long at most while the streams keep up. 0 pushes every change batch
-// at once. Default: 100ms.
+// that long at most while the streams keep up and changes come no faster
+// than three a window (up to four windows under sustained churn; see
+// PushPaced). 0 pushes every change batch at once. Default: 100ms.
 func WithPushWindow(d time.Duration) Option { return func(o *options) { o.pushWindow = d } }
 
 // WithDebounce sets, under PushDebounce, how long the server waits after a

@@ -15,9 +15,9 @@ type roundTimer interface {
 	change()
 	// due receives when a round is due; nil while none is.
 	due() <-chan time.Time
-	// ran records the round that ran, which woke woken streams, behind
-	// of them still busy with the previous one.
-	ran(woken, behind int)
+	// ran records the round that ran: the names it handed on, the
+	// streams it woke and those of them still busy with the previous one.
+	ran(r pace.Round)
 	stop()
 }
 
@@ -51,8 +51,8 @@ type paced struct {
 func (p *paced) change()               { p.t.Change() }
 func (p *paced) due() <-chan time.Time { return p.t.C() }
 func (p *paced) stop()                 { p.t.Stop() }
-func (p *paced) ran(woken, behind int) {
-	p.t.Ran(woken, behind)
+func (p *paced) ran(r pace.Round) {
+	p.t.Ran(r)
 	p.stats.window(p.t.Window())
 }
 
@@ -62,7 +62,7 @@ type debounced struct{ t *debounce.Timer }
 
 func (d *debounced) change()               { d.t.Add() }
 func (d *debounced) due() <-chan time.Time { return d.t.C() }
-func (d *debounced) ran(int, int)          { d.t.Done() }
+func (d *debounced) ran(pace.Round)        { d.t.Done() }
 func (d *debounced) stop()                 { d.t.Done() }
 
 // holdWindows is how many push windows a stream holds a push for an
@@ -71,39 +71,47 @@ func (d *debounced) stop()                 { d.t.Done() }
 // second (at the default window).
 const holdWindows = 10
 
+// churnWindows is how many push windows the window grows to at most
+// while changes keep coming: the latency a push may take under sustained
+// churn, 400 ms at the default window. It grows with the square root of
+// the rate (pace.Policy): 183 ms at 100 changes a second, 316 ms at 300.
+const churnWindows = 4
+
 // pacePolicy is the paced mode's rule: rounds at least the push window
-// apart, widened at most to the max delay.
+// apart, widened under churn up to churnWindows of it, and while the
+// streams fall behind at most to the max delay.
 func (s *Server) pacePolicy() pace.Policy {
 	w := s.opts.pushWindow
-	return pace.Policy{Window: w, MaxWindow: s.opts.maxDelay, MaxHold: holdWindows * w}
+	return pace.Policy{Window: w, ChurnWindow: churnWindows * w, MaxWindow: s.opts.maxDelay, MaxHold: holdWindows * w}
 }
 
 // pushDirty notifies the streams the index routes the changed names to
-// of the names each subscribes to or holds, and returns how many streams
-// it woke and how many of those had not yet taken their previous
-// wake-up. Until it returns, a stream that flushes before its turn takes
+// of the names each subscribes to or holds, and returns the round: how
+// many of the names reach a stream, how many streams it woke and how
+// many of those had not yet taken their previous wake-up. Until it returns, a stream that flushes before its turn takes
 // the round's names in itself (session.catchUp). No lock is held across the streams: each notify takes its
 // stream's own.
-func (s *Server) pushDirty() (woken, behind int) {
+func (s *Server) pushDirty() (r pace.Round) {
 	start := time.Now()
 	dirty := s.cache.takeRound()
 	defer s.cache.endRound()
 	if len(dirty) == 0 {
-		return 0, 0
+		return r
 	}
 	n := 0
 	for _, names := range dirty {
 		n += len(names)
 	}
+	r.Changes = s.subs.reaching(dirty)
 	for c, changed := range s.subs.route(dirty) {
 		w, b := c.notify(changed)
 		if w {
-			woken++
+			r.Woken++
 		}
 		if b {
-			behind++
+			r.Behind++
 		}
 	}
 	s.stats.round(n, time.Since(start))
-	return woken, behind
+	return r
 }

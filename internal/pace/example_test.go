@@ -23,7 +23,7 @@ func Example() {
 		case <-t.C():
 			fmt.Println("round:", batch)
 			batch = nil
-			t.Ran(1, 0)
+			t.Ran(pace.Round{Changes: len(batch), Woken: 1})
 			if rounds++; rounds == 1 {
 				changes <- "b"
 				changes <- "c"

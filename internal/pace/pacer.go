@@ -1,18 +1,34 @@
 package pace
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Policy says how rounds are spaced.
 //
 // Window is the least time between two rounds; zero or less makes every
-// change due at once. MaxWindow caps how far the window widens while the
-// receivers fall behind; below Window it is taken as Window. MaxHold is
-// how long Hold holds a push to a receiver that does not answer; zero or
-// less: not at all. The zero Policy hands on every change as it comes.
+// change due at once. ChurnWindow is the widest the window grows while
+// changes keep coming (see [Pacer.Ran]); at or below Window (the
+// default, zero) it never grows for churn. MaxWindow caps how far the
+// window widens while the receivers fall behind; below Window it is taken
+// as Window. MaxHold is how long Hold holds a push to a receiver that
+// does not answer; zero or less: not at all. The zero Policy hands on
+// every change as it comes.
 type Policy struct {
-	Window    time.Duration
-	MaxWindow time.Duration
-	MaxHold   time.Duration
+	Window      time.Duration
+	ChurnWindow time.Duration
+	MaxWindow   time.Duration
+	MaxHold     time.Duration
+}
+
+// Round is what one round did, for [Pacer.Ran].
+type Round struct {
+	// Changes counts the changes the round handed on.
+	Changes int
+	// Woken counts the receivers it woke, Behind those of them still
+	// busy with the previous round.
+	Woken, Behind int
 }
 
 // behindShare is the share of a round's receivers that, still busy with
@@ -20,6 +36,13 @@ type Policy struct {
 // slow receivers are theirs to bear (Hold); a quarter of them behind at
 // once means the sender itself is short of CPU.
 const behindShare = 4
+
+// churnChanges is how many changes a base window must carry, on average,
+// before the window grows for churn. Below it a round carries a change or
+// two, each going to its own receivers: a wider window would only delay
+// them. Above it rounds overlap on receivers, and a wider one merges
+// their pushes.
+const churnChanges = 3
 
 // maxWindow returns the cap of the window, never below Window.
 func (p Policy) maxWindow() time.Duration { return max(p.Window, p.MaxWindow) }
@@ -36,13 +59,33 @@ func (p Policy) Hold(sent time.Time, unanswered bool, now time.Time) time.Durati
 	return max(0, sent.Add(p.MaxHold).Sub(now))
 }
 
+// churnWindow returns the window for changes coming at rate per second:
+// Window while a base window carries at most churnChanges of them, then
+// growing with the square root of the rate, up to ChurnWindow. At the
+// defaults of meshd's server (100 ms, up to 400 ms) that is 100 ms up to
+// 30 changes a second, 183 ms at 100 and 316 ms at 300: the wait grows
+// by half as much as the rate, while the changes a round carries, and so
+// the pushes it can merge, grow by half as much again.
+func (p Policy) churnWindow(rate float64) time.Duration {
+	perWindow := rate * p.Window.Seconds()
+	if p.ChurnWindow <= p.Window || perWindow <= churnChanges {
+		return p.Window
+	}
+	w := time.Duration(float64(p.Window) * math.Sqrt(perWindow/churnChanges))
+	return min(w, p.ChurnWindow)
+}
+
 // Pacer decides when the next round is due. The zero Pacer is not usable;
 // create one with New. It reads no clock: every method takes the time.
 type Pacer struct {
 	policy Policy
-	// window is the current least time between rounds, from
-	// policy.Window up to policy.maxWindow().
-	window time.Duration
+	// backoff is the window the receivers' falling behind asks for, from
+	// policy.Window up to policy.maxWindow(); churn the one the rate of
+	// changes asks for (policy.churnWindow). The window is the wider.
+	backoff, churn time.Duration
+	// rate estimates the changes per second: the mean of the last
+	// round's rate and the estimate before it.
+	rate float64
 	// last is when the last round ran; zero before the first.
 	last time.Time
 	// pending is set while a change waits for a round.
@@ -52,7 +95,8 @@ type Pacer struct {
 // New returns a Pacer with no change waiting, whose first change is due at
 // once.
 func New(p Policy) *Pacer {
-	return &Pacer{policy: p, window: max(p.Window, 0)}
+	w := max(p.Window, 0)
+	return &Pacer{policy: p, backoff: w, churn: w}
 }
 
 // Change records that a change came: the next round is owed.
@@ -69,25 +113,38 @@ func (p *Pacer) Wait(now time.Time) (time.Duration, bool) {
 	if p.last.IsZero() {
 		return 0, true
 	}
-	return max(0, p.last.Add(p.window).Sub(now)), true
+	return max(0, p.last.Add(p.Window()).Sub(now)), true
 }
 
 // Window returns the current least time between rounds.
-func (p *Pacer) Window() time.Duration { return p.window }
+func (p *Pacer) Window() time.Duration { return max(p.backoff, p.churn) }
 
-// Ran records a round at now that woke woken receivers, behind of which
-// were still busy with the previous round, and adapts the window to it:
-// double (up to the cap) when at least a quarter were behind, halved
-// (down to the policy's window) otherwise. A policy without a window never
-// widens. Changes that come after now wait for the next round.
-func (p *Pacer) Ran(now time.Time, woken, behind int) {
+// Rate returns the estimated changes per second, as of the last round.
+func (p *Pacer) Rate() float64 { return p.rate }
+
+// Ran records round r, run at now, and adapts the window to it.
+//
+// The receivers: the window doubles (up to MaxWindow) when at least a
+// quarter of those woken were behind, and halves (down to Window)
+// otherwise. The changes: the round's changes over the time since the
+// last round estimate the rate, averaged with the estimate before, and
+// the window is at least the one that rate asks for (see [Policy]): it
+// grows while changes keep coming and shrinks as they thin out, within
+// a few rounds either way. A policy without a window never widens.
+// Changes that come after now wait for the next round.
+func (p *Pacer) Ran(now time.Time, r Round) {
+	prev := p.last
 	p.pending, p.last = false, now
 	if p.policy.Window <= 0 {
 		return
 	}
-	if behind > 0 && behind*behindShare >= woken {
-		p.window = min(2*p.window, p.policy.maxWindow())
+	if !prev.IsZero() && now.After(prev) {
+		p.rate = (p.rate + float64(r.Changes)/now.Sub(prev).Seconds()) / 2
+	}
+	p.churn = p.policy.churnWindow(p.rate)
+	if r.Behind > 0 && r.Behind*behindShare >= r.Woken {
+		p.backoff = min(2*p.backoff, p.policy.maxWindow())
 		return
 	}
-	p.window = max(p.window/2, p.policy.Window)
+	p.backoff = max(p.backoff/2, p.policy.Window)
 }

@@ -13,9 +13,14 @@ import (
 //	at T             the time is now T ms (it starts at 1000)
 //	due D            the round is due D ms from now ("due none": no change waits)
 //	ran W B          a round runs now, waking W receivers, B of them behind
-//	window D         the current window is D ms
+//	ran W B with C   the same, the round handing on C changes
+//	churn R for T    changes come at R a second for T ms, each round
+//	                 running as soon as it is due
+//	window D         the current window is D ms ("window about D": within 2%)
+//	due about D      likewise for due
 func TestPacer(t *testing.T) {
 	steady := Policy{Window: 100 * time.Millisecond, MaxWindow: 800 * time.Millisecond}
+	churny := Policy{Window: 100 * time.Millisecond, ChurnWindow: 400 * time.Millisecond, MaxWindow: 800 * time.Millisecond}
 	tests := []struct {
 		name   string
 		policy Policy
@@ -46,6 +51,21 @@ func TestPacer(t *testing.T) {
 			"change; ran 4 4; window 0; at 1001; change; due 0"},
 		{"a cap below the window is the window", Policy{Window: 100 * time.Millisecond, MaxWindow: time.Millisecond},
 			"ran 4 4; window 100"},
+		{"slow churn keeps the window", churny, "churn 20 for 3000; window 100"},
+		{"churn at 100/s widens it to 183ms", churny, "churn 100 for 3000; window about 183"},
+		{"churn at 300/s widens it to 316ms", churny, "churn 300 for 3000; window about 316"},
+		{"faster churn stops at ChurnWindow", churny, "churn 3000 for 3000; window 400"},
+		{"without ChurnWindow churn never widens it", steady, "churn 300 for 3000; window 100"},
+		{"a change during churn waits for the wider window", churny,
+			"churn 300 for 3000; change; due about 316"},
+		{"the first change after a quiet spell goes at once", churny,
+			"churn 300 for 3000; at 5000; change; due 0"},
+		{"as the changes stop the window shrinks back", churny,
+			"churn 300 for 3000; at 5000; ran 1 0 with 1; window about 224; at 6000; ran 1 0 with 1; window about 158; " +
+				"at 7000; ran 1 0 with 1; window about 112; at 8000; ran 1 0 with 1; window 100"},
+		{"the first round gives no rate", churny, "ran 1 0 with 500; window 100"},
+		{"behind during churn: the wider window wins", churny,
+			"churn 300 for 3000; ran 4 4; window about 316; ran 4 4; window 400; ran 4 4; window 800; ran 4 0; window 400; ran 4 0; window about 316"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,7 +83,7 @@ func TestPacer(t *testing.T) {
 // apply runs one step of a TestPacer schedule, returning an error when an
 // expectation fails.
 func apply(p *Pacer, now *time.Time, step string) error {
-	var a, b int
+	var a, b, c int
 	switch {
 	case step == "change":
 		p.Change()
@@ -73,13 +93,26 @@ func apply(p *Pacer, now *time.Time, step string) error {
 		}
 	case scan(step, "at %d", &a):
 		*now = time.UnixMilli(int64(a))
+	case scan(step, "due about %d", &a):
+		d, ok := p.Wait(*now)
+		if !ok || !about(d, a) {
+			return fmt.Errorf("due in %v (owed %v), want about %dms", d, ok, a)
+		}
 	case scan(step, "due %d", &a):
 		d, ok := p.Wait(*now)
 		if want := time.Duration(a) * time.Millisecond; !ok || d != want {
 			return fmt.Errorf("due in %v (owed %v), want %v", d, ok, want)
 		}
+	case scan(step, "ran %d %d with %d", &a, &b, &c):
+		p.Ran(*now, Round{Changes: c, Woken: a, Behind: b})
 	case scan(step, "ran %d %d", &a, &b):
-		p.Ran(*now, a, b)
+		p.Ran(*now, Round{Woken: a, Behind: b})
+	case scan(step, "churn %d for %d", &a, &b):
+		churn(p, now, float64(a), time.Duration(b)*time.Millisecond)
+	case scan(step, "window about %d", &a):
+		if got := p.Window(); !about(got, a) {
+			return fmt.Errorf("window %v, want about %dms", got, a)
+		}
 	case scan(step, "window %d", &a):
 		if got, want := p.Window(), time.Duration(a)*time.Millisecond; got != want {
 			return fmt.Errorf("window %v, want %v", got, want)
@@ -88,6 +121,25 @@ func apply(p *Pacer, now *time.Time, step string) error {
 		return fmt.Errorf("unknown step")
 	}
 	return nil
+}
+
+// churn runs rounds as soon as each is due for d, changes coming at rate
+// per second meanwhile.
+func churn(p *Pacer, now *time.Time, rate float64, d time.Duration) {
+	start, handed := *now, 0
+	for end := now.Add(d); now.Before(end); {
+		*now = now.Add(p.Window())
+		came := int(rate * now.Sub(start).Seconds())
+		p.Change()
+		p.Ran(*now, Round{Changes: came - handed})
+		handed = came
+	}
+}
+
+// about reports whether d is within 2% of ms milliseconds.
+func about(d time.Duration, ms int) bool {
+	want := float64(ms) * float64(time.Millisecond)
+	return float64(d) >= 0.98*want && float64(d) <= 1.02*want
 }
 
 // scan reports whether step matches format exactly.

@@ -33,15 +33,17 @@ func (t *Timer) C() <-chan time.Time {
 	return t.timer.C
 }
 
-// Ran records a round that has just run, which woke woken receivers,
-// behind of which were still busy with the previous one; see Pacer.Ran.
-func (t *Timer) Ran(woken, behind int) {
+// Ran records round r, which has just run; see Pacer.Ran.
+func (t *Timer) Ran(r Round) {
 	t.armed = false
-	t.pacer.Ran(time.Now(), woken, behind)
+	t.pacer.Ran(time.Now(), r)
 }
 
 // Window returns the current least time between rounds.
 func (t *Timer) Window() time.Duration { return t.pacer.Window() }
+
+// Rate returns the estimated changes per second; see Pacer.Rate.
+func (t *Timer) Rate() float64 { return t.pacer.Rate() }
 
 // Stop stops the timer; the Timer must not be used after.
 func (t *Timer) Stop() {

@@ -18,7 +18,7 @@ func TestTimerIdleHasNoChannel(t *testing.T) {
 	}
 	tm.Change()
 	<-tm.C()
-	tm.Ran(1, 0)
+	tm.Ran(Round{Woken: 1})
 	if tm.C() != nil {
 		t.Fatal("C() after Ran is not nil")
 	}
@@ -50,7 +50,7 @@ func TestTimerSustainedChanges(t *testing.T) {
 				}
 				rounds = append(rounds, time.Since(start))
 				oldest = time.Time{}
-				tm.Ran(1, 0)
+				tm.Ran(Round{Woken: 1})
 			}
 		}
 		if len(rounds) < 9 || len(rounds) > 11 {
@@ -77,7 +77,7 @@ func TestTimerBacksOff(t *testing.T) {
 			tm.Change()
 			start := time.Now()
 			<-tm.C()
-			tm.Ran(10, behind)
+			tm.Ran(Round{Woken: 10, Behind: behind})
 			return time.Since(start)
 		}
 		gap(0)

@@ -290,6 +290,8 @@ func run(ctx context.Context, c config) (*report, error) {
 	}
 	r.add("nacks", float64(sum(after.Nacks)), "count")
 	r.add("change_rounds", float64(after.ChangeRounds-before.ChangeRounds), "count")
+	r.add("changed_names", float64(after.ChangedNames-before.ChangedNames), "count")
+	r.add("round_notify_total", (after.NotifySeconds-before.NotifySeconds)*1000, "ms")
 	r.add("push_window_end", after.PushWindowSeconds*1000, "ms")
 	r.add("held_pushes", float64(after.HeldPushes-before.HeldPushes), "count")
 	r.add("push_window_max", ms(widest), "ms")
