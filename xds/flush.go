@@ -24,7 +24,16 @@ func (s *session) flush(v view, now time.Time) []update {
 	s.catchUp(v)
 	pending := s.pending
 	if len(pending) > 0 {
-		s.pending = make(map[string]map[string]struct{}, len(pending))
+		s.pending, s.spare = s.spare, nil
+		if s.pending == nil {
+			s.pending = make(map[string]map[string]struct{}, len(pending))
+		}
+		// Taken whole: names marked pending while this flush builds go
+		// to the next one.
+		defer func() {
+			clear(pending)
+			s.spare = pending
+		}()
 	}
 	var hidden func(*resource) bool
 	if s.proto.namespaceOf != nil {

@@ -55,6 +55,10 @@ type session struct {
 	// warms is set when the client warms updated Clusters and Listeners
 	// on their dependent resources (WithWarmingFor): they are resent.
 	warms bool
+	// spare is an empty pending map for the next flush to swap in: a
+	// flush under churn sends a name or two, and a new map for each was
+	// among the server's largest allocations.
+	spare map[string]map[string]struct{}
 	// resend holds, per type, the names to send on the next flush even
 	// if unchanged: what an updated Cluster or Listener waits for (warm).
 	resend map[string]map[string]struct{}
@@ -77,10 +81,13 @@ func newSession(p *protocol, kind StreamKind) *session {
 	}
 }
 
-// takeEvents returns the events reported since the last call.
+// takeEvents returns the events reported since the last call. The slice
+// is valid until the next report, which reuses its array: a stream
+// reports an event with nearly every request (each ACK), and a fresh
+// array for each was among the server's largest allocations under churn.
 func (s *session) takeEvents() []event {
 	ev := s.events
-	s.events = nil
+	s.events = s.events[:0]
 	return ev
 }
 
