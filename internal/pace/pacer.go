@@ -83,9 +83,12 @@ type Pacer struct {
 	// policy.Window up to policy.maxWindow(); churn the one the rate of
 	// changes asks for (policy.churnWindow). The window is the wider.
 	backoff, churn time.Duration
-	// rate estimates the changes per second: the mean of the last
-	// round's rate and the estimate before it.
-	rate float64
+	// changes and elapsed are running means of the changes per round
+	// and of the seconds between rounds, each the mean of the last
+	// round's and the one before: their ratio estimates the rate. A mean
+	// of per-round rates would overrate bursts, each counted over the
+	// short time since the round before it.
+	changes, elapsed float64
 	// last is when the last round ran; zero before the first.
 	last time.Time
 	// pending is set while a change waits for a round.
@@ -120,14 +123,19 @@ func (p *Pacer) Wait(now time.Time) (time.Duration, bool) {
 func (p *Pacer) Window() time.Duration { return max(p.backoff, p.churn) }
 
 // Rate returns the estimated changes per second, as of the last round.
-func (p *Pacer) Rate() float64 { return p.rate }
+func (p *Pacer) Rate() float64 {
+	if p.elapsed <= 0 {
+		return 0
+	}
+	return p.changes / p.elapsed
+}
 
 // Ran records round r, run at now, and adapts the window to it.
 //
 // The receivers: the window doubles (up to MaxWindow) when at least a
 // quarter of those woken were behind, and halves (down to Window)
-// otherwise. The changes: the round's changes over the time since the
-// last round estimate the rate, averaged with the estimate before, and
+// otherwise. The changes: the round's changes and the time since the
+// last round, each averaged with those before, estimate the rate, and
 // the window is at least the one that rate asks for (see [Policy]): it
 // grows while changes keep coming and shrinks as they thin out, within
 // a few rounds either way. A policy without a window never widens.
@@ -139,9 +147,10 @@ func (p *Pacer) Ran(now time.Time, r Round) {
 		return
 	}
 	if !prev.IsZero() && now.After(prev) {
-		p.rate = (p.rate + float64(r.Changes)/now.Sub(prev).Seconds()) / 2
+		p.changes = (p.changes + float64(r.Changes)) / 2
+		p.elapsed = (p.elapsed + now.Sub(prev).Seconds()) / 2
 	}
-	p.churn = p.policy.churnWindow(p.rate)
+	p.churn = p.policy.churnWindow(p.Rate())
 	if r.Behind > 0 && r.Behind*behindShare >= r.Woken {
 		p.backoff = min(2*p.backoff, p.policy.maxWindow())
 		return
