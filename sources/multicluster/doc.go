@@ -25,11 +25,15 @@
 // first generation stops. A removed cluster leaves the joins in one
 // transaction, then its source and sub-graph stop.
 //
-// A joined cluster whose API server stops answering keeps its last items,
-// flagged stale in Status, for WithStaleTimeout; then they leave the mesh
-// until it answers again. Health is read from the clients' own requests
-// (Health), so a cluster that answers nothing is seen as such within one
-// informer retry.
+// A joined cluster whose API server stops answering keeps its last items.
+// Once it has failed continuously past a grace (WithStaleFailures requests
+// in a row over at least WithStaleGrace), they are flagged stale, in
+// Status and in the inputs (sources.StaleCluster); the first request that
+// succeeds clears the flag, so a brief blip or a flapping server flags
+// nothing. After WithStaleTimeout of failing they leave the mesh until it
+// answers again. Health is read from the clients' own requests (Health),
+// so a cluster that answers nothing is seen as such within one informer
+// retry.
 //
 // Objects from remote clusters carry their cluster's name in the
 // annotation sources.AnnotationCluster; Pods, EndpointSlices and Nodes are

@@ -24,6 +24,7 @@ type Health struct {
 	lastErrorAt  time.Time
 	failingSince time.Time // zero while the last request succeeded
 	errors       uint64
+	consecutive  uint64 // failed requests since the last success
 }
 
 // HealthSnapshot is what a Health recorded, at one moment.
@@ -38,6 +39,9 @@ type HealthSnapshot struct {
 	FailingSince time.Time `json:"failingSince,omitzero"`
 	// Errors counts failed requests.
 	Errors uint64 `json:"errors"`
+	// ConsecutiveErrors counts the failed requests since the last one
+	// that succeeded: zero while FailingSince is.
+	ConsecutiveErrors uint64 `json:"consecutiveErrors"`
 }
 
 // Wrap returns rt with every request recorded in h; use it as a
@@ -53,7 +57,7 @@ func (h *Health) Snapshot() HealthSnapshot {
 	return HealthSnapshot{
 		LastList: h.lastList, LastWatch: h.lastWatch,
 		LastError: h.lastError, LastErrorAt: h.lastErrorAt,
-		FailingSince: h.failingSince, Errors: h.errors,
+		FailingSince: h.failingSince, Errors: h.errors, ConsecutiveErrors: h.consecutive,
 	}
 }
 
@@ -76,7 +80,7 @@ func (h *Health) success(list, watch bool) {
 	if watch {
 		h.lastWatch = now
 	}
-	h.failingSince = time.Time{}
+	h.failingSince, h.consecutive = time.Time{}, 0
 }
 
 func (h *Health) failure(err error) {
@@ -84,6 +88,7 @@ func (h *Health) failure(err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.errors++
+	h.consecutive++
 	h.lastError, h.lastErrorAt = err.Error(), now
 	if h.failingSince.IsZero() {
 		h.failingSince = now

@@ -38,20 +38,21 @@ type member struct {
 	done   chan struct{} // closed once the source's Run has returned
 }
 
-// startMember builds and starts generation gen of cluster c. Its
-// goroutines are counted in wg; poke is called once it has synced.
-func startMember(ctx context.Context, wg *sync.WaitGroup, g *krt.Graph, log *slog.Logger, c Cluster, gen int, now time.Time, poke func()) *member {
-	m := &member{cluster: c, gen: gen, health: &Health{}, started: now}
+// startMember builds and starts m, a generation of its cluster, whose
+// cluster, gen, health and started are set; it sets m.err if it cannot.
+// Its goroutines are counted in wg; poke is called once it has synced.
+func startMember(ctx context.Context, wg *sync.WaitGroup, g *krt.Graph, log *slog.Logger, m *member, poke func()) {
+	c, gen := m.cluster, m.gen
 	rc, err := clientcmd.RESTConfigFromKubeConfig(c.Kubeconfig)
 	if err != nil {
 		m.err = fmt.Errorf("cluster %q: kubeconfig: %w", c.Name, err)
-		return m
+		return
 	}
 	rc.Wrap(m.health.Wrap)
 	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		m.err = fmt.Errorf("cluster %q: client: %w", c.Name, err)
-		return m
+		return
 	}
 	name := "remote/" + c.Name
 	m.sub = g.NewSubGraph(fmt.Sprintf("%s#%d", name, gen))
@@ -73,7 +74,6 @@ func startMember(ctx context.Context, wg *sync.WaitGroup, g *krt.Graph, log *slo
 			poke()
 		}
 	})
-	return m
 }
 
 // synced reports whether the member's collections hold their initial

@@ -49,7 +49,9 @@ type state struct {
 	// in the inputs, since staleSince.
 	stale      bool
 	staleSince time.Time
-	gens       int
+	// checked is when the joined cluster's health was last judged.
+	checked time.Time
+	gens    int
 	// conflict names the other origins that name the cluster too.
 	conflict []string
 }
@@ -60,7 +62,7 @@ type Option func(*options)
 type options struct {
 	logger        *slog.Logger
 	syncTimeout   time.Duration
-	staleTimeout  time.Duration
+	stale         stalePolicy
 	checkInterval time.Duration
 	clusterName   string
 	now           func() time.Time
@@ -82,8 +84,23 @@ func WithSyncTimeout(d time.Duration) Option { return func(o *options) { o.syncT
 
 // WithStaleTimeout sets how long a joined cluster that stopped answering
 // keeps its last items (flagged stale in its status) before they leave
-// the joins; they come back once it answers. Default: 5m.
-func WithStaleTimeout(d time.Duration) Option { return func(o *options) { o.staleTimeout = d } }
+// the joins; they come back once it answers. It counts from the first
+// failed request, and a cluster leaves no sooner than it turns stale
+// (WithStaleGrace). Default: 5m.
+func WithStaleTimeout(d time.Duration) Option { return func(o *options) { o.stale.timeout = d } }
+
+// WithStaleGrace sets how long every request to a joined cluster must
+// have failed before its items are flagged stale, so that a brief blip
+// (a restarting API server, a dropped connection) flags nothing. The
+// first request that succeeds clears the flag. Default: 10s.
+func WithStaleGrace(d time.Duration) Option { return func(o *options) { o.stale.grace = d } }
+
+// WithStaleFailures sets how many requests in a row must fail, as well
+// as WithStaleGrace, before a joined cluster is flagged stale; n below 1
+// counts as 1. Default: 3.
+func WithStaleFailures(n int) Option {
+	return func(o *options) { o.stale.failures = uint64(max(n, 1)) }
+}
 
 // WithCheckInterval sets how often Run checks the clusters' health for
 // staleness. Default: 1s.
@@ -93,7 +110,8 @@ func WithCheckInterval(d time.Duration) Option { return func(o *options) { o.che
 // It starts nothing.
 func New(g *krt.Graph, opts ...Option) *Remotes {
 	o := options{logger: slog.New(slog.DiscardHandler), syncTimeout: 30 * time.Second,
-		staleTimeout: 5 * time.Minute, checkInterval: time.Second, now: time.Now}
+		stale:         stalePolicy{failures: 3, grace: 10 * time.Second, timeout: 5 * time.Minute},
+		checkInterval: time.Second, now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -201,12 +219,14 @@ func (r *Remotes) stepLocked(ctx context.Context, wg *sync.WaitGroup, c Cluster,
 	now := r.opts.now()
 	start := func() *member {
 		st.gens++
+		m := &member{cluster: c, gen: st.gens, health: &Health{now: r.opts.now}, started: now}
 		if c.Name == r.opts.clusterName {
-			return &member{cluster: c, gen: st.gens, health: &Health{}, started: now,
-				err: fmt.Errorf("cluster %q: %w", c.Name, ErrLocalName)}
+			m.err = fmt.Errorf("cluster %q: %w", c.Name, ErrLocalName)
+			return m
 		}
 		r.opts.logger.Info("watching remote cluster", "cluster", c.Name, "origin", st.origin, "generation", st.gens)
-		return startMember(ctx, wg, r.g, r.opts.logger, c, st.gens, now, r.poke)
+		startMember(ctx, wg, r.g, r.opts.logger, m, r.poke)
+		return m
 	}
 	switch {
 	case st.active == nil:
@@ -241,30 +261,33 @@ func (r *Remotes) replaceLocked(wg *sync.WaitGroup, name string, st *state) {
 	r.opts.logger.Info("remote cluster's credentials replaced", "cluster", name, "generation", st.active.gen)
 }
 
-// healthLocked joins a synced cluster, and takes out (and later brings
-// back) one that stays unreachable.
+// healthLocked joins a synced cluster, flags stale one that has been
+// unreachable past the grace (stalePolicy), and takes out (and later
+// brings back) one that stays unreachable.
 func (r *Remotes) healthLocked(name string, st *state, now time.Time) {
 	m := st.active
 	if !m.synced() {
 		return
 	}
-	failing := m.health.Snapshot().FailingSince
+	h := m.health.Snapshot()
+	failing, v := h.FailingSince, r.opts.stale.judge(h, now)
+	st.checked = now
 	switch {
 	case !st.joined:
 		r.joins.add(r.g, m.inputs)
 		st.joined = true
 		r.opts.logger.Info("remote cluster joined", "cluster", name, "generation", m.gen)
-	case !st.expired && !failing.IsZero() && now.Sub(failing) >= r.opts.staleTimeout:
+	case !st.expired && v == expired:
 		r.joins.remove(r.g, m.inputs)
 		st.expired = true
 		r.opts.logger.Warn("remote cluster unreachable too long; its items left the mesh until it answers",
-			"cluster", name, "failingSince", failing, "staleTimeout", r.opts.staleTimeout)
+			"cluster", name, "failingSince", failing, "staleTimeout", r.opts.stale.timeout)
 	case st.expired && failing.IsZero():
 		r.joins.add(r.g, m.inputs)
 		st.expired = false
 		r.opts.logger.Info("remote cluster answers again; rejoined", "cluster", name)
 	}
-	r.markStaleLocked(name, st, !st.expired && !failing.IsZero(), failing)
+	r.markStaleLocked(name, st, !st.expired && v == stale, failing)
 }
 
 // markStaleLocked flags the joined cluster's items stale in the inputs

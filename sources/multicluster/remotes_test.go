@@ -24,14 +24,14 @@ type rig struct {
 	g   *krt.Graph
 	r   *Remotes
 	in  sources.Inputs
-	log *eventLog
+	log *eventLog[*corev1.Pod]
 }
 
 func newRig(t *testing.T, opts ...Option) *rig {
 	t.Helper()
 	g := krt.NewGraph()
 	r := New(g, append([]Option{WithCheckInterval(50 * time.Millisecond)}, opts...)...)
-	rg := &rig{g: g, r: r, in: r.Inputs(), log: &eventLog{}}
+	rg := &rig{g: g, r: r, in: r.Inputs(), log: &eventLog[*corev1.Pod]{}}
 	rg.in.Pods.Register(rg.log.record)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -41,14 +41,14 @@ func newRig(t *testing.T, opts ...Option) *rig {
 	return rg
 }
 
-// eventLog counts the adds and deletes a handler of the joined pods got.
-type eventLog struct {
+// eventLog counts the adds and deletes a handler got.
+type eventLog[T any] struct {
 	mu            sync.Mutex
 	adds, deletes int
 	deletedKeys   []string
 }
 
-func (l *eventLog) record(b krt.Batch[*corev1.Pod]) {
+func (l *eventLog[T]) record(b krt.Batch[T]) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, e := range b.Events {
@@ -62,7 +62,7 @@ func (l *eventLog) record(b krt.Batch[*corev1.Pod]) {
 	}
 }
 
-func (l *eventLog) counts() (adds, deletes int) {
+func (l *eventLog[T]) counts() (adds, deletes int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.adds, l.deletes

@@ -74,7 +74,7 @@ func (r *Remotes) statusLocked(name string, st *state, now time.Time) ClusterSta
 		cs.SyncTimedOut = now.Sub(m.started) >= r.opts.syncTimeout
 	case st.expired:
 		cs.State = StateExpired
-	case !cs.FailingSince.IsZero():
+	case st.stale:
 		cs.State = StateStale
 	default:
 		cs.State = StateSynced
@@ -98,10 +98,12 @@ type State string
 const (
 	// StateSyncing: its informers are listing; it is not joined yet.
 	StateSyncing State = "syncing"
-	// StateSynced: joined, and the API server answers.
+	// StateSynced: joined, and the API server answers, or has failed
+	// for less than WithStaleGrace (FailingSince says since when).
 	StateSynced State = "synced"
-	// StateStale: joined, but its API server stopped answering; its last
-	// items stay until WithStaleTimeout.
+	// StateStale: joined, but its API server has stopped answering for
+	// longer than WithStaleGrace; its last items stay, flagged stale,
+	// until WithStaleTimeout.
 	StateStale State = "stale"
 	// StateExpired: it stayed unreachable for WithStaleTimeout; its items
 	// left the mesh until it answers again.

@@ -106,9 +106,10 @@ type Config struct {
 	// RemoteKubeconfigs are remote clusters to join, "NAME=PATH" each
 	// (--remote-kubeconfig); RemoteSecrets watches the Secrets labelled
 	// meshd.io/multicluster=true in RemoteSecretsNamespace (empty: the
-	// namespace meshd runs in) for more. RemoteSyncTimeout and
-	// RemoteStaleTimeout are multicluster.WithSyncTimeout and
-	// WithStaleTimeout.
+	// namespace meshd runs in) for more. RemoteSyncTimeout,
+	// RemoteStaleTimeout, RemoteStaleGrace and RemoteStaleFailures are
+	// multicluster.WithSyncTimeout, WithStaleTimeout, WithStaleGrace and
+	// WithStaleFailures.
 	// ClusterName names the local cluster (--cluster-name) in localities
 	// (collections.WithClusterName) and the debug UI; a remote cluster of
 	// that name is refused. Empty: the local cluster is unnamed.
@@ -117,6 +118,8 @@ type Config struct {
 	RemoteSecrets                         bool
 	RemoteSecretsNamespace                string
 	RemoteSyncTimeout, RemoteStaleTimeout time.Duration
+	RemoteStaleGrace                      time.Duration
+	RemoteStaleFailures                   int
 
 	// LeaderElect makes replicas watching the same cluster elect one leader
 	// through a coordination.k8s.io/v1 Lease; only the leader writes
@@ -233,6 +236,8 @@ func DefaultConfig() Config {
 		CAAudience:            kubeca.DefaultAudience,
 		RemoteSyncTimeout:     30 * time.Second,
 		RemoteStaleTimeout:    5 * time.Minute,
+		RemoteStaleGrace:      10 * time.Second,
+		RemoteStaleFailures:   3,
 	}
 }
 

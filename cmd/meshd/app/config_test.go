@@ -70,6 +70,10 @@ var parseFlagsCases = []struct {
 		check: func(c Config) bool {
 			return c.ClusterName == "east" && slices.Equal(c.RemoteKubeconfigs, []string{"west=w.yaml"})
 		}},
+	{name: "stale hysteresis by default", args: nil,
+		check: func(c Config) bool { return c.RemoteStaleGrace == 10*time.Second && c.RemoteStaleFailures == 3 }},
+	{name: "stale hysteresis", args: []string{"--remote-stale-grace", "0s", "--remote-stale-failures", "1"},
+		check: func(c Config) bool { return c.RemoteStaleGrace == 0 && c.RemoteStaleFailures == 1 }},
 }
 
 // TestParseFlags checks the configurations that flags parse into.
@@ -142,6 +146,10 @@ var rejectedFlagsCases = []struct {
 	{"bad cluster name", []string{"--cluster-name", "East_1"}, `--cluster-name: cluster name "East_1"`},
 	{"remote named as the local cluster", []string{"--kubeconfig", "kc", "--cluster-name", "east", "--remote-kubeconfig", "east=e.yaml"},
 		`--remote-kubeconfig "east=e.yaml": "east" is the local cluster's --cluster-name`},
+	{"stale grace as long as the timeout", []string{"--remote-stale-timeout", "10s", "--remote-stale-grace", "10s"},
+		"--remote-stale-grace 10s: must be at least 0 and less than --remote-stale-timeout 10s"},
+	{"negative stale grace", []string{"--remote-stale-grace", "-1s"}, "--remote-stale-grace -1s"},
+	{"no stale failures", []string{"--remote-stale-failures", "0"}, "--remote-stale-failures 0: must be at least 1"},
 }
 
 // TestParseFlagsRejects checks that bad flags are refused with a one-line

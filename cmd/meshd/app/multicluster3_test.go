@@ -34,7 +34,7 @@ func TestThreeClusters(t *testing.T) {
 	// on a slow machine.
 	r, client := startMeshd(t, "mc3-client", "--kubeconfig", localEnv.Kubeconfig, "--cluster-name", "home",
 		"--remote-kubeconfig", "west="+westEnv.Kubeconfig, "--remote-kubeconfig", "east="+eastEnv.Kubeconfig,
-		"--remote-stale-timeout", "30s")
+		"--remote-stale-timeout", "30s", "--remote-stale-grace", "2s")
 	all := []string{b.Addr(localEchoIP), b.Addr(remoteEchoIP), b.Addr(eastEchoIP)}
 	waitBackends(t, client, "the three clusters' backends", all)
 	waitEndpoints(t, r, "each endpoint in its cluster", map[string]string{localEchoIP: "home", remoteEchoIP: "west", eastEchoIP: "east"})

@@ -114,7 +114,7 @@ func startMulticluster(t *testing.T, ctx context.Context) *mcRig {
 	writeFile(t, meshFile, "clusterTraffic: spread\n")
 	r, client := startMeshd(t, "mc-client", "--kubeconfig", localEnv.Kubeconfig, "--cluster-name", "home",
 		"--remote-secrets", "--remote-secrets-namespace", "meshd-system",
-		"--remote-stale-timeout", "4s", "--mesh-config", meshFile)
+		"--remote-stale-timeout", "4s", "--remote-stale-grace", "1s", "--mesh-config", meshFile)
 	return &mcRig{r: r, client: client, local: local, west: westEnv, meshFile: meshFile,
 		both: []string{b.Addr(localEchoIP), b.Addr(remoteEchoIP)}}
 }

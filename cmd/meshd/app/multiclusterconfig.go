@@ -41,6 +41,12 @@ func (c Config) validateMulticluster() error {
 	if c.RemoteSyncTimeout <= 0 || c.RemoteStaleTimeout <= 0 {
 		return fmt.Errorf("--remote-sync-timeout %s and --remote-stale-timeout %s: both must be positive", c.RemoteSyncTimeout, c.RemoteStaleTimeout)
 	}
+	if c.RemoteStaleGrace < 0 || c.RemoteStaleGrace >= c.RemoteStaleTimeout {
+		return fmt.Errorf("--remote-stale-grace %s: must be at least 0 and less than --remote-stale-timeout %s", c.RemoteStaleGrace, c.RemoteStaleTimeout)
+	}
+	if c.RemoteStaleFailures < 1 {
+		return fmt.Errorf("--remote-stale-failures %d: must be at least 1", c.RemoteStaleFailures)
+	}
 	return nil
 }
 
@@ -52,6 +58,8 @@ func addMulticlusterFlags(fs *pflag.FlagSet, c *Config) {
 	fs.StringVar(&c.RemoteSecretsNamespace, "remote-secrets-namespace", "", "`NAMESPACE` of the remote clusters' Secrets; default: the namespace meshd runs in, else default")
 	fs.DurationVar(&c.RemoteSyncTimeout, "remote-sync-timeout", c.RemoteSyncTimeout, "how long a remote cluster may take to list before its status says so (it joins once listed; /readyz never waits for it)")
 	fs.DurationVar(&c.RemoteStaleTimeout, "remote-stale-timeout", c.RemoteStaleTimeout, "how long an unreachable remote cluster's last endpoints are kept, flagged stale, before they leave the mesh (until it answers again)")
+	fs.DurationVar(&c.RemoteStaleGrace, "remote-stale-grace", c.RemoteStaleGrace, "how long every request to a remote cluster must have failed before its endpoints are flagged stale, so a brief blip flags nothing; the first answer clears the flag")
+	fs.IntVar(&c.RemoteStaleFailures, "remote-stale-failures", c.RemoteStaleFailures, "how many requests in a row to a remote cluster must fail, as well as --remote-stale-grace, before its endpoints are flagged stale")
 }
 
 // multicluster reports whether remote clusters may join.

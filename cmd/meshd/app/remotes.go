@@ -22,7 +22,8 @@ func (a *App) buildRemotes() (sources.Inputs, error) {
 	}
 	log := a.log.With("source", "multicluster")
 	r := multicluster.New(a.model.Graph, multicluster.WithLogger(log), multicluster.WithClusterName(a.cfg.ClusterName),
-		multicluster.WithSyncTimeout(a.cfg.RemoteSyncTimeout), multicluster.WithStaleTimeout(a.cfg.RemoteStaleTimeout))
+		multicluster.WithSyncTimeout(a.cfg.RemoteSyncTimeout), multicluster.WithStaleTimeout(a.cfg.RemoteStaleTimeout),
+		multicluster.WithStaleGrace(a.cfg.RemoteStaleGrace), multicluster.WithStaleFailures(a.cfg.RemoteStaleFailures))
 	if len(clusters) > 0 {
 		r.Apply("--remote-kubeconfig", clusters, nil)
 	}
