@@ -415,7 +415,7 @@ func testClustersTab(t *testing.T, b *headless.Browser, clusters *fakeClusters) 
 		return headless.Eval[string](b, fmt.Sprintf(`document.querySelector('#clusters tr[data-name=%q]').innerText`, name))
 	}
 	for name, wants := range map[string][]string{
-		"east":  {"stale", "secret meshd-system/remote-east", "failing since 1m ago", "1h ago", "2m ago", "12 services · 40 pods · 12 slices · 3 nodes", "connection refused", "7 failed requests"},
+		"east":  {"stale", "secret meshd-system/remote-east", "failing since 1m ago (7 in a row)", "1h ago", "2m ago", "12 services · 40 pods · 12 slices · 3 nodes", "connection refused", "7 failed requests"},
 		"north": {"syncing", "--remote-kubeconfig", "not listed within the sync timeout", "403 Forbidden", "0 pods"},
 		"west":  {"synced", "credentials #2", "30m ago", "40 pods", "0 failed requests"},
 	} {
@@ -439,6 +439,9 @@ func testClustersTab(t *testing.T, b *headless.Browser, clusters *fakeClusters) 
 	b.WaitJS("east synced", `document.querySelector('#clusters tr[data-name="east"]').className === 'state-synced'`)
 	if n := headless.Eval[string](b, `document.getElementById('clusters-count').textContent`); n != "1/3" {
 		t.Errorf("clusters count %q after east synced, want 1/3", n)
+	}
+	if got := row("east"); !strings.Contains(got, "(7 in a row), within the stale grace") {
+		t.Errorf("cluster east, synced but failing: row %q does not say it is within the stale grace", got)
 	}
 }
 

@@ -108,10 +108,10 @@ func newFakeClusters(now time.Time) *fakeClusters {
 		{Name: "east", Origin: "secret meshd-system/remote-east", State: multicluster.StateStale, Generation: 1,
 			Since: now.Add(-time.Hour), Objects: objects, HealthSnapshot: multicluster.HealthSnapshot{
 				LastList: now.Add(-time.Hour), LastWatch: now.Add(-2 * time.Minute), FailingSince: now.Add(-time.Minute),
-				LastError: "dial tcp 127.0.0.9:6443: connect: connection refused", LastErrorAt: now, Errors: 7}},
+				LastError: "dial tcp 127.0.0.9:6443: connect: connection refused", LastErrorAt: now, Errors: 7, ConsecutiveErrors: 7}},
 		{Name: "north", Origin: "--remote-kubeconfig", State: multicluster.StateSyncing, Generation: 1, SyncTimedOut: true,
 			Since: now.Add(-time.Minute), HealthSnapshot: multicluster.HealthSnapshot{
-				LastError: "GET /api/v1/pods: 403 Forbidden", LastErrorAt: now, FailingSince: now.Add(-time.Minute), Errors: 3}},
+				LastError: "GET /api/v1/pods: 403 Forbidden", LastErrorAt: now, FailingSince: now.Add(-time.Minute), Errors: 3, ConsecutiveErrors: 3}},
 		{Name: "west", Origin: "secret meshd-system/remote-west", State: multicluster.StateSynced, Generation: 2,
 			Since: now.Add(-time.Hour), Objects: objects, HealthSnapshot: multicluster.HealthSnapshot{
 				LastList: now.Add(-30 * time.Minute), LastWatch: now.Add(-time.Second)}},

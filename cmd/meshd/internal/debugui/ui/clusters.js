@@ -47,7 +47,7 @@ export function hasClusters() { return result !== null; }
 const stateNotes = {
   syncing: 'listing; it joins the mesh once listed',
   synced: 'joined; its API server answers',
-  stale: 'its API server stopped answering; its last endpoints are served, flagged stale',
+  stale: 'its API server has not answered past the stale grace; its last endpoints are served, flagged stale',
   expired: 'unreachable past the stale timeout; its endpoints left the mesh until it answers',
   failed: 'not watched',
 };
@@ -59,11 +59,18 @@ function renderCluster(c) {
     el('td', {}, el('span', { class: 'cluster-state', title: stateNotes[c.state] || '' }, c.state),
       c.rotating ? el('div', { class: 'muted' }, 'new credentials listing') : null,
       c.syncTimedOut ? el('div', { class: 'error-text' }, 'not listed within the sync timeout') : null,
-      c.failingSince ? el('div', { class: 'muted' }, 'failing since ' + fmtAgo(c.failingSince)) : null),
+      c.failingSince ? el('div', { class: 'muted' }, failingNote(c)) : null),
     el('td', { class: 'time', title: c.lastList }, fmtAgo(c.lastList)),
     el('td', { class: 'time', title: c.lastWatch }, fmtAgo(c.lastWatch)),
     el('td', { class: 'objects' }, `${fmtNum(o.services)} services · ${fmtNum(o.pods)} pods · ${fmtNum(o.endpointSlices)} slices · ${fmtNum(o.nodes)} nodes`),
     el('td', {}, renderErrors(c)));
+}
+
+// failingNote says since when, and how many requests in a row, a
+// cluster has failed; a synced one is still within the stale grace.
+function failingNote(c) {
+  const note = `failing since ${fmtAgo(c.failingSince)} (${c.consecutiveErrors} in a row)`;
+  return c.state === 'synced' ? note + ', within the stale grace' : note;
 }
 
 function renderErrors(c) {

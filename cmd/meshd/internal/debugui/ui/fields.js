@@ -209,6 +209,7 @@ export const types = {
     lastErrorAt: 'time,omitempty',
     failingSince: 'time,omitempty',
     errors: 'number',
+    consecutiveErrors: 'number',
   },
   ObjectCounts: { // all
     services: 'number',
