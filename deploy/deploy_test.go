@@ -210,9 +210,14 @@ func (a access) String() string {
 
 // review asks the API server whether the service account may make a.
 func review(ctx context.Context, kc kubernetes.Interface, a access) (bool, error) {
+	return reviewAs(ctx, kc, saUser, saGroups, a)
+}
+
+// reviewAs asks the API server whether user, in groups, may make a.
+func reviewAs(ctx context.Context, kc kubernetes.Interface, user string, groups []string, a access) (bool, error) {
 	sar, err := kc.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
 		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: saUser, Groups: saGroups,
+			User: user, Groups: groups,
 			ResourceAttributes: &authorizationv1.ResourceAttributes{
 				Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource,
 				Namespace: a.namespace, Name: a.name,
@@ -389,12 +394,18 @@ func runSourceAs(t *testing.T, env *kubetest.Env, user string, opts []kube.Optio
 // deploymentConfig is the configuration the Deployment runs meshd with.
 func deploymentConfig(t *testing.T) app.Config {
 	t.Helper()
-	dep := get[*appsv1.Deployment](t, manifests(t), "Deployment", "meshd")
-	cfg, err := app.ParseFlags(dep.Spec.Template.Spec.Containers[0].Args, io.Discard)
+	cfg, err := app.ParseFlags(deploymentArgs(t), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// deploymentArgs are the arguments the Deployment runs meshd with.
+func deploymentArgs(t *testing.T) []string {
+	t.Helper()
+	dep := get[*appsv1.Deployment](t, manifests(t), "Deployment", "meshd")
+	return slices.Clone(dep.Spec.Template.Spec.Containers[0].Args)
 }
 
 // createMeshConfigMap creates, as the administrator, the ConfigMap the

@@ -25,6 +25,7 @@ import (
 
 	"github.com/meshd/meshd/cmd/meshd/app"
 	"github.com/meshd/meshd/deploy"
+	"github.com/meshd/meshd/sources/multicluster"
 )
 
 // TestEveryFileEmbedded checks that every manifest in the folder is one
@@ -167,6 +168,9 @@ func TestManifestsAgree(t *testing.T) {
 	if !cfg.InCluster || !cfg.LeaderElect || !cfg.WriteStatus || cfg.LogFormat != "json" {
 		t.Errorf("args %q: in-cluster %v, leader-elect %v, write-status %v, log format %q; want all on, json",
 			c.Args, cfg.InCluster, cfg.LeaderElect, cfg.WriteStatus, cfg.LogFormat)
+	}
+	if err := multicluster.ValidateName(cfg.ClusterName); cfg.ClusterName == "" || err != nil {
+		t.Errorf("args %q: --cluster-name %q (%v), want the local cluster named", c.Args, cfg.ClusterName, err)
 	}
 	xdsPort := containerPort(t, c, "grpc-xds", cfg.XDSAddr)
 	debugPort := containerPort(t, c, "http-debug", cfg.DebugAddr)
