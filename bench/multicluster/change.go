@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"time"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -46,38 +47,51 @@ type change struct {
 	flip          flipper
 }
 
+// remote is a remote cluster of the change table: its kubeconfig, a
+// client of its API server, and the network of its pod IPs.
+type remote struct {
+	name       string
+	kubeconfig []byte
+	client     kubernetes.Interface
+	network    byte
+}
+
 // changeTable seeds the local cluster in this process, then flips the
 // readiness of one local pod with the local cluster alone, with west
 // joined and with east too; with remotes joined it also flips a pod of
-// west through its API server. It prints a row per cluster count and
-// changed pod.
-func changeTable(ctx context.Context, m *mesh, west, east []byte, westClient kubernetes.Interface, services, pods, changes int) error {
+// each joined remote through its API server, so a change in the remote
+// joined last (east) is timed apart from one in the local cluster and in
+// the first remote. It prints a row per cluster count and changed pod.
+func changeTable(ctx context.Context, m *mesh, remotes []remote, services, pods, changes int) error {
 	shared, solo := seedLocal(m, services, pods)
-	remote, err := remoteFlipper(ctx, westClient)
-	if err != nil {
-		return err
-	}
-	locals := []change{
+	rows := []change{
 		{"local, shared service", claOf(shared), ipOf(shared), m.localFlipper(shared)},
 		{"local, solo service", claOf(solo), ipOf(solo), m.localFlipper(solo)},
 	}
-	westPod := podObject(0, services, netWest)
-	remotes := append(locals, change{"west, shared service (API server)", claOf(westPod), ipOf(westPod), remote})
+	// clusters[n] are the remotes joined in step n (0: none), rows[:nrows[n]] its rows.
+	clusters, nrows := [][]multicluster.Cluster{nil}, []int{len(rows)}
+	for _, r := range remotes {
+		flip, err := remoteFlipper(ctx, r.name, r.client)
+		if err != nil {
+			return err
+		}
+		pod := podObject(0, services, r.network)
+		rows = append(rows, change{r.name + ", shared service (API server)", claOf(pod), ipOf(pod), flip})
+		joined := append(slices.Clone(clusters[len(clusters)-1]), multicluster.Cluster{Name: r.name, Kubeconfig: r.kubeconfig})
+		clusters, nrows = append(clusters, joined), append(nrows, len(rows))
+	}
 	fmt.Printf("\n%d readiness flips per row; the shared service spans every cluster, the solo one is local only\n\n", changes)
 	fmt.Println("| clusters | pod changed | p50 | p99 | CPU per change | allocs per change | its service's endpoints |")
 	fmt.Println("|---:|---|---:|---:|---:|---:|---:|")
-	wc, ec := multicluster.Cluster{Name: "west", Kubeconfig: west}, multicluster.Cluster{Name: "east", Kubeconfig: east}
-	for n, joined := range [][]multicluster.Cluster{nil, {wc}, {wc, ec}} {
-		rows := locals
+	for n, joined := range clusters {
 		if joined != nil {
 			m.r.Apply("bench", joined, nil)
 			m.waitEndpoints((len(joined)+1)*pods + 1)
-			rows = remotes
 		}
 		// The join's garbage is collected first: this measures changes,
 		// not the collection of what a join left behind.
 		runtime.GC()
-		for _, row := range rows {
+		for _, row := range rows[:nrows[n]] {
 			r, err := m.measureChanges(changes, row)
 			if err != nil {
 				return fmt.Errorf("%s: %w", row.what, err)
@@ -121,13 +135,13 @@ func (m *mesh) localFlipper(pod *corev1.Pod) flipper {
 	}
 }
 
-// remoteFlipper flips west's pod-0 through its API server: one status
-// write per change.
-func remoteFlipper(ctx context.Context, c kubernetes.Interface) (flipper, error) {
+// remoteFlipper flips the pod-0 of the remote cluster named name through
+// its API server: one status write per change.
+func remoteFlipper(ctx context.Context, name string, c kubernetes.Interface) (flipper, error) {
 	pods := c.CoreV1().Pods(benchNamespace)
 	pod, err := pods.Get(ctx, "pod-0", metav1.GetOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("west's pod-0: %w", err)
+		return nil, fmt.Errorf("%s's pod-0: %w", name, err)
 	}
 	return func(ready bool) error {
 		p, err := pods.UpdateStatus(ctx, withReady(pod, ready), metav1.UpdateOptions{})

@@ -13,9 +13,10 @@
 // network of its own), and prints what one pod change costs with one,
 // two and three clusters: N readiness flips of a local pod of a service
 // every cluster has, of a local pod of a service only the local cluster
-// has, and (with remotes) of a west pod through its API server; each
-// timed until the model's assignment shows it, with the process's CPU
-// and heap allocations per flip.
+// has, and of a pod of each joined remote (west; with three clusters
+// east too, the remote joined last) through its API server; each timed
+// until the model's assignment shows it, with the process's CPU and heap
+// allocations per flip.
 //
 //	go run ./bench/multicluster -services 1000 -pods 10000 -rounds 1 -changes 200
 //

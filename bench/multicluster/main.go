@@ -93,13 +93,14 @@ func (b *bench) run(ctx context.Context) error {
 	if b.east == nil {
 		return nil
 	}
-	east, err := os.ReadFile(b.east.Kubeconfig)
-	if err != nil {
-		return err
+	remotes := []remote{{name: "west", network: netWest}, {name: "east", network: netEast}}
+	for i, env := range []*kubetest.Env{b.west, b.east} {
+		if remotes[i].kubeconfig, err = os.ReadFile(env.Kubeconfig); err != nil {
+			return err
+		}
+		if remotes[i].client, err = kubernetes.NewForConfig(env.Config); err != nil {
+			return fmt.Errorf("client of %s: %w", remotes[i].name, err)
+		}
 	}
-	client, err := kubernetes.NewForConfig(b.west.Config)
-	if err != nil {
-		return err
-	}
-	return changeTable(ctx, m, west, east, client, b.services, b.pods, b.changes)
+	return changeTable(ctx, m, remotes, b.services, b.pods, b.changes)
 }
