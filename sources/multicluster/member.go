@@ -76,6 +76,14 @@ func startMember(ctx context.Context, wg *sync.WaitGroup, g *krt.Graph, log *slo
 	})
 }
 
+// buildErr is why m could not be built; nil for a nil m.
+func (m *member) buildErr() error {
+	if m == nil {
+		return nil
+	}
+	return m.err
+}
+
 // synced reports whether the member's collections hold their initial
 // listing.
 func (m *member) synced() bool { return m.err == nil && m.inputs.HasSynced() }

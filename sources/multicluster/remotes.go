@@ -231,6 +231,13 @@ func (r *Remotes) stepLocked(ctx context.Context, wg *sync.WaitGroup, c Cluster,
 	switch {
 	case st.active == nil:
 		st.active = start()
+	case st.active.err != nil && !sameConfig(st.active, c):
+		// A member that could not be built serves nothing to keep.
+		if st.next != nil {
+			st.next.stop(wg)
+			st.next = nil
+		}
+		st.active = start()
 	case !sameConfig(st.active, c) && !sameConfig(st.next, c):
 		if st.next != nil {
 			st.next.stop(wg)

@@ -220,3 +220,31 @@ func TestRemoteNamedAsLocalIsRefused(t *testing.T) {
 		t.Errorf("%d collections after the refused cluster, want %d: nothing is watched", n, before)
 	}
 }
+
+// TestClusterNamedByTwoOrigins names one cluster in two Secrets: the
+// origin that sorts first is used and the status names the other; once
+// the first goes, the second's kubeconfig is used.
+func TestClusterNamedByTwoOrigins(t *testing.T) {
+	rg := newRig(t)
+	// Kubeconfigs that load but name no server: the members fail to
+	// build and run nothing, which is all this test needs.
+	a, b := []byte("apiVersion: v1\nkind: Config\n"), []byte("apiVersion: v1\nkind: Config\npreferences: {}\n")
+	rg.r.Apply("secret meshd/b", []Cluster{{Name: "west", Kubeconfig: b}}, nil)
+	rg.r.Apply("secret meshd/a", []Cluster{{Name: "west", Kubeconfig: a}}, nil)
+	waitFor(t, "the first origin to win", func() bool {
+		st := rg.state("west")
+		return st.Origin == "secret meshd/a" && strings.Contains(st.Error, "also in secret meshd/b")
+	})
+	st := rg.state("west")
+	if !strings.Contains(st.Error, ErrDuplicateName.Error()) || st.State != StateFailed {
+		t.Errorf("status = %+v, want failed (no server) and %q", st, ErrDuplicateName)
+	}
+	rg.r.Apply("secret meshd/a", nil, nil)
+	waitFor(t, "the second origin's kubeconfig", func() bool {
+		st := rg.state("west")
+		return st.Origin == "secret meshd/b" && st.Generation == 2
+	})
+	if st := rg.state("west"); strings.Contains(st.Error, ErrDuplicateName.Error()) {
+		t.Errorf("status = %+v, want no conflict once one origin names the cluster", st)
+	}
+}

@@ -23,7 +23,8 @@ type ClusterStatus struct {
 	// WithSyncTimeout of its start.
 	SyncTimedOut bool      `json:"syncTimedOut,omitempty"`
 	Since        time.Time `json:"since"`
-	// Error is why the cluster fails or conflicts, if it does.
+	// Error is, in one line, why the cluster fails or conflicts, if it
+	// does: its kubeconfig, its origin, another origin naming it too.
 	Error string `json:"error,omitempty"`
 	// Objects counts what the cluster's informers hold: all of it once
 	// synced, what they have listed so far before.
@@ -68,7 +69,7 @@ func (r *Remotes) statusLocked(name string, st *state, now time.Time) ClusterSta
 		Rotating: st.next != nil, Objects: countObjects(m), HealthSnapshot: m.health.Snapshot()}
 	switch {
 	case m.err != nil:
-		cs.State, cs.Error = StateFailed, m.err.Error()
+		cs.State = StateFailed
 	case !st.joined:
 		cs.State = StateSyncing
 		cs.SyncTimedOut = now.Sub(m.started) >= r.opts.syncTimeout
@@ -79,16 +80,24 @@ func (r *Remotes) statusLocked(name string, st *state, now time.Time) ClusterSta
 	default:
 		cs.State = StateSynced
 	}
-	if st.next != nil && st.next.err != nil {
-		cs.Error = st.next.err.Error()
-	}
-	if err := r.origins[st.origin].err; err != nil && cs.Error == "" {
-		cs.Error = err.Error()
-	}
-	if len(st.conflict) > 0 && cs.Error == "" {
-		cs.Error = ErrDuplicateName.Error() + ": also in " + strings.Join(st.conflict, ", ")
-	}
+	cs.Error = statusError(m, st, r.origins[st.origin].err)
 	return cs
+}
+
+// statusError says, in one line, everything wrong with a cluster: its
+// kubeconfig's, its rotated kubeconfig's, its origin's, and another
+// origin naming it too. Empty when nothing is.
+func statusError(active *member, st *state, originErr error) string {
+	var msgs []string
+	for _, err := range []error{active.err, st.next.buildErr(), originErr} {
+		if err != nil {
+			msgs = append(msgs, err.Error())
+		}
+	}
+	if len(st.conflict) > 0 {
+		msgs = append(msgs, ErrDuplicateName.Error()+": also in "+strings.Join(st.conflict, ", "))
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // State is where a remote cluster stands.
