@@ -12,9 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-
 	"github.com/meshd/meshd/sources"
 	"github.com/meshd/meshd/sources/kube/kubetest"
 )
@@ -54,13 +51,8 @@ func newOutage(t *testing.T, env *kubetest.Env) *outage {
 // kubeconfig reaches the API server through the proxy.
 func (o *outage) kubeconfig(t *testing.T) []byte {
 	t.Helper()
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["proxy"] = &clientcmdapi.Cluster{Server: o.srv.URL}
-	cfg.AuthInfos["proxy"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "proxy"}
-	cfg.CurrentContext = "proxy"
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+	if err := kubetest.WriteKubeconfig(path, o.srv.URL); err != nil {
 		t.Fatal(err)
 	}
 	return kubeconfigOf(t, path)

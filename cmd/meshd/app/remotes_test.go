@@ -1,13 +1,12 @@
 package app
 
 import (
-	"net"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
 
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-
+	"github.com/meshd/meshd/sources/kube/kubetest"
 	"github.com/meshd/meshd/sources/multicluster"
 )
 
@@ -28,7 +27,7 @@ func TestUnreachableRemoteNeverHoldsReadiness(t *testing.T) {
 	if st.Origin != "--remote-kubeconfig" {
 		t.Errorf("origin %q, want --remote-kubeconfig", st.Origin)
 	}
-	r.waitProblem(t, "the remote's problem", "cluster dead", "not listed within the sync timeout", "connection refused")
+	r.waitProblem(t, "the remote's problem", "cluster dead", "not listed within the sync timeout", "503 Service Unavailable")
 	r.waitMetric(t, `meshd_remote_cluster_state{cluster="dead",state="syncing"}`, func(v float64) bool { return v == 1 })
 	r.waitMetric(t, `meshd_remote_cluster_state{cluster="dead",state="synced"}`, func(v float64) bool { return v == 0 })
 	r.waitMetric(t, `meshd_remote_cluster_errors_total{cluster="dead"}`, func(v float64) bool { return v >= 1 })
@@ -37,25 +36,16 @@ func TestUnreachableRemoteNeverHoldsReadiness(t *testing.T) {
 	}
 }
 
-// deadKubeconfig writes a kubeconfig of an API server on a loopback port
-// that nothing listens on.
+// deadKubeconfig writes a kubeconfig of an API server, on loopback,
+// that fails every request as one that is down does.
 func deadKubeconfig(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["dead"] = &clientcmdapi.Cluster{Server: "http://" + addr}
-	cfg.AuthInfos["dead"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["dead"] = &clientcmdapi.Context{Cluster: "dead", AuthInfo: "dead"}
-	cfg.CurrentContext = "dead"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "down for the test", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+	if err := kubetest.WriteKubeconfig(path, srv.URL); err != nil {
 		t.Fatal(err)
 	}
 	return path

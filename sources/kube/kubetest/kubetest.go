@@ -196,6 +196,21 @@ func (e *Env) writeKubeconfig(path, user string, groups []string) error {
 	return clientcmd.WriteToFile(*cfg, path)
 }
 
+// WriteKubeconfig writes to path a kubeconfig that reaches server with
+// no credentials: for an API server behind a proxy of the test's, or at
+// an address where none answers.
+func WriteKubeconfig(path, server string) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["test"] = &clientcmdapi.Cluster{Server: server}
+	cfg.AuthInfos["anonymous"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "anonymous"}
+	cfg.CurrentContext = "test"
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		return fmt.Errorf("kubeconfig of %s: %w", server, err)
+	}
+	return nil
+}
+
 // launch starts a binary with its output in a log file of the directory.
 func (e *Env) launch(path, logName string, args ...string) (*exec.Cmd, error) {
 	log, err := os.Create(filepath.Join(e.dir, logName))

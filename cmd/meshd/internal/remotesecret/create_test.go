@@ -1,7 +1,10 @@
 package remotesecret
 
 import (
+	"context"
+	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -12,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"github.com/meshd/meshd/krt"
 	"github.com/meshd/meshd/sources/kube/kubetest"
 	"github.com/meshd/meshd/sources/multicluster"
 )
@@ -21,18 +25,7 @@ import (
 // its kubeconfig lists what a remote cluster contributes and can neither
 // read Secrets nor write.
 func TestCreateGivesAReadOnlyKubeconfig(t *testing.T) {
-	env := remote.Env(t)
-	admin, err := kubernetes.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := Remote{Client: admin, Server: env.Config.Host, Insecure: true}
-	var s *corev1.Secret
-	for range 2 {
-		if s, err = Create(t.Context(), r, Options{Cluster: "west"}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := createReader(t, "west", 2)
 	out, err := YAML(s)
 	if err != nil {
 		t.Fatal(err)
@@ -66,10 +59,69 @@ func TestCreateGivesAReadOnlyKubeconfig(t *testing.T) {
 	}
 }
 
+// createReader runs Create for cluster times times on the remote API
+// server, and returns the last Secret.
+func createReader(t *testing.T, cluster string, times int) *corev1.Secret {
+	t.Helper()
+	env := remote.Env(t)
+	admin, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Remote{Client: admin, Server: env.Config.Host, Insecure: true}
+	var s *corev1.Secret
+	for range times {
+		if s, err = Create(t.Context(), r, Options{Cluster: cluster}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
 // remote is an API server that authorizes as a cluster does (RBAC), so
 // the reader's token is held to its ClusterRole.
 var remote = kubetest.NewShared(nil, kubetest.WithAuthorization("RBAC"))
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(remote.Around(m), kubetest.IgnoredGoroutines...)
+}
+
+// TestReaderSecretJoins joins a remote cluster through the Secret Create
+// prints, on an API server that holds the reader to its ClusterRole: the
+// cluster syncs with no request refused, so a remote cluster's source
+// reads no more than meshd-remote-reader grants. (It has no Gateway API
+// or Istio client, so it reads no routes or policies, and meshd writes
+// no route status there: each cluster's own meshd does.)
+func TestReaderSecretJoins(t *testing.T) {
+	s := createReader(t, "south", 1)
+	clusters, err := multicluster.ClustersOfSecret(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := krt.NewGraph()
+	r := multicluster.New(g, multicluster.WithCheckInterval(50*time.Millisecond))
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = g.Run(ctx) })
+	wg.Go(func() { _ = r.Run(ctx) })
+	defer func() { cancel(); wg.Wait() }()
+	r.Apply("secret "+s.Namespace+"/"+s.Name, clusters, nil)
+
+	deadline := time.Now().Add(30 * time.Second)
+	var st multicluster.ClusterStatus
+	for {
+		if all := r.Status(); len(all) == 1 {
+			st = all[0]
+		}
+		if st.State == multicluster.StateSynced && !st.LastWatch.IsZero() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cluster not synced within 30s: %+v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if st.Errors != 0 || st.LastError != "" {
+		t.Errorf("the reader's requests failed %d times (last: %s); want none refused", st.Errors, st.LastError)
+	}
 }
