@@ -16,18 +16,27 @@ import "sync"
 // wildcard stream has no entries by name: a name it also names is
 // routed to it as a wildcard.
 //
+// Each stream has a slot, a small number reused once the stream is
+// removed, and a name's streams are a bitset of slots: 100 streams that
+// all name a load assignment cost it two words, not a map of 100 keys.
+//
 // K is what stands for a stream: *conn in the server, a script's stream
 // in the protocol tests. Its methods are safe for concurrent use; mu is
 // a leaf of the lock order (see cache).
 type subscribers[K comparable] struct {
-	mu    sync.Mutex // guards types
+	mu    sync.Mutex // guards following
 	types map[string]*typeSubscribers[K]
+	// slots numbers the streams indexed; keys is its inverse (the zero
+	// K in a free slot) and free the slots to reuse.
+	slots map[K]int
+	keys  []K
+	free  []int
 }
 
 // typeSubscribers is the index of one type.
 type typeSubscribers[K comparable] struct {
 	wildcard map[K]struct{}
-	byName   map[string]map[K]struct{}
+	byName   map[string]*slotSet
 }
 
 // interestOp is one change of what a stream's type routes to it: a name
@@ -46,7 +55,7 @@ type interest struct {
 }
 
 func newSubscribers[K comparable]() *subscribers[K] {
-	return &subscribers[K]{types: map[string]*typeSubscribers[K]{}}
+	return &subscribers[K]{types: map[string]*typeSubscribers[K]{}, slots: map[K]int{}}
 }
 
 // typeLocked returns the index of typeURL, creating it. x.mu must be
@@ -54,10 +63,26 @@ func newSubscribers[K comparable]() *subscribers[K] {
 func (x *subscribers[K]) typeLocked(typeURL string) *typeSubscribers[K] {
 	t := x.types[typeURL]
 	if t == nil {
-		t = &typeSubscribers[K]{wildcard: map[K]struct{}{}, byName: map[string]map[K]struct{}{}}
+		t = &typeSubscribers[K]{wildcard: map[K]struct{}{}, byName: map[string]*slotSet{}}
 		x.types[typeURL] = t
 	}
 	return t
+}
+
+// slotLocked returns k's slot, giving it one. x.mu must be held.
+func (x *subscribers[K]) slotLocked(k K) int {
+	if i, ok := x.slots[k]; ok {
+		return i
+	}
+	i := len(x.keys)
+	if n := len(x.free); n > 0 {
+		i, x.free = x.free[n-1], x.free[:n-1]
+		x.keys[i] = k
+	} else {
+		x.keys = append(x.keys, k)
+	}
+	x.slots[k] = i
+	return i
 }
 
 // apply records k's interest changes, in order.
@@ -67,15 +92,23 @@ func (x *subscribers[K]) apply(k K, changes []interest) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.applyLocked(k, changes)
+}
+
+func (x *subscribers[K]) applyLocked(k K, changes []interest) {
+	slot := -1
 	for _, c := range changes {
 		t := x.typeLocked(c.typeURL)
 		for _, op := range c.ops {
-			t.applyLocked(k, op)
+			if !op.wildcard && slot < 0 {
+				slot = x.slotLocked(k)
+			}
+			t.applyLocked(k, slot, op)
 		}
 	}
 }
 
-func (t *typeSubscribers[K]) applyLocked(k K, op interestOp) {
+func (t *typeSubscribers[K]) applyLocked(k K, slot int, op interestOp) {
 	switch {
 	case op.wildcard && op.on:
 		t.wildcard[k] = struct{}{}
@@ -84,14 +117,14 @@ func (t *typeSubscribers[K]) applyLocked(k K, op interestOp) {
 	case op.on:
 		set := t.byName[op.name]
 		if set == nil {
-			set = map[K]struct{}{}
+			set = &slotSet{}
 			t.byName[op.name] = set
 		}
-		set[k] = struct{}{}
+		set.add(slot)
 	default:
 		if set := t.byName[op.name]; set != nil {
-			delete(set, k)
-			if len(set) == 0 {
+			set.remove(slot)
+			if set.n == 0 {
 				delete(t.byName, op.name)
 			}
 		}
@@ -101,7 +134,15 @@ func (t *typeSubscribers[K]) applyLocked(k K, op interestOp) {
 // remove forgets k, a stream that ended, whose session s holds what the
 // index holds of it.
 func (x *subscribers[K]) remove(k K, s *session) {
-	x.apply(k, s.interestNow(false))
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.applyLocked(k, s.interestNow(false))
+	if i, ok := x.slots[k]; ok {
+		var zero K
+		delete(x.slots, k)
+		x.keys[i] = zero
+		x.free = append(x.free, i)
+	}
 }
 
 // route returns, for every stream a change of the names in changed
@@ -122,16 +163,17 @@ func (x *subscribers[K]) route(changed map[string]map[string]struct{}) map[K]map
 			routeTo(out, k)[typeURL] = names
 		}
 		for n := range names {
-			for k := range t.byName[n] {
+			t.byName[n].each(func(slot int) {
+				k := x.keys[slot]
 				if _, all := t.wildcard[k]; all {
-					continue // routed the whole set above
+					return // routed the whole set above
 				}
 				m := routeTo(out, k)
 				if m[typeURL] == nil {
 					m[typeURL] = map[string]struct{}{}
 				}
 				m[typeURL][n] = struct{}{}
-			}
+			})
 		}
 	}
 	return out

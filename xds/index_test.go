@@ -112,11 +112,18 @@ func renderIndex[K comparable](x *subscribers[K], name func(K) string) string {
 		}
 		fmt.Fprintf(&b, "%s: *=%v", shortType(t), names(ti.wildcard))
 		for _, n := range slices.Sorted(maps.Keys(ti.byName)) {
-			fmt.Fprintf(&b, " %s=%v", n, names(ti.byName[n]))
+			fmt.Fprintf(&b, " %s=%v", n, names(x.slotKeys(ti.byName[n])))
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// slotKeys returns the streams of the slots in set.
+func (x *subscribers[K]) slotKeys(set *slotSet) map[K]struct{} {
+	out := map[K]struct{}{}
+	set.each(func(slot int) { out[x.keys[slot]] = struct{}{} })
+	return out
 }
 
 func renderIntIndex(x *subscribers[int]) string { return renderIndex(x, strconv.Itoa) }
@@ -165,6 +172,34 @@ func TestIndexFollowsSubscriptions(t *testing.T) {
 	r.subs.remove(0, r.ss[0])
 	if got := renderIntIndex(r.subs); got != "" {
 		t.Fatalf("every stream closed: index\n%s\nwant it empty", got)
+	}
+}
+
+// TestIndexReusesSlots closes a stream and opens another, which takes
+// the closed one's slot: the new stream is routed its own names only,
+// none of those the closed stream had.
+func TestIndexReusesSlots(t *testing.T) {
+	r := newIndexRig(t, Delta, Delta, Delta)
+	r.set(EndpointType, "1", "a", "b", "c")
+	r.step(0, delta(EndpointType, []string{"a", "b"}, nil))
+	r.step(1, delta(EndpointType, []string{"b"}, nil))
+	r.subs.remove(0, r.ss[0])
+	r.step(2, delta(EndpointType, []string{"c"}, nil))
+	if got, want := r.subs.slots[2], 0; got != want {
+		t.Errorf("the new stream has slot %d, want the closed one's, %d", got, want)
+	}
+	if got, want := renderIntIndex(r.subs), "eds: *=[] b=[1] c=[2]\n"; got != want {
+		t.Fatalf("index\n%s\nwant\n%s", got, want)
+	}
+	got := r.subs.route(map[string]map[string]struct{}{EndpointType: {"a": {}, "b": {}, "c": {}}})
+	want := map[int][]string{1: {"b"}, 2: {"c"}}
+	if len(got) != len(want) {
+		t.Fatalf("routed to %v, want streams 1 and 2", got)
+	}
+	for k, names := range want {
+		if w := slices.Sorted(maps.Keys(got[k][EndpointType])); !slices.Equal(w, names) {
+			t.Errorf("stream %d routed %v, want %v", k, w, names)
+		}
 	}
 }
 
