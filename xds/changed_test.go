@@ -29,7 +29,7 @@ func TestChangedMarksWhatTheStreamWants(t *testing.T) {
 		ts.wildcard = rng.Intn(4) == 0
 		ts.names = pick()
 		for n := range pick() {
-			ts.sent[n] = &resource{name: n}
+			ts.sent.put(&resource{name: n})
 		}
 		cur := map[string]*resource{}
 		for n := range pick() {
@@ -38,7 +38,7 @@ func TestChangedMarksWhatTheStreamWants(t *testing.T) {
 		changed := pick()
 		var want []string
 		for n := range changed {
-			_, held := ts.sent[n]
+			held := ts.sent.has(n)
 			wild := ts.wildcard && (cur[n] == nil || !cur[n].namedOnly)
 			if _, named := ts.names[n]; wild || named || held {
 				want = append(want, n)
@@ -50,7 +50,7 @@ func TestChangedMarksWhatTheStreamWants(t *testing.T) {
 		got := slices.Sorted(maps.Keys(s.pending[EndpointType]))
 		if !slices.Equal(got, want) || woken != (len(want) > 0) {
 			t.Fatalf("case %d: wildcard %v, names %v, held %v, changed %v: pending %v (woken %v), want %v",
-				i, ts.wildcard, ts.names, ts.sent, changed, got, woken, want)
+				i, ts.wildcard, ts.names, ts.sent.names(), changed, got, woken, want)
 		}
 		if _, ok := s.pending[ClusterType]; ok {
 			t.Fatalf("case %d: a type the stream does not ask for became pending", i)

@@ -1,6 +1,8 @@
 package xds
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
@@ -81,13 +83,13 @@ func heldBesideWildcard(ts *typeState, remove []string, wildcard bool) []string 
 // most of what resuming a wildcard stream costs otherwise.
 func (s *session) holdInitial(ts *typeState, versions map[string]string, v view) {
 	known := make([]string, 0, len(versions))
-	if len(ts.sent) == 0 {
-		// Sized once, not grown name by name.
-		ts.sent = make(map[string]*resource, len(versions))
-	}
+	// Sized once, not grown name by name, and in name order, so each
+	// name is appended.
+	ts.sent.grow(len(versions))
 	cur := s.resources(v, ts.typeURL)
 	isolated := s.proto.namespaceOf != nil
-	for name, ver := range versions {
+	for _, name := range slices.Sorted(maps.Keys(versions)) {
+		ver := versions[name]
 		if r := cur[name]; r != nil && r.version == ver && (!isolated || !s.hidden(r)) {
 			ts.hold(r)
 			known = append(known, r.name)

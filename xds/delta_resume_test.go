@@ -70,7 +70,7 @@ func checkHeldInitial(t *testing.T, sess *session, ts *typeState, cur map[string
 		wantCache = []string{"a"}
 	}
 	var fromCache []string
-	for name, r := range ts.sent {
+	for name, r := range heldMap(ts.sent) {
 		if r == cur[name] {
 			fromCache = append(fromCache, name)
 			if unsafe.StringData(name) != unsafe.StringData(cur[name].name) {
@@ -84,8 +84,8 @@ func checkHeldInitial(t *testing.T, sess *session, ts *typeState, cur map[string
 	if !slices.Equal(fromCache, wantCache) {
 		t.Errorf("isolated=%v: held as the cache's resources: %v, want %v", isolated, fromCache, wantCache)
 	}
-	if len(ts.sent) != 4 || ts.digest != recompute(ts.sent) {
-		t.Fatalf("isolated=%v: sent %d names, digest %v, want 4 and %v", isolated, len(ts.sent), ts.digest, recompute(ts.sent))
+	if ts.sent.len() != 4 || ts.digest != recompute(heldMap(ts.sent)) {
+		t.Fatalf("isolated=%v: sent %d names, digest %v, want 4 and %v", isolated, ts.sent.len(), ts.digest, recompute(heldMap(ts.sent)))
 	}
 	pending := slices.Sorted(maps.Keys(sess.pending[EndpointType]))
 	if !slices.Equal(pending, []string{"a", "b", "c", "d"}) {
@@ -107,7 +107,7 @@ func checkFirstFlush(t *testing.T, c *cache, sess *session, ts *typeState, cur m
 	if len(changed) != 1 || changed[0] != cur["c"] || !slices.Equal(removed, wantRemoved) {
 		t.Fatalf("isolated=%v: first flush sends %v, removes %v; want [c], %v", isolated, changed, removed, wantRemoved)
 	}
-	for name, r := range ts.sent {
+	for name, r := range heldMap(ts.sent) {
 		if r != cur[name] {
 			t.Fatalf("isolated=%v: after the flush %s is held as %+v, not the current resource", isolated, name, r)
 		}

@@ -63,7 +63,7 @@ func concerns(s *session, changed map[string]map[string]struct{}, v view) bool {
 		}
 		cur := s.resources(v, t)
 		for n := range names {
-			if _, held := ts.sent[n]; held || ts.wants(n, cur[n]) {
+			if ts.sent.has(n) || ts.wants(n, cur[n]) {
 				return true
 			}
 		}

@@ -41,10 +41,7 @@ func renderTypeState(ts *typeState, pending map[string]struct{}) string {
 	}
 	field(ts.wildcard, "wildcard")
 	field(len(ts.names) > 0, "names=[%s]", strings.Join(slices.Sorted(maps.Keys(ts.names)), " "))
-	held := make([]*resource, 0, len(ts.sent))
-	for _, n := range slices.Sorted(maps.Keys(ts.sent)) {
-		held = append(held, ts.sent[n])
-	}
+	held := ts.sent.all()
 	fmt.Fprintf(&b, " held=[%s] digest=%s", renderResources(held), shortVersion(ts.digest.String()))
 	field(ts.nonce != "", "sent=%s", versionNonce(ts.version, ts.nonce))
 	field(ts.ackedVersion != "", "acked=%s", versionNonce(ts.ackedVersion, ts.ackedNonce))

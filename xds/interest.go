@@ -14,8 +14,7 @@ func (ts *typeState) interested(name string) bool {
 	if _, ok := ts.names[name]; ok {
 		return true
 	}
-	_, ok := ts.sent[name]
-	return ok
+	return ts.sent.has(name)
 }
 
 // noteInterest logs a change of ts's interest in name, which was was
@@ -51,9 +50,9 @@ func (ts *typeState) eachInterest(f func(string)) {
 	for n := range ts.names {
 		f(n)
 	}
-	for n := range ts.sent {
-		if _, named := ts.names[n]; !named {
-			f(n)
+	for _, r := range ts.sent.all() {
+		if _, named := ts.names[r.name]; !named {
+			f(r.name)
 		}
 	}
 }

@@ -220,7 +220,7 @@ func typeStatus(ts *typeState, pending int) TypeStatus {
 	st := TypeStatus{
 		TypeURL:      ts.typeURL,
 		Wildcard:     ts.wildcard,
-		Resources:    len(ts.sent),
+		Resources:    ts.sent.len(),
 		SentVersion:  ts.version,
 		SentNonce:    ts.nonce,
 		LastPush:     ts.lastPush,

@@ -212,15 +212,15 @@ func (s *session) markChanged(ts *typeState, changed map[string]struct{}, cur ma
 		}
 		p[n] = struct{}{}
 	}
-	if !ts.wildcard && len(ts.names)+len(ts.sent) < len(changed) {
+	if !ts.wildcard && len(ts.names)+ts.sent.len() < len(changed) {
 		for n := range ts.names {
 			if _, ok := changed[n]; ok {
 				mark(n)
 			}
 		}
-		for n := range ts.sent {
-			if _, ok := changed[n]; ok {
-				mark(n)
+		for _, r := range ts.sent.all() {
+			if _, ok := changed[r.name]; ok {
+				mark(r.name)
 			}
 		}
 		return p != nil
@@ -230,7 +230,7 @@ func (s *session) markChanged(ts *typeState, changed map[string]struct{}, cur ma
 		// cache, sparing a miss in the stream's own large map.
 		if ts.wants(n, cur[n]) {
 			mark(n)
-		} else if _, held := ts.sent[n]; held {
+		} else if ts.sent.has(n) {
 			mark(n)
 		}
 	}
@@ -300,7 +300,7 @@ func nackOf(version, nonce string, detail errorDetail, now time.Time) *Nack {
 func (s *session) resumed(ts *typeState, now time.Time) {
 	v := ts.digest.String()
 	ts.version, ts.ackedVersion, ts.ackedAt, ts.resumed = v, v, now, true
-	s.report(event{kind: evResumed, typeURL: ts.typeURL, version: v, n: len(ts.sent)})
+	s.report(event{kind: evResumed, typeURL: ts.typeURL, version: v, n: ts.sent.len()})
 }
 
 // order returns the stream's types in push order, then any others by

@@ -1,6 +1,7 @@
 package xds
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -21,7 +22,7 @@ type typeState struct {
 	// sent. A NACK puts back the values from before the rejected response,
 	// so after it sent holds what the client accepted. Change it only
 	// with hold and drop, which keep digest.
-	sent map[string]*resource
+	sent heldSet
 	// digest is the digest of sent: the version of what the client holds,
 	// sent as the version of every response (see digest).
 	digest digest
@@ -83,18 +84,16 @@ func newTypeState(typeURL string) *typeState {
 	return &typeState{
 		typeURL:  typeURL,
 		names:    map[string]struct{}{},
-		sent:     map[string]*resource{},
 		rejected: map[string]string{},
 	}
 }
 
 // hold records that the client holds r (or is being sent it).
 func (ts *typeState) hold(r *resource) {
-	old, ok := ts.sent[r.name]
+	old, ok := ts.sent.put(r)
 	if ok {
 		ts.digest.sub(old.pair)
 	}
-	ts.sent[r.name] = r
 	ts.digest.add(r.pair)
 	if !ok && !ts.wildcard {
 		ts.noteInterest(r.name, ts.named(r.name))
@@ -103,9 +102,8 @@ func (ts *typeState) hold(r *resource) {
 
 // drop records that the client no longer holds name.
 func (ts *typeState) drop(name string) {
-	if old, ok := ts.sent[name]; ok {
+	if old, ok := ts.sent.remove(name); ok {
 		ts.digest.sub(old.pair)
-		delete(ts.sent, name)
 		ts.noteInterest(name, true)
 	}
 }
@@ -122,7 +120,7 @@ func (ts *typeState) named(name string) bool {
 // sent: the client forgets them on its own.
 func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []string, all bool) {
 	for _, n := range remove {
-		r, held := ts.sent[n]
+		r, held := ts.sent.get(n)
 		named := ts.named(n)
 		delete(ts.names, n)
 		if !ts.wildcard || (r != nil && r.namedOnly) {
@@ -138,7 +136,7 @@ func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []str
 	}
 	if !wildcard && ts.wildcard {
 		// Names the client kept only through the wildcard are dropped.
-		for n := range ts.sent {
+		for _, n := range ts.sent.names() {
 			if _, ok := ts.names[n]; !ok && !contains(add, n) {
 				ts.drop(n)
 				delete(ts.rejected, n)
@@ -219,15 +217,16 @@ func contains(s []string, v string) bool {
 // a name in resend is sent even when the client holds its version, and
 // named removed when it does not exist or the client does not want it.
 func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool) (changed []*resource, removed []string) {
-	if len(ts.sent) == 0 && len(names) > 8 {
+	if ts.sent.len() == 0 && len(names) > 8 {
 		changed = ts.sizeFirst(len(names))
 	}
-	for name := range names {
+	// In name order, so that what is added to sent is mostly appended.
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		r := cur[name]
 		if r != nil && hidden != nil && hidden(r) {
 			r = nil
 		}
-		held, has := ts.sent[name]
+		held, has := ts.sent.get(name)
 		if !ts.wants(name, r) {
 			if has {
 				ts.drop(name)
@@ -269,8 +268,6 @@ func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*res
 		ts.update(name, held, r)
 		changed = append(changed, r)
 	}
-	slices.SortFunc(changed, byName)
-	slices.Sort(removed)
 	return changed, removed
 }
 
@@ -291,7 +288,7 @@ func (ts *typeState) update(name string, held, r *resource) {
 // once, rather than growing them name by name, and returns the changed
 // slice, sized likewise.
 func (ts *typeState) sizeFirst(n int) []*resource {
-	ts.sent = make(map[string]*resource, n)
+	ts.sent.grow(n)
 	if ts.building == nil {
 		ts.building = make(map[string]*resource, n)
 	}
@@ -301,13 +298,12 @@ func (ts *typeState) sizeFirst(n int) []*resource {
 // held returns the resources the client holds, ordered by name: the full
 // state a SotW Listener or Cluster response carries.
 func (ts *typeState) held() []*resource {
-	out := make([]*resource, 0, len(ts.sent))
-	for _, r := range ts.sent {
+	out := make([]*resource, 0, ts.sent.len())
+	for _, r := range ts.sent.all() {
 		if r.any != nil {
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, byName)
 	return out
 }
 
@@ -395,7 +391,7 @@ next:
 				continue next
 			}
 		}
-		if r := ts.sent[name]; r != nil && (p == nil || p.version != r.version) {
+		if r, _ := ts.sent.get(name); r != nil && (p == nil || p.version != r.version) {
 			ts.rejected[name] = r.version
 			nack.Rejected = append(nack.Rejected, name)
 		}

@@ -32,7 +32,7 @@ func TestAnswerPerResponse(t *testing.T) {
 	if !ts.answer("", "3", &Nack{Message: "bad"}, time.Now()) {
 		t.Fatal("NACK of 3 not counted")
 	}
-	if got := ts.sent["a"].version; got != "v2" {
+	if got := heldMap(ts.sent)["a"].version; got != "v2" {
 		t.Fatalf("server thinks the client holds %s, want v2", got)
 	}
 	// v1 is a change from what the client holds (v2), so it is sent.
