@@ -27,7 +27,9 @@ func TestChangedMarksWhatTheStreamWants(t *testing.T) {
 		s := newSession(&protocol{}, SotW)
 		ts := s.typeState(EndpointType)
 		ts.wildcard = rng.Intn(4) == 0
-		ts.names = pick()
+		for n := range pick() {
+			ts.names.put(n)
+		}
 		for n := range pick() {
 			ts.sent.put(&resource{name: n})
 		}
@@ -40,7 +42,7 @@ func TestChangedMarksWhatTheStreamWants(t *testing.T) {
 		for n := range changed {
 			held := ts.sent.has(n)
 			wild := ts.wildcard && (cur[n] == nil || !cur[n].namedOnly)
-			if _, named := ts.names[n]; wild || named || held {
+			if wild || ts.names.has(n) || held {
 				want = append(want, n)
 			}
 		}
@@ -50,7 +52,7 @@ func TestChangedMarksWhatTheStreamWants(t *testing.T) {
 		got := slices.Sorted(maps.Keys(s.pending[EndpointType]))
 		if !slices.Equal(got, want) || woken != (len(want) > 0) {
 			t.Fatalf("case %d: wildcard %v, names %v, held %v, changed %v: pending %v (woken %v), want %v",
-				i, ts.wildcard, ts.names, ts.sent.names(), changed, got, woken, want)
+				i, ts.wildcard, ts.names.all(), ts.sent.names(), changed, got, woken, want)
 		}
 		if _, ok := s.pending[ClusterType]; ok {
 			t.Fatalf("case %d: a type the stream does not ask for became pending", i)

@@ -46,7 +46,7 @@ func (s *session) delta(req *discovery.DeltaDiscoveryRequest, v view, now time.T
 			remove = append(remove, n)
 		}
 	}
-	if err := s.checkNames(ts, len(ts.names)+len(add)+1, func() int { return ts.countAfter(add, remove, wildcard) }); err != nil {
+	if err := s.checkNames(ts, ts.names.len()+len(add)+1, func() int { return ts.countAfter(add, remove, wildcard) }); err != nil {
 		return err
 	}
 	overlap := heldBesideWildcard(ts, remove, wildcard)
@@ -67,7 +67,7 @@ func heldBesideWildcard(ts *typeState, remove []string, wildcard bool) []string 
 	}
 	var out []string
 	for _, n := range remove {
-		if _, ok := ts.names[n]; ok {
+		if ts.names.has(n) {
 			out = append(out, n)
 		}
 	}

@@ -40,7 +40,7 @@ func renderTypeState(ts *typeState, pending map[string]struct{}) string {
 		}
 	}
 	field(ts.wildcard, "wildcard")
-	field(len(ts.names) > 0, "names=[%s]", strings.Join(slices.Sorted(maps.Keys(ts.names)), " "))
+	field(ts.names.len() > 0, "names=[%s]", strings.Join(ts.names.all(), " "))
 	held := ts.sent.all()
 	fmt.Fprintf(&b, " held=[%s] digest=%s", renderResources(held), shortVersion(ts.digest.String()))
 	field(ts.nonce != "", "sent=%s", versionNonce(ts.version, ts.nonce))

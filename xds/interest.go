@@ -11,7 +11,7 @@ package xds
 // interested reports whether ts, not a wildcard subscription, is
 // interested in name: it subscribes to it or holds it.
 func (ts *typeState) interested(name string) bool {
-	if _, ok := ts.names[name]; ok {
+	if ts.names.has(name) {
 		return true
 	}
 	return ts.sent.has(name)
@@ -47,11 +47,11 @@ func (ts *typeState) setWildcard(on bool) {
 
 // eachInterest calls f with every name ts subscribes to or holds, once.
 func (ts *typeState) eachInterest(f func(string)) {
-	for n := range ts.names {
+	for _, n := range ts.names.all() {
 		f(n)
 	}
 	for _, r := range ts.sent.all() {
-		if _, named := ts.names[r.name]; !named {
+		if !ts.names.has(r.name) {
 			f(r.name)
 		}
 	}

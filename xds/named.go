@@ -24,7 +24,7 @@ func WithNamedOnly[T any](namedOnly func(T) bool) SourceOption[T] {
 // resource is r (nil: none): it names it, or subscribes to the whole
 // type and r is not served by name only.
 func (ts *typeState) wants(name string, r *resource) bool {
-	if _, ok := ts.names[name]; ok {
+	if ts.names.has(name) {
 		return true
 	}
 	return ts.wildcard && (r == nil || !r.namedOnly)

@@ -233,7 +233,7 @@ func typeStatus(ts *typeState, pending int) TypeStatus {
 		Resumed:      ts.resumed,
 		Pending:      pending,
 	}
-	for n := range ts.names {
+	for _, n := range ts.names.all() {
 		st.Subscribed = append(st.Subscribed, n)
 	}
 	sort.Strings(st.Subscribed)

@@ -391,7 +391,7 @@ func (s *Server) disconnect(c *conn, err error) {
 	c.endedNode = c.s.nodeID()
 	s.subs.remove(c, c.s)
 	for _, ts := range c.s.types {
-		c.retainedNames += len(ts.names) + ts.sent.len()
+		c.retainedNames += ts.names.len() + ts.sent.len()
 	}
 	c.mu.Unlock()
 	s.mu.Lock()

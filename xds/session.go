@@ -212,8 +212,8 @@ func (s *session) markChanged(ts *typeState, changed map[string]struct{}, cur ma
 		}
 		p[n] = struct{}{}
 	}
-	if !ts.wildcard && len(ts.names)+ts.sent.len() < len(changed) {
-		for n := range ts.names {
+	if !ts.wildcard && ts.names.len()+ts.sent.len() < len(changed) {
+		for _, n := range ts.names.all() {
 			if _, ok := changed[n]; ok {
 				mark(n)
 			}

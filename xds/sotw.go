@@ -57,7 +57,7 @@ func (s *session) sotwSubscribe(ts *typeState, names []string, first bool, v vie
 			continue
 		}
 		want[n] = struct{}{}
-		if _, ok := ts.names[n]; !ok {
+		if !ts.names.has(n) {
 			add = append(add, n)
 		}
 	}
@@ -66,7 +66,7 @@ func (s *session) sotwSubscribe(ts *typeState, names []string, first bool, v vie
 		// Clusters asks for all of them.
 		wildcard = true
 	}
-	for n := range ts.names {
+	for _, n := range ts.names.all() {
 		if _, ok := want[n]; !ok {
 			remove = append(remove, n)
 		}
@@ -114,7 +114,7 @@ func (s *session) resume(ts *typeState, version string, v view, now time.Time) {
 			}
 			return
 		}
-		for n := range ts.names {
+		for _, n := range ts.names.all() {
 			visit(cur[n])
 		}
 	}
@@ -143,14 +143,14 @@ func unchanged(ts *typeState, names []string) bool {
 	if len(names) == 0 {
 		// An empty list keeps a Listener or Cluster subscription as it is
 		// (the legacy wildcard) and means "nothing" for other types.
-		return len(ts.names) == 0 && (fullStateType(ts.typeURL) || !ts.wildcard)
+		return ts.names.len() == 0 && (fullStateType(ts.typeURL) || !ts.wildcard)
 	}
-	if ts.wildcard || len(names) != len(ts.names) {
+	if ts.wildcard || len(names) != ts.names.len() {
 		// A list without "*" ends a wildcard subscription.
 		return false
 	}
 	for _, n := range names {
-		if _, ok := ts.names[n]; !ok {
+		if !ts.names.has(n) {
 			return false
 		}
 	}

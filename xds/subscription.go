@@ -17,7 +17,7 @@ type typeState struct {
 	// wildcard is set when the client subscribed to every resource.
 	wildcard bool
 	// names are the explicitly subscribed names.
-	names map[string]struct{}
+	names nameSet
 	// sent holds, per name, the resource the client holds or was last
 	// sent. A NACK puts back the values from before the rejected response,
 	// so after it sent holds what the client accepted. Change it only
@@ -83,7 +83,6 @@ type Nack struct {
 func newTypeState(typeURL string) *typeState {
 	return &typeState{
 		typeURL:  typeURL,
-		names:    map[string]struct{}{},
 		rejected: map[string]string{},
 	}
 }
@@ -110,8 +109,7 @@ func (ts *typeState) drop(name string) {
 
 // named reports whether ts subscribes to name by name.
 func (ts *typeState) named(name string) bool {
-	_, ok := ts.names[name]
-	return ok
+	return ts.names.has(name)
 }
 
 // subscribe changes the subscription and returns the names whose state
@@ -119,10 +117,12 @@ func (ts *typeState) named(name string) bool {
 // (all) when the client became a wildcard subscriber. Names dropped leave
 // sent: the client forgets them on its own.
 func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []string, all bool) {
+	// Sorted, so that the names are appended to names in order.
+	add = slices.Sorted(slices.Values(add))
 	for _, n := range remove {
 		r, held := ts.sent.get(n)
 		named := ts.named(n)
-		delete(ts.names, n)
+		ts.names.remove(n)
 		if !ts.wildcard || (r != nil && r.namedOnly) {
 			ts.drop(n) // which logs a held name's interest
 			delete(ts.rejected, n)
@@ -137,7 +137,7 @@ func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []str
 	if !wildcard && ts.wildcard {
 		// Names the client kept only through the wildcard are dropped.
 		for _, n := range ts.sent.names() {
-			if _, ok := ts.names[n]; !ok && !contains(add, n) {
+			if _, adding := slices.BinarySearch(add, n); !adding && !ts.names.has(n) {
 				ts.drop(n)
 				delete(ts.rejected, n)
 			}
@@ -145,9 +145,9 @@ func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []str
 	}
 	ts.setWildcard(wildcard)
 	for _, n := range add {
-		if _, ok := ts.names[n]; !ok {
+		if !ts.names.has(n) {
 			was := ts.interested(n)
-			ts.names[n] = struct{}{}
+			ts.names.put(n)
 			names = append(names, n)
 			ts.noteInterest(n, was)
 		}
@@ -158,7 +158,7 @@ func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []str
 // count is what ts adds toward WithMaxSubscribedNames: its explicit
 // names, and one for a wildcard subscription.
 func (ts *typeState) count() int {
-	n := len(ts.names)
+	n := ts.names.len()
 	if ts.wildcard {
 		n++
 	}
@@ -169,19 +169,19 @@ func (ts *typeState) count() int {
 // wildcard), without changing ts: the names kept, (names - remove) + add,
 // each counted once.
 func (ts *typeState) countAfter(add, remove []string, wildcard bool) int {
-	n := len(ts.names)
+	n := ts.names.len()
 	adding := make(map[string]struct{}, len(add))
 	for _, a := range add {
 		adding[a] = struct{}{}
 	}
 	for a := range adding {
-		if _, ok := ts.names[a]; !ok {
+		if !ts.names.has(a) {
 			n++
 		}
 	}
 	var dropped map[string]struct{}
 	for _, r := range remove {
-		if _, held := ts.names[r]; !held {
+		if !ts.names.has(r) {
 			continue
 		}
 		if _, readded := adding[r]; readded {

@@ -11,7 +11,7 @@ import (
 func TestAnswerPerResponse(t *testing.T) {
 	res := func(v string) *resource { return &resource{name: "a", version: v} }
 	ts := newTypeState(EndpointType)
-	ts.names["a"] = struct{}{}
+	ts.names.put("a")
 	names := map[string]struct{}{"a": {}}
 	step := func(v, nonce string) {
 		if changed, _ := ts.diff(names, nil, map[string]*resource{"a": res(v)}, nil); len(changed) != 1 {

@@ -1,0 +1,74 @@
+package xds
+
+import (
+	"fmt"
+	"maps"
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// heldMap returns what h holds as a map, for tests to compare and walk.
+func heldMap(h heldSet) map[string]*resource {
+	out := make(map[string]*resource, h.len())
+	for _, r := range h.all() {
+		out[r.name] = r
+	}
+	return out
+}
+
+// TestSortedSetModel puts and removes random names, in random order,
+// and compares the set with a map after every step, and its walk, in
+// name order, every so often (a walk merges the overlay).
+func TestSortedSetModel(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	var h heldSet
+	var ns nameSet
+	model := map[string]*resource{}
+	for step := range 20000 {
+		name := fmt.Sprintf("n%04d", rng.Intn(1000))
+		want, was := model[name]
+		if rng.Intn(3) == 0 {
+			old, had := h.remove(name)
+			_, named := ns.remove(name)
+			if old != want || had != was || named != was {
+				t.Fatalf("step %d: remove %s returned %v %v (named %v), want %v %v", step, name, old, had, named, want, was)
+			}
+			delete(model, name)
+		} else {
+			r := &resource{name: name, version: fmt.Sprint(step)}
+			old, had := h.put(r)
+			_, named := ns.put(name)
+			if old != want || had != was || named != was {
+				t.Fatalf("step %d: put %s returned %v %v (named %v), want %v %v", step, name, old, had, named, want, was)
+			}
+			model[name] = r
+		}
+		checkSortedSet(t, step, &h, &ns, model, step%500 == 0)
+	}
+}
+
+func checkSortedSet(t *testing.T, step int, h *heldSet, ns *nameSet, model map[string]*resource, walk bool) {
+	t.Helper()
+	if h.len() != len(model) || ns.len() != len(model) {
+		t.Fatalf("step %d: len %d and %d, want %d", step, h.len(), ns.len(), len(model))
+	}
+	for n, want := range model {
+		if got, ok := h.get(n); !ok || got != want || !h.has(n) || !ns.has(n) {
+			t.Fatalf("step %d: get %s = %v, want %v", step, n, got, want)
+		}
+	}
+	if _, ok := h.get("zz"); ok || h.has("zz") || ns.has("zz") {
+		t.Fatalf("step %d: a name never put is held", step)
+	}
+	if !walk {
+		return
+	}
+	want := slices.Sorted(maps.Keys(model))
+	if got := h.names(); !slices.Equal(got, want) {
+		t.Fatalf("step %d: names %v, want %v", step, got, want)
+	}
+	if got := ns.all(); !slices.Equal(got, want) {
+		t.Fatalf("step %d: names %v, want %v", step, got, want)
+	}
+}
