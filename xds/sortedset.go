@@ -56,10 +56,20 @@ func (s *sortedSet[V, K]) search(name string) (int, bool) {
 	if n := len(s.sorted); n == 0 || k.key(s.sorted[n-1]) < name {
 		return n, false // the common case of names added in order
 	}
+	// The two kinds searched directly: comparing through K costs a call
+	// per step, and wants searches names on every name of a response.
+	switch sorted := any(s.sorted).(type) {
+	case []string:
+		return slices.BinarySearch(sorted, name)
+	case []*resource:
+		return slices.BinarySearchFunc(sorted, name, compareName)
+	}
 	return slices.BinarySearchFunc(s.sorted, name, func(v V, name string) int {
 		return strings.Compare(k.key(v), name)
 	})
 }
+
+func compareName(r *resource, name string) int { return strings.Compare(r.name, name) }
 
 // get returns the value for name.
 func (s *sortedSet[V, K]) get(name string) (V, bool) {
