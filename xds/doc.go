@@ -94,7 +94,10 @@
 //
 // Both protocols share one subscription state per stream and type (wildcard
 // flag, subscribed names, the resource versions the client holds, nonces,
-// ACK and NACK). Listener and Cluster responses of the SotW protocol carry
+// ACK and NACK). Its names and held resources are slices sorted by name
+// (sortedSet), and the index keeps a name's streams as a bitset of stream
+// slots (slotSet), not maps: a hundred wildcard streams of 4,000 names
+// each hold 400,000 entries. Listener and Cluster responses of the SotW protocol carry
 // the complete subscribed set, so a removed resource is removed by omission;
 // Route and Endpoint responses carry only changed resources, and removals
 // of those types are not sent. The Delta protocol sends changed resources
