@@ -233,10 +233,7 @@ func typeStatus(ts *typeState, pending int) TypeStatus {
 		Resumed:      ts.resumed,
 		Pending:      pending,
 	}
-	for _, n := range ts.names.all() {
-		st.Subscribed = append(st.Subscribed, n)
-	}
-	sort.Strings(st.Subscribed)
+	st.Subscribed = append(st.Subscribed, ts.names.all()...) // sorted
 	for n := range ts.rejected {
 		st.Rejected = append(st.Rejected, n)
 	}

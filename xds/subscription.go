@@ -4,7 +4,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -306,9 +305,6 @@ func (ts *typeState) held() []*resource {
 	}
 	return out
 }
-
-// byName orders resources by name.
-func byName(a, b *resource) int { return strings.Compare(a.name, b.name) }
 
 // pendingResponse is a response sent and not yet answered, with the
 // values its changed names had before it.
