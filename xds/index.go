@@ -196,7 +196,7 @@ func (x *subscribers[K]) reaching(changed map[string]map[string]struct{}) int {
 			n += len(names)
 		default:
 			for name := range names {
-				if len(t.byName[name]) > 0 {
+				if s := t.byName[name]; s != nil && s.n > 0 {
 					n++
 				}
 			}
