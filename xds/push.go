@@ -88,9 +88,10 @@ func (s *Server) pacePolicy() pace.Policy {
 // pushDirty notifies the streams the index routes the changed names to
 // of the names each subscribes to or holds, and returns the round: how
 // many of the names reach a stream, how many streams it woke and how
-// many of those had not yet taken their previous wake-up. Until it returns, a stream that flushes before its turn takes
-// the round's names in itself (session.catchUp). No lock is held across the streams: each notify takes its
-// stream's own.
+// many of those had not yet taken their previous wake-up. Until it
+// returns, a stream that flushes before its turn takes the round's names
+// in itself (session.catchUp). No lock is held across the streams: each
+// notify takes its stream's own.
 func (s *Server) pushDirty() (r pace.Round) {
 	start := time.Now()
 	dirty := s.cache.takeRound()
