@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"sync"
 	"unicode/utf8"
 
@@ -32,30 +31,27 @@ type requestCodec struct {
 }
 
 func newRequestCodec(c *cache) *requestCodec {
-	return &requestCodec{proto: encoding.GetCodecV2("proto"), cache: c,
-		lists: listCache{seed: maphash.MakeSeed(), entries: map[listKey]*listEntry{}}}
+	return &requestCodec{proto: encoding.GetCodecV2("proto"), cache: c}
 }
 
 // listCache remembers the last SotW name lists decoded, so that one list
 // sent by many streams — every Envoy wanting every cluster ACKs the same
 // thousands of EDS names after each change — is decoded once and then
-// recognised by a hash and one comparison of its bytes. The lists handed
-// out are shared and read-only. It holds at most maxCachedLists lists of
-// at most maxCachedListBytes each.
+// recognised by one comparison of its bytes: no hash of them, no walk of
+// their fields (recognise). The lists handed out are shared and
+// read-only. It holds at most maxCachedLists lists of at most
+// maxCachedListBytes each.
 type listCache struct {
-	seed    maphash.Seed
-	mu      sync.Mutex // guards entries
-	entries map[listKey]*listEntry
-}
-
-type listKey struct {
-	typeURL string
-	hash    uint64
+	mu sync.Mutex // guards entries
+	// entries is replaced, never changed in place, so a reader walks
+	// the slice it took under mu without holding it.
+	entries []*listEntry
 }
 
 type listEntry struct {
-	raw   []byte
-	names []string
+	typeURL string
+	raw     []byte
+	names   []string
 }
 
 const (
@@ -66,29 +62,76 @@ const (
 	maxCachedListBytes = 1 << 20
 )
 
-func (lc *listCache) get(typeURL string, raw []byte) ([]string, listKey) {
-	k := listKey{typeURL, maphash.Bytes(lc.seed, raw)}
-	lc.mu.Lock()
-	defer lc.mu.Unlock()
-	if e := lc.entries[k]; e != nil && bytes.Equal(e.raw, raw) {
-		return e.names, k
+// recognise returns the names of the SotW request b when its name fields
+// are one cached list, and b without them; ok is false otherwise. It
+// walks only the fields around the names: a list is found by comparing
+// its bytes where the names start.
+func (lc *listCache) recognise(b []byte) (names []string, rest []byte, ok bool) {
+	lo, found := firstNameField(b)
+	if !found {
+		return nil, nil, false
 	}
-	return nil, k
+	lc.mu.Lock()
+	entries := lc.entries
+	lc.mu.Unlock()
+	for _, e := range entries {
+		hi := lo + len(e.raw)
+		if hi > len(b) || !bytes.Equal(b[lo:hi], e.raw) {
+			continue
+		}
+		// The list must end here: a longer list with this prefix is
+		// another list.
+		typeURL, after, _, wellFormed := scanRequest(b[hi:], sotwShape)
+		if !wellFormed || after.names[0] > 0 {
+			continue
+		}
+		if typeURL == "" {
+			typeURL, _, _, _ = scanRequest(b[:lo], sotwShape)
+		}
+		if typeURL != e.typeURL {
+			continue
+		}
+		rest = make([]byte, 0, len(b)-len(e.raw))
+		return e.names, append(append(rest, b[:lo]...), b[hi:]...), true
+	}
+	return nil, nil, false
 }
 
-func (lc *listCache) put(k listKey, raw []byte, names []string) {
+// firstNameField returns where the first SotW name field of b starts;
+// found is false when there is none or b is not well formed before it.
+func firstNameField(b []byte) (pos int, found bool) {
+	for pos < len(b) {
+		num, typ, n := protowire.ConsumeTag(b[pos:])
+		if n < 0 {
+			return 0, false
+		}
+		if sotwShape.nameField(num, typ) == 0 {
+			return pos, true
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[pos+n:])
+		if m < 0 {
+			return 0, false
+		}
+		pos += n + m
+	}
+	return 0, false
+}
+
+// put caches the list raw of typeURL, decoded as names, in place of the
+// oldest when full.
+func (lc *listCache) put(typeURL string, raw []byte, names []string) {
 	if len(raw) > maxCachedListBytes {
 		return
 	}
+	e := &listEntry{typeURL: typeURL, raw: bytes.Clone(raw), names: names}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	if len(lc.entries) >= maxCachedLists {
-		for old := range lc.entries { // evict one, arbitrarily
-			delete(lc.entries, old)
-			break
-		}
+	keep := lc.entries
+	if len(keep) >= maxCachedLists {
+		keep = keep[:maxCachedLists-1]
 	}
-	lc.entries[k] = &listEntry{raw: bytes.Clone(raw), names: names}
+	// Newest first: the list most streams ACK now is compared first.
+	lc.entries = append([]*listEntry{e}, keep...)
 }
 
 func (c *requestCodec) Name() string { return "proto" }
@@ -164,9 +207,48 @@ func (c *requestCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	default:
 		return c.proto.Unmarshal(data, v)
 	}
-	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-	defer buf.Free()
-	return c.unmarshal(buf.ReadOnlyData(), msg, shape, set)
+	if len(data) == 1 {
+		return c.unmarshal(data[0].ReadOnlyData(), msg, shape, set)
+	}
+	buf := requestBuffer(data.Len())
+	defer releaseRequestBuffer(buf)
+	*buf = (*buf)[:data.CopyTo(*buf)]
+	return c.unmarshal(*buf, msg, shape, set)
+}
+
+// requestBuffers pools the buffers a request that came in several pieces
+// (HTTP/2 frames of 16 KiB) is joined in. gRPC's own pool would do, but
+// it clears every buffer it hands out, and in tiers that give a 45 KiB
+// ACK — a SotW client repeating a thousand load assignment names — a
+// 1 MiB buffer: clearing it cost more than decoding the request. Nothing
+// decoded keeps the buffer (strings are copied or the cache's), so it is
+// not cleared.
+var requestBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledRequest is the largest buffer requestBuffers keeps: a larger
+// request is rare enough to allocate.
+const maxPooledRequest = 4 << 20
+
+// requestBuffer returns a pooled buffer of n bytes, uncleared.
+func requestBuffer(n int) *[]byte {
+	if n > maxPooledRequest {
+		b := make([]byte, n)
+		return &b
+	}
+	buf := requestBuffers.Get().(*[]byte)
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	*buf = (*buf)[:n]
+	return buf
+}
+
+// releaseRequestBuffer gives buf back to requestBuffers unless it is
+// larger than the pool keeps.
+func releaseRequestBuffer(buf *[]byte) {
+	if cap(*buf) <= maxPooledRequest {
+		requestBuffers.Put(buf)
+	}
 }
 
 // requestShape gives the field numbers of a request's type URL, of its
@@ -203,17 +285,8 @@ var errBadName = errors.New("xds: resource name is not valid UTF-8")
 // handed to set, and the other fields by proto.Unmarshal of the bytes
 // without them.
 func (c *requestCodec) unmarshal(b []byte, msg proto.Message, shape requestShape, set func(requestFields)) error {
-	typeURL, count, region, ok := scanRequest(b, shape)
-	if !ok || count == (fieldCounts{}) {
-		return proto.Unmarshal(b, msg) // the proto package reports what is wrong
-	}
-	var key listKey
-	cacheable := shape == sotwShape && region.contiguous && count.names[0] >= minCachedList
-	if cacheable {
-		var names []string
-		if names, key = c.lists.get(typeURL, b[region.lo:region.hi]); names != nil {
-			rest := make([]byte, 0, len(b)-(region.hi-region.lo))
-			rest = append(append(rest, b[:region.lo]...), b[region.hi:]...)
+	if shape == sotwShape {
+		if names, rest, ok := c.lists.recognise(b); ok {
 			if err := proto.Unmarshal(rest, msg); err != nil {
 				return err
 			}
@@ -221,6 +294,11 @@ func (c *requestCodec) unmarshal(b []byte, msg proto.Message, shape requestShape
 			return nil
 		}
 	}
+	typeURL, count, region, ok := scanRequest(b, shape)
+	if !ok || count == (fieldCounts{}) {
+		return proto.Unmarshal(b, msg) // the proto package reports what is wrong
+	}
+	cacheable := shape == sotwShape && region.contiguous && count.names[0] >= minCachedList
 	fields, rest, err := c.decodeFields(b, typeURL, shape, count)
 	if err != nil {
 		return err
@@ -229,7 +307,7 @@ func (c *requestCodec) unmarshal(b []byte, msg proto.Message, shape requestShape
 		return err
 	}
 	if cacheable {
-		c.lists.put(key, b[region.lo:region.hi], fields.names[0])
+		c.lists.put(typeURL, b[region.lo:region.hi], fields.names[0])
 	}
 	set(fields)
 	return nil

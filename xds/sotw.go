@@ -133,9 +133,14 @@ func (s *session) resume(ts *typeState, version string, v view, now time.Time) {
 // sameList reports whether a non-empty names list is the list of the
 // subscription's last request, which that request applied. Served names
 // share the cache's strings (requestCodec), so an ACK repeating thousands
-// of names compares as pointers, without hashing one.
+// of names compares as pointers, without hashing one; a list the codec
+// recognised (listCache) is the very slice of the last request, and
+// compares at once.
 func sameList(names, last []string) bool {
-	return len(names) > 0 && slices.Equal(names, last)
+	if len(names) == 0 || len(names) != len(last) {
+		return false
+	}
+	return &names[0] == &last[0] || slices.Equal(names, last)
 }
 
 // unchanged reports whether names is the subscription ts already has.
