@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,30 +25,69 @@ import (
 // would measure the kernel more than the server.
 const streamsPerConn = 50
 
-// changes maps each IP a pod moved to to the time it was set, and to the
-// time the write returned, the model having taken it in.
-type changes struct{ set, applied sync.Map }
+// stamp is when a change set a pod's IP and when its write returned, the
+// model having taken it in, as the load's process measured them.
+type stamp struct{ set, applied time.Time }
 
-func (c *changes) written(ip string, t time.Time)  { c.set.Store(ip, t) }
-func (c *changes) returned(ip string, t time.Time) { c.applied.Store(ip, t) }
+// changes holds the stamp of every IP a pod moved to. The stamps come
+// from the load's process over a pipe, so a client may see an IP before
+// its stamp arrives: it waits in early until the stamp does.
+type changes struct {
+	// record is given the latency of each IP seen: since it was set, and
+	// since its write returned (0 when the client saw it before).
+	record func(fromSet, fromApplied time.Duration)
 
-// when returns when ip was set and when its write returned (zero while
-// it has not).
-func (c *changes) when(ip string) (set, applied time.Time, ok bool) {
-	v, ok := c.set.Load(ip)
-	if !ok {
-		return time.Time{}, time.Time{}, false
+	mu    sync.Mutex // guards following
+	known map[string]stamp
+	early map[string][]time.Time
+}
+
+func newChanges(record func(fromSet, fromApplied time.Duration)) *changes {
+	return &changes{record: record, known: map[string]stamp{}, early: map[string][]time.Time{}}
+}
+
+// stamped records ip's stamp, and the latency of every client that saw
+// it already.
+func (c *changes) stamped(ip string, st stamp) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.known[ip] = st
+	for _, at := range c.early[ip] {
+		c.recordLocked(st, at)
 	}
-	if a, ok := c.applied.Load(ip); ok {
-		applied = a.(time.Time)
+	delete(c.early, ip)
+}
+
+// seen records that a client saw ip, new to a load assignment it held,
+// at at.
+func (c *changes) seen(ip string, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.known[ip]; ok {
+		c.recordLocked(st, at)
+		return
 	}
-	return v.(time.Time), applied, true
+	c.early[ip] = append(c.early[ip], at)
+}
+
+// forget drops the IPs seen before their stamp came: those of the
+// connect, which no change set.
+func (c *changes) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.early)
+}
+
+func (c *changes) recordLocked(st stamp, at time.Time) {
+	// Before the write returned: no wait at all.
+	c.record(at.Sub(st.set), max(0, at.Sub(st.applied)))
 }
 
 // fleet is the clients and what they measured.
 type fleet struct {
 	conns   []*grpc.ClientConn
 	cancel  context.CancelFunc
+	left    sync.Once
 	wg      sync.WaitGroup
 	changes *changes
 
@@ -71,18 +109,10 @@ type fleet struct {
 
 // connect starts n clients against addr; client i wants the clusters of
 // services i*per ... i*per+per-1 (modulo the services).
-func connect(addr string, n, per int, m *mesh, ch *changes) (f *fleet, err error) {
-	// The clients' goroutines, gRPC's included, carry the label
-	// side=clients in CPU profiles: the server's CPU is the rest.
-	pprof.Do(context.Background(), pprof.Labels("side", "clients"), func(ctx context.Context) {
-		f, err = connectLabeled(ctx, addr, n, per, m, ch)
-	})
-	return f, err
-}
-
-func connectLabeled(ctx context.Context, addr string, n, per int, m *mesh, ch *changes) (*fleet, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	f := &fleet{cancel: cancel, changes: ch}
+func connect(addr string, n, per int, m *mesh) (*fleet, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fleet{cancel: cancel}
+	f.changes = newChanges(f.recordLatency)
 	for i := 0; i < n; i += streamsPerConn {
 		// Fixed flow control windows turn off grpc-go's BDP estimation,
 		// whose pings the server's keepalive policy may count as abuse
@@ -167,34 +197,29 @@ func (f *fleet) run(ctx context.Context, cc *grpc.ClientConn, client int, want [
 	}
 }
 
-// observe records the load assignment c and the latency of each IP in it
-// that the client did not hold and that a change set.
+// observe records the load assignment c and, through changes, the
+// latency of each IP in it that the client did not hold.
 func (f *fleet) observe(now time.Time, held map[string]map[string]bool, c *endpointv3.ClusterLoadAssignment) {
 	prev, had := held[c.ClusterName]
 	cur := map[string]bool{}
-	var lat, push []time.Duration
 	for _, l := range c.Endpoints {
 		for _, e := range l.LbEndpoints {
 			ip := e.GetEndpoint().GetAddress().GetSocketAddress().GetAddress()
 			cur[ip] = true
 			if had && !prev[ip] {
-				if set, applied, ok := f.changes.when(ip); ok {
-					// Before the write returned: no wait at all.
-					lat, push = append(lat, now.Sub(set)), append(push, max(0, now.Sub(applied)))
-					if applied.IsZero() {
-						push[len(push)-1] = 0
-					}
-				}
+				f.changes.seen(ip, now)
 			}
 		}
 	}
 	held[c.ClusterName] = cur
-	if len(lat) > 0 {
-		f.mu.Lock()
-		f.latencies = append(f.latencies, lat...)
-		f.pushLatencies = append(f.pushLatencies, push...)
-		f.mu.Unlock()
-	}
+}
+
+// recordLatency records one delivery's latencies.
+func (f *fleet) recordLatency(fromSet, fromApplied time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.latencies = append(f.latencies, fromSet)
+	f.pushLatencies = append(f.pushLatencies, fromApplied)
 }
 
 // measured returns and clears the latencies recorded so far.
@@ -213,13 +238,15 @@ func (f *fleet) err() error {
 }
 
 // leave ends every stream and closes the connections, and returns once
-// every client goroutine has ended.
+// every client goroutine has ended. Later calls do nothing.
 func (f *fleet) leave() {
-	f.cancel()
-	f.wg.Wait()
-	for _, cc := range f.conns {
-		cc.Close()
-	}
+	f.left.Do(func() {
+		f.cancel()
+		f.wg.Wait()
+		for _, cc := range f.conns {
+			cc.Close()
+		}
+	})
 }
 
 // rates counts each client's responses in each second since start.

@@ -10,7 +10,12 @@ import (
 	"github.com/meshd/meshd/xds"
 )
 
-func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
+// TestMain runs the client process when the load test starts this
+// binary as one (child.go), the tests otherwise.
+func TestMain(m *testing.M) {
+	childMain()
+	leakcheck.VerifyTestMain(m)
+}
 
 // TestShortLoad runs the load test small: every client gets the changes,
 // and the goroutines return to the baseline once the clients leave.

@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -92,6 +91,7 @@ func (r *report) print(w io.Writer) {
 }
 
 func main() {
+	childMain()
 	var c config
 	flag.IntVar(&c.streams, "streams", 1000, "concurrent ADS streams")
 	flag.IntVar(&c.services, "services", 1000, "services in the model")
@@ -194,18 +194,13 @@ func run(ctx context.Context, c config) (*report, error) {
 	r.goroutinesBase = base.goroutines
 	base.report(r, "baseline")
 
-	ch := &changes{}
 	t0 := time.Now()
-	f, err := connect(lis.Addr().String(), c.streams, c.perClient, m, ch)
+	f, err := startClients(clientArgs{addr: lis.Addr().String(), streams: c.streams, perClient: c.perClient, service: c.services, timeout: c.timeout})
 	if err != nil {
 		return r, errors.Join(err, stop())
 	}
-	for f.ready.Load() < int64(c.streams) {
-		if err := f.err(); err != nil || time.Since(t0) > c.timeout {
-			f.leave()
-			return r, errors.Join(fmt.Errorf("%d of %d clients ready after %v", f.ready.Load(), c.streams, time.Since(t0)), err, stop())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if _, err := f.await("READY"); err != nil {
+		return r, errors.Join(err, f.quit(), stop())
 	}
 	r.add("connect_all", ms(time.Since(t0)), "ms")
 	sample().report(r, "connected")
@@ -213,15 +208,16 @@ func run(ctx context.Context, c config) (*report, error) {
 	// The load: pods move to fresh IPs at the set rate.
 	rng := rand.New(rand.NewSource(c.seed))
 	before := srv.Stats()
-	f.measured() // drop what the connect recorded
 	start := time.Now()
+	if err := f.load(start, c.duration); err != nil {
+		return r, errors.Join(err, f.quit(), stop())
+	}
 	cpu0 := metric.CPU()
 	if c.profile != nil {
 		if err := pprof.StartCPUProfile(c.profile); err != nil {
-			return r, errors.Join(err, stop())
+			return r, errors.Join(err, f.quit(), stop())
 		}
 	}
-	f.rates.Store(newRates(c.streams, start, c.duration))
 	windows := watchWindow(srv, c.window)
 	tick := time.NewTicker(time.Duration(float64(time.Second) / c.rate))
 	for time.Since(start) < c.duration {
@@ -235,13 +231,11 @@ func run(ctx context.Context, c config) (*report, error) {
 		now := time.Now()
 		for range owed {
 			ip := m.ip()
-			ch.written(ip, now)
 			pods, ips = append(pods, m.pod(rng.Intn(c.pods), ip)), append(ips, ip)
 		}
 		in.Set(pods...)
-		now = time.Now()
-		for _, ip := range ips {
-			ch.returned(ip, now)
+		if err := f.changed(ips, now, time.Now()); err != nil {
+			return r, errors.Join(err, f.quit(), stop())
 		}
 		r.changes += owed
 		r.batches++
@@ -256,10 +250,11 @@ func run(ctx context.Context, c config) (*report, error) {
 	if c.profile != nil {
 		pprof.StopCPUProfile()
 	}
-	lat, pushLat := f.measured()
-	slices.Sort(lat)
-	slices.Sort(pushLat)
-	r.deliveries = len(lat)
+	got, err := f.end()
+	if err != nil {
+		return r, errors.Join(err, f.quit(), stop())
+	}
+	r.deliveries = got.deliveries
 	for t, v := range after.Pushes {
 		r.pushes += v - before.Pushes[t]
 	}
@@ -272,21 +267,23 @@ func run(ctx context.Context, c config) (*report, error) {
 	r.add("change_transactions", float64(r.batches), "count")
 	r.add("pushes_per_s", float64(r.pushes)/elapsed.Seconds(), "1/s")
 	r.add("resources_sent_per_s", float64(sent)/elapsed.Seconds(), "1/s")
-	r.add("responses_received", float64(f.responses.Load()), "count")
-	r.add("responses_per_stream_max_per_s", float64(f.rates.Load().max()), "1/s")
-	r.add("process_cpu_per_change", ms(cpu)/float64(r.changes), "ms")
-	r.add("deliveries", float64(len(lat)), "count")
-	if len(lat) > 0 {
-		r.add("latency_p50", ms(percentile(lat, 0.50)), "ms")
-		r.add("latency_p99", ms(percentile(lat, 0.99)), "ms")
-		r.add("latency_max", ms(lat[len(lat)-1]), "ms")
-	}
-	if len(pushLat) > 0 {
+	r.add("responses_received", float64(got.responses), "count")
+	r.add("responses_per_stream_max_per_s", float64(got.maxRate), "1/s")
+	// The server's process: the model, the pushes and the load's writes;
+	// the clients run in their own (child.go).
+	r.add("server_cpu_per_change", ms(cpu)/float64(r.changes), "ms")
+	r.add("client_cpu_per_change", ms(got.cpu)/float64(r.changes), "ms")
+	r.add("process_cpu_per_change", ms(cpu+got.cpu)/float64(r.changes), "ms")
+	r.add("deliveries", float64(got.deliveries), "count")
+	if got.deliveries > 0 {
+		r.add("latency_p50", ms(got.latency[0]), "ms")
+		r.add("latency_p99", ms(got.latency[1]), "ms")
+		r.add("latency_max", ms(got.latency[2]), "ms")
 		// From the write's return: what the push path adds to the
 		// model's computation.
-		r.add("push_latency_p50", ms(percentile(pushLat, 0.50)), "ms")
-		r.add("push_latency_p99", ms(percentile(pushLat, 0.99)), "ms")
-		r.add("push_latency_max", ms(pushLat[len(pushLat)-1]), "ms")
+		r.add("push_latency_p50", ms(got.pushLatency[0]), "ms")
+		r.add("push_latency_p99", ms(got.pushLatency[1]), "ms")
+		r.add("push_latency_max", ms(got.pushLatency[2]), "ms")
 	}
 	r.add("nacks", float64(sum(after.Nacks)), "count")
 	r.add("change_rounds", float64(after.ChangeRounds-before.ChangeRounds), "count")
@@ -297,10 +294,10 @@ func run(ctx context.Context, c config) (*report, error) {
 	r.add("push_window_max", ms(widest), "ms")
 	r.add("push_window_widened_share", widened, "ratio")
 	sample().report(r, "end")
-	ferr := f.err()
+	ferr := got.err
 
 	// The clients leave: streams, connections and their goroutines go.
-	f.leave()
+	ferr = errors.Join(ferr, f.quit())
 	t0 = time.Now()
 	for srv.Stats().ConnectedProxies > 0 || runtime.NumGoroutine() > base.goroutines {
 		if time.Since(t0) > c.timeout {
