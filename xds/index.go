@@ -145,13 +145,75 @@ func (x *subscribers[K]) remove(k K, s *session) {
 	}
 }
 
-// route returns, for every stream a change of the names in changed
-// (per type) reaches, the changed names it subscribes to or holds: the
-// whole changed set of a type it subscribes to by wildcard (shared, not
-// copied), the names it is indexed by otherwise. The result and the sets
-// in it are read only.
-func (x *subscribers[K]) route(changed map[string]map[string]struct{}) map[K]map[string]map[string]struct{} {
-	out := map[K]map[string]map[string]struct{}{}
+// routing is what one round's walk of the index found (routeInto): per
+// stream a change reaches, the changed names it subscribes to or holds;
+// and how many of the changed names reach some stream. Its maps are kept
+// from round to round (reset): a round under churn routes a name or two
+// to a few streams, and fresh maps for each were most of what a round
+// allocated. It holds at most the maps of the largest round.
+type routing[K comparable] struct {
+	streams map[K]map[string]map[string]struct{}
+	reached int
+	// owned are the name sets the walk made (a wildcard's set is the
+	// round's own, shared); spareSets and spareTypes are cleared maps
+	// for the next round.
+	owned      []map[string]struct{}
+	spareSets  []map[string]struct{}
+	spareTypes []map[string]map[string]struct{}
+}
+
+// reset empties r for the next round, keeping its maps. The maps handed
+// out before are cleared: no stream may keep them.
+func (r *routing[K]) reset() {
+	for _, m := range r.streams {
+		clear(m)
+		r.spareTypes = append(r.spareTypes, m)
+	}
+	clear(r.streams)
+	for _, set := range r.owned {
+		clear(set)
+		r.spareSets = append(r.spareSets, set)
+	}
+	clear(r.owned)
+	r.owned, r.reached = r.owned[:0], 0
+}
+
+// to returns k's changed names per type, creating them.
+func (r *routing[K]) to(k K) map[string]map[string]struct{} {
+	m := r.streams[k]
+	if m == nil {
+		if n := len(r.spareTypes); n > 0 {
+			m, r.spareTypes = r.spareTypes[n-1], r.spareTypes[:n-1]
+		} else {
+			m = map[string]map[string]struct{}{}
+		}
+		r.streams[k] = m
+	}
+	return m
+}
+
+// set returns a name set of r's own.
+func (r *routing[K]) set() map[string]struct{} {
+	var set map[string]struct{}
+	if n := len(r.spareSets); n > 0 {
+		set, r.spareSets = r.spareSets[n-1], r.spareSets[:n-1]
+	} else {
+		set = map[string]struct{}{}
+	}
+	r.owned = append(r.owned, set)
+	return set
+}
+
+// routeInto walks the index once for the names in changed (per type),
+// under its lock, and fills the empty r: for every stream a change
+// reaches, the changed names it subscribes to or holds — the whole
+// changed set of a type it subscribes to by wildcard (shared, not
+// copied), the names it is indexed by otherwise — and how many of the
+// names reach some stream (see reaching). The sets in r are read only.
+func (x *subscribers[K]) routeInto(changed map[string]map[string]struct{}, r *routing[K]) {
+	if r.streams == nil {
+		r.streams = map[K]map[string]map[string]struct{}{}
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for typeURL, names := range changed {
@@ -160,23 +222,36 @@ func (x *subscribers[K]) route(changed map[string]map[string]struct{}) map[K]map
 			continue
 		}
 		for k := range t.wildcard {
-			routeTo(out, k)[typeURL] = names
+			r.to(k)[typeURL] = names
+		}
+		if len(t.wildcard) > 0 {
+			r.reached += len(names)
 		}
 		for n := range names {
-			t.byName[n].each(func(slot int) {
+			slots := t.byName[n]
+			if slots != nil && slots.n > 0 && len(t.wildcard) == 0 {
+				r.reached++
+			}
+			slots.each(func(slot int) {
 				k := x.keys[slot]
 				if _, all := t.wildcard[k]; all {
 					return // routed the whole set above
 				}
-				m := routeTo(out, k)
+				m := r.to(k)
 				if m[typeURL] == nil {
-					m[typeURL] = map[string]struct{}{}
+					m[typeURL] = r.set()
 				}
 				m[typeURL][n] = struct{}{}
 			})
 		}
 	}
-	return out
+}
+
+// route returns what routeInto finds per stream, in maps of its own.
+func (x *subscribers[K]) route(changed map[string]map[string]struct{}) map[K]map[string]map[string]struct{} {
+	var r routing[K]
+	x.routeInto(changed, &r)
+	return r.streams
 }
 
 // reaching counts the names in changed (per type) that reach some
@@ -185,32 +260,7 @@ func (x *subscribers[K]) route(changed map[string]map[string]struct{}) map[K]map
 // say, where no proxy asks for listeners) cost a round nothing, so they
 // do not count as churn.
 func (x *subscribers[K]) reaching(changed map[string]map[string]struct{}) int {
-	n := 0
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	for typeURL, names := range changed {
-		t := x.types[typeURL]
-		switch {
-		case t == nil:
-		case len(t.wildcard) > 0:
-			n += len(names)
-		default:
-			for name := range names {
-				if s := t.byName[name]; s != nil && s.n > 0 {
-					n++
-				}
-			}
-		}
-	}
-	return n
-}
-
-// routeTo returns k's changed names per type in out, creating them.
-func routeTo[K comparable](out map[K]map[string]map[string]struct{}, k K) map[string]map[string]struct{} {
-	m := out[k]
-	if m == nil {
-		m = map[string]map[string]struct{}{}
-		out[k] = m
-	}
-	return m
+	var r routing[K]
+	x.routeInto(changed, &r)
+	return r.reached
 }

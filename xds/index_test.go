@@ -315,3 +315,29 @@ func (r *indexRig) answerLast(i int, typeURL string, req *discovery.DeltaDiscove
 		req.ErrorDetail = &status.Status{Code: 3, Message: "rejected"}
 	}
 }
+
+// TestIndexRoutingReused: a routing reset after one round and filled by
+// the next holds that round's names alone, in the maps of the first.
+func TestIndexRoutingReused(t *testing.T) {
+	r := newIndexRig(t, Delta, Delta)
+	r.set(EndpointType, "1", "a", "b")
+	r.step(0, delta(EndpointType, []string{"a", "b"}, nil))
+	r.step(1, delta(EndpointType, []string{"b"}, nil))
+	var routes routing[int]
+	r.subs.routeInto(map[string]map[string]struct{}{EndpointType: {"a": {}, "b": {}}}, &routes)
+	if routes.reached != 2 || len(routes.streams) != 2 {
+		t.Fatalf("first round: %d names reached %d streams, want 2 and 2", routes.reached, len(routes.streams))
+	}
+	first := routes.streams[0]
+	routes.reset()
+	if len(first) != 0 || len(routes.spareTypes) != 2 || len(routes.spareSets) != 2 {
+		t.Fatalf("reset kept %v, %d spare type maps and %d spare sets, want none kept and 2 and 2", first, len(routes.spareTypes), len(routes.spareSets))
+	}
+	r.subs.routeInto(map[string]map[string]struct{}{EndpointType: {"a": {}}}, &routes)
+	if routes.reached != 1 || len(routes.streams) != 1 {
+		t.Fatalf("second round: %d names reached %d streams, want 1 and 1", routes.reached, len(routes.streams))
+	}
+	if w := slices.Sorted(maps.Keys(routes.streams[0][EndpointType])); !slices.Equal(w, []string{"a"}) {
+		t.Errorf("stream 0 routed %v in the second round, want [a]", w)
+	}
+}

@@ -29,6 +29,7 @@ func (s *Server) pushLoop(ctx context.Context) {
 		rounds = &paced{pace.NewTimer(s.pacePolicy()), s.stats}
 	}
 	defer rounds.stop()
+	var routes routing[*conn] // kept from round to round
 	for {
 		select {
 		case <-ctx.Done():
@@ -36,7 +37,7 @@ func (s *Server) pushLoop(ctx context.Context) {
 		case <-s.changed:
 			rounds.change()
 		case <-rounds.due():
-			rounds.ran(s.pushDirty())
+			rounds.ran(s.pushDirty(&routes))
 		}
 	}
 }
@@ -91,8 +92,9 @@ func (s *Server) pacePolicy() pace.Policy {
 // many of those had not yet taken their previous wake-up. Until it
 // returns, a stream that flushes before its turn takes the round's names
 // in itself (session.catchUp). No lock is held across the streams: each
-// notify takes its stream's own.
-func (s *Server) pushDirty() (r pace.Round) {
+// notify takes its stream's own. routes is the empty routing the round
+// fills, reset once it returns.
+func (s *Server) pushDirty(routes *routing[*conn]) (r pace.Round) {
 	start := time.Now()
 	dirty := s.cache.takeRound()
 	defer s.cache.endRound()
@@ -103,8 +105,10 @@ func (s *Server) pushDirty() (r pace.Round) {
 	for _, names := range dirty {
 		n += len(names)
 	}
-	r.Changes = s.subs.reaching(dirty)
-	for c, changed := range s.subs.route(dirty) {
+	s.subs.routeInto(dirty, routes)
+	defer routes.reset()
+	r.Changes = routes.reached
+	for c, changed := range routes.streams {
 		w, b := c.notify(changed)
 		if w {
 			r.Woken++

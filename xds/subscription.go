@@ -1,7 +1,6 @@
 package xds
 
 import (
-	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -220,7 +219,8 @@ func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*res
 		changed = ts.sizeFirst(len(names))
 	}
 	// In name order, so that what is added to sent is mostly appended.
-	for _, name := range slices.Sorted(maps.Keys(names)) {
+	var small [8]string
+	for _, name := range sortedInto(small[:0], names) {
 		r := cur[name]
 		if r != nil && hidden != nil && hidden(r) {
 			r = nil
@@ -268,6 +268,17 @@ func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*res
 		changed = append(changed, r)
 	}
 	return changed, removed
+}
+
+// sortedInto appends the names to buf and sorts them. A push under churn
+// changes a name or two: the caller passes an array of its own, so they
+// are sorted without a slice allocated per push.
+func sortedInto(buf []string, names map[string]struct{}) []string {
+	for name := range names {
+		buf = append(buf, name)
+	}
+	slices.Sort(buf)
+	return buf
 }
 
 // update holds r for name in the response being built, remembering in
