@@ -44,16 +44,17 @@ func ClusterKey[T metav1.Object](o T) string {
 	return Key(o)
 }
 
-// Equal reports whether a and b hold the same object. The same pointer, or
-// the same non-empty ResourceVersion, is equal without looking further (the
-// API server changes the version on every write); otherwise the objects are
-// compared with equality.Semantic.DeepEqual.
+// Equal reports whether a and b hold the same object. Two objects that both
+// carry a ResourceVersion are equal exactly when the versions are (the API
+// server changes the version on every write, and the version is part of
+// the object, so comparing the rest could not make them equal); otherwise
+// the objects are compared with equality.Semantic.DeepEqual.
 func Equal[T Object](a, b T) bool {
 	if any(a) == any(b) {
 		return true
 	}
-	if rv := a.GetResourceVersion(); rv != "" && rv == b.GetResourceVersion() {
-		return true
+	if ra, rb := a.GetResourceVersion(), b.GetResourceVersion(); ra != "" && rb != "" {
+		return ra == rb
 	}
 	return equality.Semantic.DeepEqual(a, b)
 }

@@ -16,6 +16,9 @@ import (
 type mesh struct {
 	services, pods int
 	nextIP         uint32
+	// version stamps each pod written, as the API server's resourceVersion
+	// does, so the sources compare a rewrite as an informer's object is.
+	version uint64
 }
 
 func (m *mesh) serviceName(i int) (name, ns string) {
@@ -49,8 +52,12 @@ func (m *mesh) ip() string {
 
 func (m *mesh) pod(j int, ip string) *corev1.Pod {
 	name, ns := m.serviceName(j % m.services)
+	m.version++
 	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name + "-" + strconv.Itoa(j), Namespace: ns, Labels: map[string]string{"app": name}},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name + "-" + strconv.Itoa(j), Namespace: ns, Labels: map[string]string{"app": name},
+			ResourceVersion: strconv.FormatUint(m.version, 10),
+		},
 		Status: corev1.PodStatus{
 			Phase:      corev1.PodRunning,
 			PodIP:      ip,
