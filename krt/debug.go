@@ -252,7 +252,7 @@ func (j *join[T]) edges() []Edge {
 }
 
 func (s *store[T]) explain(key string) (Explanation, bool) {
-	_, ok := s.items[key]
+	ok := s.items.has(key)
 	return Explanation{Collection: s.name, Key: key, Exists: ok}, ok
 }
 

@@ -78,11 +78,11 @@ func newDerived[I, O any](g Owner, parent *store[I], kind string, one func(Handl
 	}
 	d.init(g, kind, o)
 	d.owner.d = d
-	if parent != nil && len(parent.items) > 0 {
+	if parent != nil && parent.items.len() > 0 {
 		// The initial computation fills these with one entry per input:
 		// size them once instead of rehashing log2(n) times.
-		n := len(parent.items)
-		d.items = make(map[string]O, n)
+		n := parent.items.len()
+		d.items.reserve(n)
 		d.inputs = make(map[string]*inputState, n)
 		d.dirty = make([]*inputState, 0, n)
 	}
@@ -91,7 +91,7 @@ func newDerived[I, O any](g Owner, parent *store[I], kind string, one func(Handl
 		tx.touch(d) // so that finish ends the unwatched state
 		if parent != nil {
 			parent.downs = append(parent.downs, d)
-			for k := range parent.items {
+			for k := range parent.items.keys() {
 				d.markDirty(tx, k)
 			}
 		} else {
@@ -235,7 +235,7 @@ func (d *derived[I, O]) recompute(tx *Txn, st *inputState) {
 func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
 	var in I
 	if d.parent != nil {
-		v, ok := d.parent.items[st.key]
+		v, ok := d.parent.items.get(st.key)
 		if !ok {
 			return result[O]{st: st, gone: true}
 		}
@@ -375,7 +375,8 @@ func (d *derived[I, O]) claim(tx *Txn, key, input string, v O) {
 	}
 	c := d.contested[key]
 	if c == nil {
-		c = map[string]O{owner: d.items[key]}
+		cur, _ := d.items.get(key)
+		c = map[string]O{owner: cur}
 		d.contested[key] = c
 	}
 	c[input] = v
@@ -420,7 +421,7 @@ func (d *derived[I, O]) ownerOf(key string) (string, bool) {
 	if o, ok := d.owners[key]; ok {
 		return o, true
 	}
-	if _, ok := d.items[key]; ok {
+	if d.items.has(key) {
 		return key, true
 	}
 	return "", false

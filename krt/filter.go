@@ -5,7 +5,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -280,17 +279,16 @@ func (s *store[T]) query(f *filterSet) []T {
 	if f.selectsNothing() {
 		return nil
 	}
-	if len(s.items) == 1 {
-		return s.queryOne(f) // a singleton, most often: no keys to collect
+	if s.items.len() == 1 {
+		return s.queryOne(f) // a singleton, most often: no slots to collect
 	}
-	scratch := queryKeys.Get().(*[]string)
-	keys, done := s.candidates(f, (*scratch)[:0])
-	defer func() { putQueryKeys(scratch, keys) }()
-	out := make([]T, 0, len(keys))
-	for _, k := range keys {
-		v, ok := s.items[k]
-		if ok && s.matchesExcept(f, k, v, done) {
-			out = append(out, v)
+	scratch := querySlots.Get().(*[]int32)
+	ids, done := s.candidates(f, (*scratch)[:0])
+	defer func() { putQuerySlots(scratch, ids) }()
+	out := make([]T, 0, len(ids))
+	for _, id := range ids {
+		if sl := s.items.slot(id); s.matchesExcept(f, sl.key, sl.val, done) {
+			out = append(out, sl.val)
 		}
 	}
 	return out
@@ -298,34 +296,28 @@ func (s *store[T]) query(f *filterSet) []T {
 
 // queryOne is query of a collection holding one item.
 func (s *store[T]) queryOne(f *filterSet) []T {
-	for k, v := range s.items {
-		if s.matches(f, k, v) {
-			return []T{v}
+	for _, sl := range s.items.all() {
+		if s.matches(f, sl.key, sl.val) {
+			return []T{sl.val}
 		}
 	}
 	return nil
 }
 
-// candidates appends to keys, ordered and each once, the keys of the
-// items that may pass f, and returns them with the filter the access path
-// guarantees. An index bucket small enough to keep its keys sorted needs
-// no sort.
-func (s *store[T]) candidates(f *filterSet, keys []string) ([]string, filterKind) {
+// candidates appends to ids, ordered by key and each once, the slots of
+// the items that may pass f, and returns them with the filter the access
+// path guarantees. An index bucket small enough to keep its slots ordered
+// needs no sort.
+func (s *store[T]) candidates(f *filterSet, ids []int32) ([]int32, filterKind) {
 	var done filterKind
 	ordered := false
 	appendSet := func(set *keySet) {
 		ordered = set.sorted()
-		keys = set.appendTo(keys)
+		ids = set.appendTo(ids)
 	}
 	switch {
 	case f.hasKeys:
-		done = filterKeys
-		keys = append(keys, f.keyList()...)
-		if len(keys) > 1 {
-			sort.Strings(keys)
-			keys = slices.Compact(keys)
-		}
-		return keys, done
+		return s.keySlots(f.keyList(), ids), filterKeys
 	case f.index >= 0:
 		done = filterIndex
 		appendSet(s.indexes[f.index].m[f.indexKey])
@@ -335,7 +327,7 @@ func (s *store[T]) candidates(f *filterSet, keys []string) ([]string, filterKind
 		appendSet(s.labelIdx[p])
 	case f.hasSelects:
 		s.ensureSelectorIndex()
-		// Each item is filed under one pair only, so no key repeats.
+		// Each item is filed under one pair only, so no slot repeats.
 		for k, v := range f.selects {
 			appendSet(s.selIdx[labelPair{k, v}])
 		}
@@ -345,15 +337,30 @@ func (s *store[T]) candidates(f *filterSet, keys []string) ([]string, filterKind
 		done = filterNamespace
 		appendSet(s.nsIdx[f.ns])
 	default:
-		keys = slices.Grow(keys, len(s.items))
-		for k := range s.items {
-			keys = append(keys, k)
+		ids = slices.Grow(ids, s.items.len())
+		for id := range s.items.all() {
+			ids = append(ids, id)
 		}
 	}
-	if !ordered && len(keys) > 1 {
-		sort.Strings(keys)
+	if !ordered && len(ids) > 1 {
+		s.items.sortIDs(ids)
 	}
-	return keys, done
+	return ids, done
+}
+
+// keySlots appends the slots of the items under keys, ordered by key and
+// each once, to ids.
+func (s *store[T]) keySlots(keys []string, ids []int32) []int32 {
+	for _, k := range keys {
+		if id, ok := s.items.find(k); ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > 1 {
+		s.items.sortIDs(ids)
+		ids = slices.Compact(ids) // a key given twice has one slot
+	}
+	return ids
 }
 
 // filterString renders f for introspection.
@@ -395,15 +402,14 @@ func formatLabels(m map[string]string) string {
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
-// queryKeys holds the arrays query collects keys in, which it needs only
-// until it has looked them up: a fetch allocates its result alone.
-var queryKeys = sync.Pool{New: func() any { return new([]string) }}
+// querySlots holds the arrays query collects slots in, which it needs
+// only until it has read their items: a fetch allocates its result alone.
+var querySlots = sync.Pool{New: func() any { return new([]int32) }}
 
-func putQueryKeys(scratch *[]string, keys []string) {
-	if cap(keys) > 4096 { // a scan of a large collection: let it go
+func putQuerySlots(scratch *[]int32, ids []int32) {
+	if cap(ids) > 16384 { // a scan of a large collection: let it go
 		return
 	}
-	clear(keys)
-	*scratch = keys[:0]
-	queryKeys.Put(scratch)
+	*scratch = ids[:0]
+	querySlots.Put(scratch)
 }

@@ -29,9 +29,9 @@ func NewIndex[T any](c Collection[T], name string, keys func(T) []string) Index[
 	s.g.lockWrite()
 	defer s.g.unlockWrite()
 	ix := &indexState[T]{name: name, keys: keys, m: map[string]*keySet{}}
-	for k, v := range s.items {
-		for _, ik := range keys(v) {
-			addTo(ix.m, ik, k)
+	for id, sl := range s.items.all() {
+		for _, ik := range keys(sl.val) {
+			addTo(ix.m, ik, &s.items, id)
 		}
 	}
 	s.mu.Lock()
@@ -55,28 +55,29 @@ func (i Index[T]) Lookup(key string) []T { return i.s.lookupAt(i.s.g.readVersion
 // the last committed version.
 func (i Index[T]) Keys() []string { return i.s.indexKeysAt(i.s.g.readVersion(), i.id) }
 
-func addTo[K comparable](m map[K]*keySet, ik K, key string) {
+// addTo files slot id of t under ik.
+func addTo[K comparable, T any](m map[K]*keySet, ik K, t *itemTable[T], id int32) {
 	set := m[ik]
 	if set == nil {
 		set = &keySet{}
 		m[ik] = set
 	}
-	set.add(key)
+	addSlot(set, t, id)
 }
 
-func removeFrom[K comparable](m map[K]*keySet, ik K, key string) {
+func removeFrom[K comparable](m map[K]*keySet, ik K, id int32) {
 	if set := m[ik]; set != nil {
-		set.remove(key)
+		set.remove(id)
 		if set.len() == 0 {
 			delete(m, ik)
 		}
 	}
 }
 
-// reindexUserLocked moves key from old's entries to v's in the indexes
+// reindexUserLocked moves slot id from old's entries to v's in the indexes
 // made with NewIndex, which readers read; the caller holds s.mu. Most
 // changes keep an item's index keys: those leave the indexes untouched.
-func (s *store[T]) reindexUserLocked(key string, old T, hadOld bool, v T, hasNew bool) {
+func (s *store[T]) reindexUserLocked(id int32, old T, hadOld bool, v T, hasNew bool) {
 	both := hadOld && hasNew
 	for _, ix := range s.indexes {
 		var oks, nks []string
@@ -90,44 +91,44 @@ func (s *store[T]) reindexUserLocked(key string, old T, hadOld bool, v T, hasNew
 			continue
 		}
 		for _, ik := range oks {
-			removeFrom(ix.m, ik, key)
+			removeFrom(ix.m, ik, id)
 		}
 		for _, ik := range nks {
-			addTo(ix.m, ik, key)
+			addTo(ix.m, ik, &s.items, id)
 		}
 	}
 }
 
-// reindexBuiltin moves key from old's entries to v's in the namespace,
+// reindexBuiltin moves slot id from old's entries to v's in the namespace,
 // label and selector indexes, which only the writer reads.
-func (s *store[T]) reindexBuiltin(key string, old T, hadOld bool, v T, hasNew bool) {
+func (s *store[T]) reindexBuiltin(id int32, old T, hadOld bool, v T, hasNew bool) {
 	both := hadOld && hasNew
 	if s.nsIdx != nil && !(both && s.acc.namespace(old) == s.acc.namespace(v)) {
 		if hadOld {
-			removeFrom(s.nsIdx, s.acc.namespace(old), key)
+			removeFrom(s.nsIdx, s.acc.namespace(old), id)
 		}
 		if hasNew {
-			addTo(s.nsIdx, s.acc.namespace(v), key)
+			addTo(s.nsIdx, s.acc.namespace(v), &s.items, id)
 		}
 	}
 	if s.labelIdx != nil && !(both && sameLabels(s.acc.labels(old), s.acc.labels(v))) {
 		if hadOld {
 			for k, lv := range s.acc.labels(old) {
-				removeFrom(s.labelIdx, labelPair{k, lv}, key)
+				removeFrom(s.labelIdx, labelPair{k, lv}, id)
 			}
 		}
 		if hasNew {
 			for k, lv := range s.acc.labels(v) {
-				addTo(s.labelIdx, labelPair{k, lv}, key)
+				addTo(s.labelIdx, labelPair{k, lv}, &s.items, id)
 			}
 		}
 	}
 	if s.selIdx != nil {
-		s.reindexSelector(key, old, hadOld, v, hasNew)
+		s.reindexSelector(id, old, hadOld, v, hasNew)
 	}
 }
 
-func (s *store[T]) reindexSelector(key string, old T, hadOld bool, v T, hasNew bool) {
+func (s *store[T]) reindexSelector(id int32, old T, hadOld bool, v T, hasNew bool) {
 	op, oOK := labelPair{}, false
 	if hadOld {
 		op, oOK = minPair(s.acc.selector(old))
@@ -140,10 +141,10 @@ func (s *store[T]) reindexSelector(key string, old T, hadOld bool, v T, hasNew b
 		return
 	}
 	if oOK {
-		removeFrom(s.selIdx, op, key)
+		removeFrom(s.selIdx, op, id)
 	}
 	if nOK {
-		addTo(s.selIdx, np, key)
+		addTo(s.selIdx, np, &s.items, id)
 	}
 }
 
@@ -165,8 +166,8 @@ func (s *store[T]) ensureLazy(ready *atomic.Bool, build func()) {
 func (s *store[T]) ensureNamespaceIndex() {
 	s.ensureLazy(&s.lazyNS, func() {
 		s.nsIdx = map[string]*keySet{}
-		for k, v := range s.items {
-			addTo(s.nsIdx, s.acc.namespace(v), k)
+		for id, sl := range s.items.all() {
+			addTo(s.nsIdx, s.acc.namespace(sl.val), &s.items, id)
 		}
 	})
 }
@@ -174,9 +175,9 @@ func (s *store[T]) ensureNamespaceIndex() {
 func (s *store[T]) ensureLabelIndex() {
 	s.ensureLazy(&s.lazyLabels, func() {
 		s.labelIdx = map[labelPair]*keySet{}
-		for k, v := range s.items {
-			for lk, lv := range s.acc.labels(v) {
-				addTo(s.labelIdx, labelPair{lk, lv}, k)
+		for id, sl := range s.items.all() {
+			for lk, lv := range s.acc.labels(sl.val) {
+				addTo(s.labelIdx, labelPair{lk, lv}, &s.items, id)
 			}
 		}
 	})
@@ -185,9 +186,9 @@ func (s *store[T]) ensureLabelIndex() {
 func (s *store[T]) ensureSelectorIndex() {
 	s.ensureLazy(&s.lazySel, func() {
 		s.selIdx = map[labelPair]*keySet{}
-		for k, v := range s.items {
-			if p, ok := minPair(s.acc.selector(v)); ok {
-				addTo(s.selIdx, p, k)
+		for id, sl := range s.items.all() {
+			if p, ok := minPair(s.acc.selector(sl.val)); ok {
+				addTo(s.selIdx, p, &s.items, id)
 			}
 		}
 	})

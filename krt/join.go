@@ -41,7 +41,7 @@ func newJoin[T any](g Owner, cols []Collection[T], merge func([]T) T, opts []Opt
 	j.g.construct(j, func(tx *Txn) {
 		for _, src := range j.sources {
 			src.downs = append(src.downs, j)
-			for k := range src.items {
+			for k := range src.items.keys() {
 				j.markDirty(tx, k)
 			}
 		}
@@ -68,7 +68,7 @@ func (j *join[T]) process(tx *Txn) {
 		j.stats.recomputes.Add(1)
 		var found []T
 		for _, src := range j.sources {
-			if v, ok := src.items[k]; ok {
+			if v, ok := src.items.get(k); ok {
 				found = append(found, v)
 				if j.merge == nil {
 					break

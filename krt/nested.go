@@ -46,7 +46,7 @@ func NestedJoin[T any](g Owner, cols Collection[Collection[T]], opts ...Option) 
 	j.init(g, "nested-join", o)
 	j.g.construct(j, func(tx *Txn) {
 		j.outer.downs = append(j.outer.downs, j.outerDown)
-		for k := range j.outer.items {
+		for k := range j.outer.items.keys() {
 			j.outerDown.markDirty(tx, k)
 		}
 	})
@@ -89,7 +89,7 @@ func (j *nestedJoin[T]) process(tx *Txn) {
 // and adds every key of the old and the new collection to dirty.
 func (j *nestedJoin[T]) resource(k string, dirty map[string]struct{}) {
 	var next *store[T]
-	if c, ok := j.outer.items[k]; ok && c != nil {
+	if c, ok := j.outer.items.get(k); ok && c != nil {
 		next = c.core()
 	}
 	prev := j.sources[k]
@@ -98,14 +98,14 @@ func (j *nestedJoin[T]) resource(k string, dirty map[string]struct{}) {
 	}
 	if prev != nil {
 		prev.removeDown(j)
-		for key := range prev.items {
+		for key := range prev.items.keys() {
 			dirty[key] = struct{}{}
 		}
 		delete(j.sources, k)
 	}
 	if next != nil {
 		next.downs = append(next.downs, j)
-		for key := range next.items {
+		for key := range next.items.keys() {
 			dirty[key] = struct{}{}
 		}
 		j.sources[k] = next
@@ -121,7 +121,7 @@ func (j *nestedJoin[T]) resource(k string, dirty map[string]struct{}) {
 // key, that holds it.
 func (j *nestedJoin[T]) winner(key string) (T, bool) {
 	for _, k := range j.order {
-		if v, ok := j.sources[k].items[key]; ok {
+		if v, ok := j.sources[k].items.get(key); ok {
 			return v, true
 		}
 	}

@@ -1,6 +1,9 @@
 package krt
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // smallSet is one bucket of a reverse index: the reads filed under one
 // bucket (recSet); keySet, a bucket of an index, builds on it. Most buckets hold a few elements (a selector pair names one
@@ -120,12 +123,15 @@ func (s *smallSet[E]) appendTo(out []E) []E {
 	return out
 }
 
-// keySet is one bucket of an index: the item keys filed under one index
-// key. Its slice is kept sorted, so that a query reading one bucket gets
-// the keys in order without sorting them (see sorted); inserting into a
-// slice of at most fewElems costs less than the sort it saves. Like a
-// smallSet, a nil *keySet is empty for len, has and appendTo.
-type keySet struct{ set smallSet[string] }
+// keySet is one bucket of an index: the slots (see itemTable) of the
+// items filed under one index key. Its slice is kept ordered by the
+// items' keys, so that a query reading one bucket gets them in order
+// without sorting (see sorted); inserting into a slice of at most
+// fewElems costs less than the sort it saves. A slot number is a quarter
+// of a key's size and holds no pointer for the collector to follow. Like
+// a smallSet, a nil *keySet is empty for len, has and appendTo. The
+// methods that order take the table the slots are of.
+type keySet struct{ set smallSet[int32] }
 
 func (s *keySet) len() int {
 	if s == nil {
@@ -134,50 +140,53 @@ func (s *keySet) len() int {
 	return s.set.len()
 }
 
-// has reports whether key is in the set.
-func (s *keySet) has(key string) bool {
-	switch {
-	case s == nil:
+// has reports whether slot id is in the set.
+func (s *keySet) has(id int32) bool {
+	if s == nil {
 		return false
-	case s.set.many != nil:
-		return s.set.has(key)
 	}
-	_, found := slices.BinarySearch(s.set.few, key)
-	return found
+	return s.set.has(id)
 }
 
-// add adds key and reports whether it was not in the set yet.
-func (s *keySet) add(key string) bool {
+// searchSlot returns where id's key is, or would be, in few, ordered by
+// the keys of t's slots.
+func searchSlot[T any](few []int32, t *itemTable[T], id int32) (int, bool) {
+	key := t.keyOf(id)
+	return slices.BinarySearchFunc(few, key, func(x int32, k string) int { return strings.Compare(t.keyOf(x), k) })
+}
+
+// addSlot adds slot id of t to s and reports whether it was not in the set yet.
+func addSlot[T any](s *keySet, t *itemTable[T], id int32) bool {
 	if s.set.many != nil || len(s.set.few) >= fewElems {
-		return s.set.add(key)
+		return s.set.add(id)
 	}
-	i, found := slices.BinarySearch(s.set.few, key)
+	i, found := searchSlot(s.set.few, t, id)
 	if found {
 		return false
 	}
-	s.set.few = slices.Insert(s.set.few, i, key)
+	s.set.few = slices.Insert(s.set.few, i, id)
 	return true
 }
 
-// remove removes key and reports whether it was in the set.
-func (s *keySet) remove(key string) bool {
+// remove removes slot id and reports whether it was in the set.
+func (s *keySet) remove(id int32) bool {
 	if s.set.many != nil {
-		return s.set.remove(key)
+		return s.set.remove(id)
 	}
-	i, found := slices.BinarySearch(s.set.few, key)
-	if !found {
+	i := slices.Index(s.set.few, id)
+	if i < 0 {
 		return false
 	}
 	s.set.few = slices.Delete(s.set.few, i, i+1)
 	return true
 }
 
-// sorted reports whether appendTo lists the keys in order: while they are
-// few enough to be kept in the slice.
+// sorted reports whether appendTo lists the slots in their keys' order:
+// while they are few enough to be kept in the slice.
 func (s *keySet) sorted() bool { return s == nil || s.set.many == nil }
 
-// appendTo appends the keys to out, in order when sorted reports so.
-func (s *keySet) appendTo(out []string) []string {
+// appendTo appends the slots to out, in order when sorted reports so.
+func (s *keySet) appendTo(out []int32) []int32 {
 	if s == nil {
 		return out
 	}

@@ -21,7 +21,45 @@ func TestSmallSet(t *testing.T) {
 	t.Run("reads", func(t *testing.T) { checkSmallSet(t, recs, &smallSet[*fetchRec]{}, (*smallSet[*fetchRec])(nil)) })
 	// An index bucket: the same answers, and its keys listed in order
 	// while they are few.
-	t.Run("index keys", func(t *testing.T) { checkSmallSet(t, keys, &keySet{}, (*keySet)(nil)) })
+	t.Run("index keys", func(t *testing.T) {
+		checkSmallSet(t, keys, newTestKeySet(keys, &keySet{}), newTestKeySet(keys, nil))
+	})
+}
+
+// testKeySet is a keySet as a set of keys: each key has a slot in a table
+// holding them all.
+type testKeySet struct {
+	set   *keySet
+	items *itemTable[string]
+}
+
+func newTestKeySet(keys []string, set *keySet) *testKeySet {
+	t := &testKeySet{set: set, items: &itemTable[string]{}}
+	for _, k := range keys {
+		t.items.set(k, k)
+	}
+	return t
+}
+
+func (t *testKeySet) slot(k string) int32 {
+	id, ok := t.items.find(k)
+	if !ok {
+		panic("no slot for " + k)
+	}
+	return id
+}
+
+func (t *testKeySet) add(k string) bool    { return addSlot(t.set, t.items, t.slot(k)) }
+func (t *testKeySet) remove(k string) bool { return t.set.remove(t.slot(k)) }
+func (t *testKeySet) has(k string) bool    { return t.set.has(t.slot(k)) }
+func (t *testKeySet) len() int             { return t.set.len() }
+func (t *testKeySet) sorted() bool         { return t.set.sorted() }
+
+func (t *testKeySet) appendTo(out []string) []string {
+	for _, id := range t.set.appendTo(nil) {
+		out = append(out, t.items.keyOf(id))
+	}
+	return out
 }
 
 // testSet is what smallSet and keySet share.
@@ -107,7 +145,7 @@ func each[E comparable](s testSet[E], fn func(E)) {
 // lists them out of order.
 func checkOrder[E comparable](t *testing.T, step string, s testSet[E], listed []E) {
 	t.Helper()
-	ks, ok := any(s).(*keySet)
+	ks, ok := any(s).(*testKeySet)
 	if !ok {
 		return
 	}
@@ -119,7 +157,14 @@ func checkOrder[E comparable](t *testing.T, step string, s testSet[E], listed []
 // TestKeySetOrder fills an index bucket in shuffled order: up to fewElems
 // keys it lists them sorted and says so; past that it says they are not.
 func TestKeySetOrder(t *testing.T) {
-	var s keySet
+	keys := make([]string, 100)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("key-%02d", i)
+	}
+	// Slots numbered against the keys' order, so that the slice's order is
+	// the keys' and not the slots'.
+	slices.Reverse(keys)
+	s := newTestKeySet(keys, &keySet{})
 	for i, j := range rand.New(rand.NewPCG(1, 2)).Perm(fewElems) {
 		s.add(fmt.Sprintf("key-%02d", j))
 		if got := s.appendTo(nil); !s.sorted() || !slices.IsSorted(got) || len(got) != i+1 {

@@ -205,26 +205,25 @@ func (s *store[T]) getAt(v uint64, key string) (T, bool) {
 	if old, had, found := s.beforeLocked(v, key); found {
 		return old, had
 	}
-	item, ok := s.items[key]
-	return item, ok
+	return s.items.get(key)
 }
 
 // keysAtLocked returns the keys present at v, unordered.
 func (s *store[T]) keysAtLocked(v uint64) []string {
-	keys := make([]string, 0, len(s.items))
+	keys := make([]string, 0, s.items.len())
 	if !s.overlaidLocked(v) {
-		for k := range s.items {
+		for k := range s.items.keys() {
 			keys = append(keys, k)
 		}
 		return keys
 	}
-	for k := range s.items {
+	for k := range s.items.keys() {
 		if _, had, found := s.beforeLocked(v, k); !found || had {
 			keys = append(keys, k)
 		}
 	}
 	s.forChangedLocked(v, func(k string) {
-		if _, now := s.items[k]; !now {
+		if !s.items.has(k) {
 			if _, had, _ := s.beforeLocked(v, k); had {
 				keys = append(keys, k)
 			}
@@ -259,8 +258,7 @@ func (s *store[T]) valueAtLocked(v uint64, key string) (T, bool) {
 	if old, had, found := s.beforeLocked(v, key); found {
 		return old, had
 	}
-	item, ok := s.items[key]
-	return item, ok
+	return s.items.get(key)
 }
 
 func (s *store[T]) listAt(v uint64) []T {
@@ -285,12 +283,12 @@ func (s *store[T]) valuesAtLocked(v uint64, keys []string) []T {
 func (s *store[T]) lenAt(v uint64) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	n := len(s.items)
+	n := s.items.len()
 	if !s.overlaidLocked(v) {
 		return n
 	}
 	s.forChangedLocked(v, func(k string) {
-		_, now := s.items[k]
+		now := s.items.has(k)
 		_, had, _ := s.beforeLocked(v, k)
 		switch {
 		case had && !now:
@@ -311,21 +309,29 @@ func (s *store[T]) lookupAt(v uint64, id int, key string) []T {
 	ix := s.indexes[id]
 	set := ix.m[key]
 	filed := set.appendTo(nil)
+	if !set.sorted() {
+		s.items.sortIDs(filed)
+	}
 	if !s.overlaidLocked(v) {
-		return s.valuesAtLocked(v, filed)
+		out := make([]T, len(filed))
+		for i, id := range filed {
+			out[i] = s.items.slot(id).val
+		}
+		return out
 	}
 	files := func(k string) bool {
 		item, ok := s.valueAtLocked(v, k)
 		return ok && slices.Contains(ix.keys(item), key)
 	}
-	keys := filed[:0]
-	for _, k := range filed {
+	keys := make([]string, 0, len(filed))
+	for _, id := range filed {
+		k := s.items.keyOf(id)
 		if _, _, changed := s.beforeLocked(v, k); !changed || files(k) {
 			keys = append(keys, k)
 		}
 	}
 	s.forChangedLocked(v, func(k string) {
-		if !set.has(k) && files(k) {
+		if id, now := s.items.find(k); (!now || !set.has(id)) && files(k) {
 			keys = append(keys, k)
 		}
 	})

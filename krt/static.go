@@ -85,15 +85,15 @@ type Writer[T any] struct {
 
 // Get returns the item under key as the transaction sees it.
 func (w Writer[T]) Get(key string) (T, bool) {
-	v, ok := w.s.items[key]
+	v, ok := w.s.items.get(key)
 	return v, ok
 }
 
 // Set adds or replaces items.
 func (w Writer[T]) Set(items ...T) {
-	if len(w.s.items) == 0 && len(items) > 64 {
+	if w.s.items.len() == 0 && len(items) > 64 {
 		w.s.mu.Lock()
-		w.s.items = make(map[string]T, len(items)) // a bulk load: size once
+		w.s.items.reserve(len(items)) // a bulk load: size once
 		w.s.mu.Unlock()
 	}
 	w.s.changeHint = len(items)
@@ -119,7 +119,7 @@ func (w Writer[T]) Reset(items []T) {
 		keep[w.s.acc.key(v)] = struct{}{}
 	}
 	var gone []string
-	for k := range w.s.items {
+	for k := range w.s.items.keys() {
 		if _, ok := keep[k]; !ok {
 			gone = append(gone, k)
 		}
@@ -130,7 +130,7 @@ func (w Writer[T]) Reset(items []T) {
 
 // Modify is the conditional update described at Static.Modify.
 func (w Writer[T]) Modify(key string, fn func(old T, ok bool) (T, bool)) {
-	old, ok := w.s.items[key]
+	old, ok := w.s.items.get(key)
 	if v, keep := fn(old, ok); keep {
 		w.set(key, v)
 	}
@@ -143,15 +143,19 @@ func (s *static[T]) undo() {
 	defer s.mu.Unlock()
 	for i := range s.changes.list {
 		pc := &s.changes.list[i]
-		key := pc.key
-		cur, ok := s.items[key]
-		if pc.hadOld {
-			s.items[key] = pc.old
-		} else {
-			delete(s.items, key)
+		id, ok := s.items.find(pc.key)
+		var cur T
+		if ok {
+			cur = s.items.slot(id).val
 		}
-		s.reindexUserLocked(key, cur, ok, pc.old, pc.hadOld)
-		s.reindexBuiltin(key, cur, ok, pc.old, pc.hadOld)
+		switch {
+		case pc.hadOld:
+			id = s.items.set(pc.key, pc.old)
+		case ok:
+			s.items.deleteAt(id) // the indexes forget id by number alone
+		}
+		s.reindexUserLocked(id, cur, ok, pc.old, pc.hadOld)
+		s.reindexBuiltin(id, cur, ok, pc.old, pc.hadOld)
 	}
 	s.changes.reset()
 	s.liveVersion = 0

@@ -25,7 +25,7 @@ type store[T any] struct {
 	// liveVersion, indexes or an index's map, and by readers while they
 	// read them (see snapshot.go). The writer reads them without it.
 	mu    sync.RWMutex
-	items map[string]T
+	items itemTable[T]
 
 	indexes  []*indexState[T]
 	nsIdx    map[string]*keySet    // built on first use
@@ -91,7 +91,6 @@ func (s *store[T]) init(owner Owner, kind string, o options) {
 		s.name = typeName[T]() + "/" + kind
 	}
 	s.acc = resolveAccessors[T](o, s.name)
-	s.items = map[string]T{}
 	s.syncedCh = make(chan struct{})
 	s.hist.init(g.history)
 }
@@ -147,33 +146,34 @@ func (s *store[T]) markSyncedLocked() {
 // put stores v under key and reports whether anything changed. An equal
 // value is a no-op: the early cutoff.
 func (s *store[T]) put(tx *Txn, key string, v T) bool {
-	old, had := s.items[key]
+	old, had := s.items.get(key)
 	if had && s.acc.equal(old, v) {
 		return false
 	}
 	s.lockItems()
 	s.noteChangeLocked(key, old, had, v, true)
-	s.items[key] = v
-	s.reindexUserLocked(key, old, had, v, true)
+	id := s.items.set(key, v)
+	s.reindexUserLocked(id, old, had, v, true)
 	s.unlockItems()
-	s.reindexBuiltin(key, old, had, v, true)
+	s.reindexBuiltin(id, old, had, v, true)
 	tx.touch(s.self())
 	return true
 }
 
 // remove deletes key and reports whether it existed.
 func (s *store[T]) remove(tx *Txn, key string) bool {
-	old, had := s.items[key]
+	id, had := s.items.find(key)
 	if !had {
 		return false
 	}
+	old := s.items.slot(id).val
 	var zero T
 	s.lockItems()
 	s.noteChangeLocked(key, old, had, zero, false)
-	delete(s.items, key)
-	s.reindexUserLocked(key, old, true, zero, false)
+	s.reindexUserLocked(id, old, true, zero, false)
+	s.items.deleteAt(id)
 	s.unlockItems()
-	s.reindexBuiltin(key, old, true, zero, false)
+	s.reindexBuiltin(id, old, true, zero, false)
 	tx.touch(s.self())
 	return true
 }
@@ -264,17 +264,17 @@ func (s *store[T]) finish(version uint64) int {
 // registered to receive them.
 func (s *store[T]) finishUnwatched(version uint64) int {
 	s.unwatched = false
-	if version == 0 || len(s.items) == 0 {
+	if version == 0 || s.items.len() == 0 {
 		return 0
 	}
-	recent := make([]EventRecord, 0, min(len(s.items), s.hist.size))
-	for key := range s.items {
+	recent := make([]EventRecord, 0, min(s.items.len(), s.hist.size))
+	for key := range s.items.keys() {
 		if len(recent) == cap(recent) {
 			break
 		}
 		recent = append(recent, EventRecord{Type: EventAdd.String(), Key: key})
 	}
-	n := len(s.items)
+	n := s.items.len()
 	s.stats.events.Add(uint64(n))
 	s.hist.events(version, s.g.commitClock, recent)
 	return n
@@ -387,12 +387,7 @@ func (s *store[T]) unregister(h *handler[T]) {
 }
 
 func (s *store[T]) sortedKeys() []string {
-	ks := make([]string, 0, len(s.items))
-	for k := range s.items {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
+	return slices.Sorted(s.items.keys())
 }
 
 // setID numbers s, which the graph holds at g.nodes[id] by then.
