@@ -1,27 +1,32 @@
 package krt
 
 import (
+	"hash/maphash"
 	"iter"
 	"math/bits"
 	"slices"
 	"strings"
 )
 
-// itemTable holds a collection's items: each in a slot of one array,
-// found by its key through a map of slot numbers. A Go map holding the
-// items themselves keeps every free slot of its tables item-sized, and a
-// table of 10,000 entries has 16,384; a map of int32s keeps 4-byte ones,
-// and the array is as long as the items are many. The indexes hold slot
-// numbers too (see keySet), and a query reads an index's items from the
-// array without looking their keys up again.
+// itemTable holds a collection's items, each in a slot of one array,
+// and finds a key's slot through an index of slot numbers: an
+// open-addressing hash table probed linearly, each entry a slot number
+// and the hash of its key in one word. A Go map keyed by the items' keys
+// keeps a 16-byte key, and with the items as values an item, in every
+// slot of its tables, free or not (16,384 of them for 10,000 entries);
+// this keeps 8 bytes, and the array is as long as the items are many.
+// (It is the layout of a Python dict.) The indexes hold slot numbers too
+// (see keySet), and a query reads an index's items from the array without
+// looking their keys up.
 //
 // A removed item's slot is cleared and reused by the next new key; the
-// array, like a Go map, does not shrink. The writer changes the table
-// under store.mu and reads it without; readers read it under the lock.
-// The zero value is an empty table.
+// array, like a Go map, does not shrink while it holds any item. The
+// writer changes the table under store.mu and reads it without; readers
+// read it under the lock. The zero value is an empty table.
 type itemTable[T any] struct {
-	pos   map[string]int32
+	index []uint64 // a power of two long; 0 empty, else hash<<32 | slot+1
 	slots []itemSlot[T]
+	n     int      // items held
 	free  []int32  // cleared slots, reused last first
 	freed []uint64 // a bit per slot, set while it is free; nil while none is
 }
@@ -31,26 +36,49 @@ type itemSlot[T any] struct {
 	val T
 }
 
-func (t *itemTable[T]) len() int { return len(t.pos) }
+// keySeed seeds every table's hash: a process's own, as a Go map's is.
+var keySeed = maphash.MakeSeed()
+
+func hashKey(key string) uint32 { return uint32(maphash.String(keySeed, key)) }
+
+func (t *itemTable[T]) len() int { return t.n }
 
 // reserve makes room for n more items at once, as a bulk load or a
 // collection's first computation knows how many it will hold.
 func (t *itemTable[T]) reserve(n int) {
-	if len(t.pos) == 0 {
-		t.pos = make(map[string]int32, n)
-	}
+	t.resizeIndex(t.n + n)
 	t.slots = slices.Grow(t.slots, n-len(t.free))
+}
+
+// lookup returns the position in the index of key's entry, or of the
+// empty entry that ends its probe.
+func (t *itemTable[T]) lookup(key string, h uint32) (pos uint32, id int32, ok bool) {
+	mask := uint32(len(t.index) - 1)
+	for pos = h & mask; ; pos = (pos + 1) & mask {
+		e := t.index[pos]
+		if e == 0 {
+			return pos, -1, false
+		}
+		if uint32(e>>32) == h {
+			if id = int32(uint32(e) - 1); t.slots[id].key == key {
+				return pos, id, true
+			}
+		}
+	}
 }
 
 // find returns key's slot.
 func (t *itemTable[T]) find(key string) (int32, bool) {
-	id, ok := t.pos[key]
+	if t.n == 0 {
+		return -1, false
+	}
+	_, id, ok := t.lookup(key, hashKey(key))
 	return id, ok
 }
 
 // get returns the item under key.
 func (t *itemTable[T]) get(key string) (T, bool) {
-	if id, ok := t.pos[key]; ok {
+	if id, ok := t.find(key); ok {
 		return t.slots[id].val, true
 	}
 	var zero T
@@ -58,24 +86,18 @@ func (t *itemTable[T]) get(key string) (T, bool) {
 }
 
 func (t *itemTable[T]) has(key string) bool {
-	_, ok := t.pos[key]
+	_, ok := t.find(key)
 	return ok
 }
 
-// slot returns slot id, which must hold an item.
-func (t *itemTable[T]) slot(id int32) *itemSlot[T] { return &t.slots[id] }
-
-// keyOf returns the key of the item in slot id.
-func (t *itemTable[T]) keyOf(id int32) string { return t.slots[id].key }
-
 // set stores v under key and returns its slot.
 func (t *itemTable[T]) set(key string, v T) int32 {
-	if id, ok := t.pos[key]; ok {
-		t.slots[id].val = v
-		return id
-	}
-	if t.pos == nil {
-		t.pos = map[string]int32{}
+	h := hashKey(key)
+	if t.n > 0 {
+		if _, id, ok := t.lookup(key, h); ok {
+			t.slots[id].val = v
+			return id
+		}
 	}
 	var id int32
 	if n := len(t.free); n > 0 {
@@ -87,15 +109,46 @@ func (t *itemTable[T]) set(key string, v T) int32 {
 		id = int32(len(t.slots))
 		t.slots = append(t.slots, itemSlot[T]{key: key, val: v})
 	}
-	t.pos[key] = id
+	t.resizeIndex(t.n + 1)
+	pos, _, _ := t.lookup(key, h)
+	t.index[pos] = uint64(h)<<32 | uint64(id+1)
+	t.n++
 	return id
+}
+
+// resizeIndex makes the index large enough for n entries, at most four
+// in five of it used, so that a probe ends soon.
+func (t *itemTable[T]) resizeIndex(n int) {
+	if n*5 <= len(t.index)*4 {
+		return
+	}
+	size := 8
+	for n*5 > size*4 {
+		size *= 2
+	}
+	old := t.index
+	t.index = make([]uint64, size)
+	mask := uint32(size - 1)
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		pos := uint32(e>>32) & mask
+		for t.index[pos] != 0 {
+			pos = (pos + 1) & mask
+		}
+		t.index[pos] = e
+	}
 }
 
 // deleteAt removes the item in slot id, clearing the slot for reuse.
 func (t *itemTable[T]) deleteAt(id int32) {
-	delete(t.pos, t.slots[id].key)
+	key := t.slots[id].key
+	pos, _, _ := t.lookup(key, hashKey(key))
+	t.unindex(pos)
+	t.n--
 	t.slots[id] = itemSlot[T]{}
-	if len(t.pos) == 0 {
+	if t.n == 0 {
 		// Empty again: start over rather than keep a free list as long
 		// as the largest the collection ever was.
 		clear(t.slots)
@@ -108,6 +161,29 @@ func (t *itemTable[T]) deleteAt(id int32) {
 	t.freed[id/64] |= 1 << (id % 64)
 	t.free = append(t.free, id)
 }
+
+// unindex empties the index entry at pos, moving back the entries after
+// it that a probe could no longer reach across the gap.
+func (t *itemTable[T]) unindex(pos uint32) {
+	mask := uint32(len(t.index) - 1)
+	i := pos
+	for j := (i + 1) & mask; t.index[j] != 0; j = (j + 1) & mask {
+		home := uint32(t.index[j]>>32) & mask
+		// The entry at j stays if its home is cyclically in (i, j].
+		if (i <= j && i < home && home <= j) || (i > j && (i < home || home <= j)) {
+			continue
+		}
+		t.index[i] = t.index[j]
+		i = j
+	}
+	t.index[i] = 0
+}
+
+// slot returns slot id, which must hold an item.
+func (t *itemTable[T]) slot(id int32) *itemSlot[T] { return &t.slots[id] }
+
+// keyOf returns the key of the item in slot id.
+func (t *itemTable[T]) keyOf(id int32) string { return t.slots[id].key }
 
 // isFree reports whether slot id holds no item.
 func (t *itemTable[T]) isFree(id int) bool {
