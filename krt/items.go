@@ -168,9 +168,7 @@ func (t *itemTable[T]) unindex(pos uint32) {
 	mask := uint32(len(t.index) - 1)
 	i := pos
 	for j := (i + 1) & mask; t.index[j] != 0; j = (j + 1) & mask {
-		home := uint32(t.index[j]>>32) & mask
-		// The entry at j stays if its home is cyclically in (i, j].
-		if (i <= j && i < home && home <= j) || (i > j && (i < home || home <= j)) {
+		if staysPast(int(i), int(j), int(uint32(t.index[j]>>32)&mask)) {
 			continue
 		}
 		t.index[i] = t.index[j]

@@ -9,12 +9,12 @@ import (
 // bucket (recSet); keySet, a bucket of an index, builds on it. Most buckets hold a few elements (a selector pair names one
 // service, a service selects a few pods), kept in a slice, which costs a
 // fraction of a map and is faster to scan; a bucket that grows past
-// fewElems moves to a map, so that removing one element of many stays
+// fewElems moves to a hashSet, so that removing one element of many stays
 // O(1). The zero value is an empty set; so is a nil *smallSet for len,
 // has, each and appendTo.
 type smallSet[E comparable] struct {
 	few  []E
-	many map[E]struct{}
+	many *hashSet[E]
 }
 
 type recSet = smallSet[*fetchRec]
@@ -26,7 +26,7 @@ func (s *smallSet[E]) len() int {
 	case s == nil:
 		return 0
 	case s.many != nil:
-		return len(s.many)
+		return s.many.n
 	}
 	return len(s.few)
 }
@@ -37,8 +37,7 @@ func (s *smallSet[E]) has(e E) bool {
 	case s == nil:
 		return false
 	case s.many != nil:
-		_, ok := s.many[e]
-		return ok
+		return s.many.has(e)
 	}
 	return slices.Contains(s.few, e)
 }
@@ -46,11 +45,7 @@ func (s *smallSet[E]) has(e E) bool {
 // add adds e and reports whether it was not in the set yet.
 func (s *smallSet[E]) add(e E) bool {
 	if s.many != nil {
-		if _, ok := s.many[e]; ok {
-			return false
-		}
-		s.many[e] = struct{}{}
-		return true
+		return s.many.add(e)
 	}
 	if slices.Contains(s.few, e) {
 		return false
@@ -59,23 +54,19 @@ func (s *smallSet[E]) add(e E) bool {
 		s.few = append(s.few, e)
 		return true
 	}
-	s.many = make(map[E]struct{}, 2*fewElems)
+	s.many = &hashSet[E]{}
 	for _, x := range s.few {
-		s.many[x] = struct{}{}
+		s.many.add(x)
 	}
 	s.few = nil
-	s.many[e] = struct{}{}
+	s.many.add(e)
 	return true
 }
 
 // remove removes e and reports whether it was in the set.
 func (s *smallSet[E]) remove(e E) bool {
 	if s.many != nil {
-		if _, ok := s.many[e]; !ok {
-			return false
-		}
-		delete(s.many, e)
-		return true
+		return s.many.remove(e)
 	}
 	i := slices.Index(s.few, e)
 	if i < 0 {
@@ -91,8 +82,10 @@ func (s *smallSet[E]) remove(e E) bool {
 
 // any returns one element of a non-empty set.
 func (s *smallSet[E]) any() E {
-	for e := range s.many {
-		return e
+	if s.many != nil {
+		for e := range s.many.all {
+			return e
+		}
 	}
 	return s.few[0]
 }
@@ -105,8 +98,10 @@ func (s *smallSet[E]) each(fn func(E)) {
 	for _, e := range s.few {
 		fn(e)
 	}
-	for e := range s.many {
-		fn(e)
+	if s.many != nil {
+		for e := range s.many.all {
+			fn(e)
+		}
 	}
 }
 
@@ -117,8 +112,10 @@ func (s *smallSet[E]) appendTo(out []E) []E {
 	}
 	out = slices.Grow(out, s.len())
 	out = append(out, s.few...)
-	for e := range s.many {
-		out = append(out, e)
+	if s.many != nil {
+		for e := range s.many.all {
+			out = append(out, e)
+		}
 	}
 	return out
 }
