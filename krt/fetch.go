@@ -58,12 +58,25 @@ func Fetch[T any](ctx HandlerContext, c Collection[T], filters ...Filter) []T {
 // fetch is Fetch; same, when not nil, is a PartialFetch's equality of two
 // values of an item, func(a, b T) bool.
 func fetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same any) []T {
+	s, fs, ok := beginFetch(ctx, c, filters, same)
+	if !ok {
+		return nil
+	}
+	if unlock := s.g.guardSelfFetch(s.id); unlock != nil {
+		defer unlock()
+	}
+	return s.query(&fs)
+}
+
+// beginFetch checks and records a fetch from c with filters, and returns
+// its collection and filter; ok is false when it can find nothing.
+func beginFetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same any) (s *store[T], fs filterSet, ok bool) {
 	if ctx == nil {
 		panic("krt: Fetch called without a HandlerContext")
 	}
 	fc := ctx.fetchContext()
-	s := c.core()
-	fs := filterSet{index: -1}
+	s = c.core()
+	fs = filterSet{index: -1}
 	for _, fl := range filters {
 		if fl.kind == filterIndex {
 			s.checkIndex(fl.index, fl.owner)
@@ -80,19 +93,16 @@ func fetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same an
 		fs.rare = &r
 	}
 	if s.stopped { // its sub-graph stopped: empty, and never changes again
-		return nil
+		return s, fs, false
 	}
 	if err := s.checkAccessors(&fs); err != nil {
 		if fc.failed == nil {
 			fc.failed = err
 		}
-		return nil
+		return s, fs, false
 	}
 	fc.record(&s.deps, &fs)
-	if unlock := s.g.guardSelfFetch(s.id); unlock != nil {
-		defer unlock()
-	}
-	return s.query(&fs)
+	return s, fs, true
 }
 
 // record adds a read of up with fs to the computation's reads. In the
@@ -121,11 +131,14 @@ func (c *fetchCtx) record(src *dependents, fs *filterSet) {
 // dependency, as Fetch does. When several items pass, it returns the one
 // with the smallest key; when none does, ok is false.
 func FetchOne[T any](ctx HandlerContext, c Collection[T], filters ...Filter) (v T, ok bool) {
-	items := Fetch(ctx, c, filters...)
-	if len(items) == 0 {
+	s, fs, ok := beginFetch(ctx, c, filters, nil)
+	if !ok {
 		return v, false
 	}
-	return items[0], true
+	if unlock := s.g.guardSelfFetch(s.id); unlock != nil {
+		defer unlock()
+	}
+	return s.queryFirst(&fs)
 }
 
 // panicError is an ErrPanic carrying the panic value and stack.

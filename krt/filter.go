@@ -294,14 +294,43 @@ func (s *store[T]) query(f *filterSet) []T {
 	return out
 }
 
-// queryOne is query of a collection holding one item.
-func (s *store[T]) queryOne(f *filterSet) []T {
-	for _, sl := range s.items.all() {
-		if s.matches(f, sl.key, sl.val) {
-			return []T{sl.val}
+// queryFirst returns the item passing f with the smallest key, as
+// query(f)[0] would, without making the list.
+func (s *store[T]) queryFirst(f *filterSet) (v T, ok bool) {
+	if f.selectsNothing() {
+		return v, false
+	}
+	if s.items.len() == 1 {
+		return s.onlyIfMatches(f)
+	}
+	scratch := querySlots.Get().(*[]int32)
+	ids, done := s.candidates(f, (*scratch)[:0])
+	defer func() { putQuerySlots(scratch, ids) }()
+	for _, id := range ids {
+		if sl := s.items.slot(id); s.matchesExcept(f, sl.key, sl.val, done) {
+			return sl.val, true
 		}
 	}
+	return v, false
+}
+
+// queryOne is query of a collection holding one item.
+func (s *store[T]) queryOne(f *filterSet) []T {
+	if v, ok := s.onlyIfMatches(f); ok {
+		return []T{v}
+	}
 	return nil
+}
+
+// onlyIfMatches returns the item of a collection holding one, if it
+// passes f.
+func (s *store[T]) onlyIfMatches(f *filterSet) (v T, ok bool) {
+	for _, sl := range s.items.all() {
+		if s.matches(f, sl.key, sl.val) {
+			return sl.val, true
+		}
+	}
+	return v, false
 }
 
 // candidates appends to ids, ordered by key and each once, the slots of

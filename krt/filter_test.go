@@ -3,6 +3,7 @@ package krt_test
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -351,5 +352,50 @@ func TestEmptySelectorDependsOnNothing(t *testing.T) {
 	}
 	if recomputes != before {
 		t.Fatalf("a pod no selector matches recomputed %d services", recomputes-before)
+	}
+}
+
+// TestFetchOne reads, through each access path, the item with the
+// smallest key among those passing the filters, as Fetch lists first; and
+// none when nothing passes.
+func TestFetchOne(t *testing.T) {
+	g, nums := newStatic[Num]()
+	nums.Set(Num{Key: "c", N: 3}, Num{Key: "a", N: 1}, Num{Key: "d", N: 4}, Num{Key: "b", N: 2})
+	byParity := krt.NewIndex(nums, "parity", func(n Num) []string { return []string{strconv.Itoa(n.N % 2)} })
+	odd := func(n Num) bool { return n.N%2 == 1 }
+	cases := []struct {
+		name    string
+		filters []krt.Filter
+		want    string // "" for none
+	}{
+		{"no filter", nil, "a"},
+		{"keys", []krt.Filter{krt.FilterKeys("d", "c", "d")}, "c"},
+		{"index", []krt.Filter{krt.FilterIndex(byParity, "0")}, "b"},
+		{"predicate", []krt.Filter{krt.FilterFunc(func(n Num) bool { return !odd(n) })}, "b"},
+		{"keys and predicate", []krt.Filter{krt.FilterKeys("d", "c", "a"), krt.FilterFunc(odd)}, "a"},
+		{"nothing passes", []krt.Filter{krt.FilterKeys("x")}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var first []Num
+			got := krt.NewSingleton(g, func(ctx krt.HandlerContext) *Num {
+				first = krt.Fetch(ctx, nums, tc.filters...)
+				n, ok := krt.FetchOne(ctx, nums, tc.filters...)
+				if !ok {
+					return nil
+				}
+				return &n
+			})
+			n, ok := got.Value()
+			if tc.want == "" {
+				if ok || len(first) != 0 {
+					t.Fatalf("FetchOne = %v, %v and Fetch %v; want none", n, ok, first)
+				}
+				return
+			}
+			if !ok || n.Key != tc.want || first[0].Key != tc.want {
+				t.Fatalf("FetchOne = %v, %v; Fetch lists %v first; want %q", n, ok, first, tc.want)
+			}
+		})
 	}
 }
