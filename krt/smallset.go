@@ -6,11 +6,11 @@ import (
 )
 
 // smallSet is one bucket of a reverse index: the reads filed under one
-// bucket (recSet); keySet, a bucket of an index, builds on it. Most buckets hold a few elements (a selector pair names one
-// service, a service selects a few pods), kept in a slice, which costs a
-// fraction of a map and is faster to scan; a bucket that grows past
-// fewElems moves to a hashSet, so that removing one element of many stays
-// O(1). The zero value is an empty set; so is a nil *smallSet for len,
+// bucket (recSet); keySet, a bucket of an index, builds on it. Most
+// buckets hold a few elements (a selector pair names one service, a
+// service selects a few pods), kept in a slice, which costs a fraction of
+// a hash set and is faster to scan; a bucket that grows past fewElems
+// moves to a hashSet, so that removing one element of many stays O(1). The zero value is an empty set; so is a nil *smallSet for len,
 // has, each and appendTo.
 type smallSet[E comparable] struct {
 	few  []E

@@ -17,7 +17,7 @@ import (
 // it has not committed; committed records are kept only while a
 // Graph.Read holds an older version, and dropped by the first commit
 // after it ends. Readers and the writer share one short lock per
-// collection (store.mu), held for one map operation by the writer and
+// collection (store.mu), held for one item's update by the writer and
 // for one lookup, or one List's copy, by a reader; no reader waits for a
 // transformation, and a write costs one uncontended lock more than
 // before, nothing per reader.
