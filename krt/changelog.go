@@ -1,5 +1,7 @@
 package krt
 
+import "slices"
+
 // changeLog is what one transaction changed in one collection: for each
 // changed key, in the order first changed, its value before the
 // transaction and its value now. Propagation and commit read the values
@@ -55,12 +57,12 @@ func (l *changeLog[T]) get(key string) *keyChange[T] {
 }
 
 // add appends a new entry for key, which the log must not hold yet, and
-// returns its position. hint, when larger than the list, is how many
-// entries the transaction may add: the log is sized for them at once.
+// returns its position. hint, when larger than the list's capacity, is how
+// many entries the transaction may add: the log is sized for them at
+// once, also when it kept a small array from an earlier transaction.
 func (l *changeLog[T]) add(c keyChange[T], hint int) int32 {
-	if l.list == nil && hint > fewChanges {
-		l.list = make([]keyChange[T], 0, hint)
-		l.at = make(map[string]int32, hint)
+	if hint > fewChanges && hint > cap(l.list) {
+		l.grow(hint)
 	}
 	i := int32(len(l.list))
 	l.list = append(l.list, c)
@@ -74,6 +76,17 @@ func (l *changeLog[T]) add(c keyChange[T], hint int) int32 {
 		}
 	}
 	return i
+}
+
+// grow makes room for n more entries in the list and the map of
+// positions, so that a bulk change neither regrows the list, copying
+// every entry each time, nor rehashes the map.
+func (l *changeLog[T]) grow(n int) {
+	l.list = slices.Grow(l.list, n)
+	l.at = make(map[string]int32, len(l.list)+n)
+	for j := range l.list {
+		l.at[l.list[j].key] = int32(j)
+	}
 }
 
 // reset empties the log for the next transaction, keeping a small one's

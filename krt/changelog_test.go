@@ -42,3 +42,37 @@ func TestChangeLog(t *testing.T) {
 		})
 	}
 }
+
+// TestChangeLogHintAfterSmall checks that a bulk change sizes a log that
+// already holds a few entries, in an array kept from an earlier
+// transaction, at once, and that the earlier entries stay found.
+func TestChangeLogHintAfterSmall(t *testing.T) {
+	var l changeLog[int]
+	for i := range 2 * fewChanges {
+		l.add(keyChange[int]{key: fmt.Sprintf("old-%d", i), old: i}, 0)
+	}
+	l.reset()
+	for i := range 3 {
+		l.add(keyChange[int]{key: fmt.Sprintf("old-%d", i), old: i}, 0)
+	}
+	const hint = 1000
+	l.add(keyChange[int]{key: "bulk-0"}, hint)
+	if cap(l.list) < hint {
+		t.Fatalf("after an add with hint %d: capacity %d", hint, cap(l.list))
+	}
+	array := &l.list[:1][0]
+	for i := 1; i < hint-3; i++ {
+		l.add(keyChange[int]{key: fmt.Sprintf("bulk-%d", i), old: i}, hint)
+	}
+	if &l.list[0] != array {
+		t.Fatal("the list was regrown within its hint")
+	}
+	for i := range 3 {
+		if c := l.get(fmt.Sprintf("old-%d", i)); c == nil || c.old != i {
+			t.Fatalf("old-%d reads %+v", i, c)
+		}
+	}
+	if c := l.get("bulk-500"); c == nil || c.old != 500 {
+		t.Fatalf("bulk-500 reads %+v", c)
+	}
+}
