@@ -257,6 +257,16 @@ func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
 // apply records what compute gave for one input: its outputs, or its
 // error with the last good outputs kept, and its reads.
 func (d *derived[I, O]) apply(tx *Txn, c *result[O]) {
+	d.applyOutputs(tx, c)
+	d.applyReads(c)
+}
+
+// applyOutputs is apply but for the reads, which applyReads records: a
+// parallel recomputation files the reads of one chunk on a goroutine of
+// their own while the writer applies the next chunk's outputs (see
+// parallel.go). It writes the collection's items, errors and inputs,
+// never an input's reads or a reverse index.
+func (d *derived[I, O]) applyOutputs(tx *Txn, c *result[O]) {
 	st := c.st
 	k := st.key
 	if c.gone {
@@ -274,23 +284,36 @@ func (d *derived[I, O]) apply(tx *Txn, c *result[O]) {
 			d.failing = map[string]error{}
 		}
 		d.failing[k] = c.err
-		// Keep the last good outputs; watch what both computations read
-		// so a change to either retries this input.
-		d.setDeps(st, unionDeps(st.deps, c.deps))
 		return
 	}
 	delete(d.failing, k)
 	outs, keys := c.outputs()
 	st.outs = d.replaceOutputs(tx, k, st.outs, outs, keys)
-	d.setDeps(st, c.deps)
 }
 
-// forget withdraws the outputs and reads of input st, which is gone.
+// applyReads records the reads of c's run as its input's, in the reverse
+// indexes of what it read. A failed run keeps the last good outputs, so
+// its input watches what both computations read: a change to either
+// retries it. It writes the input's reads, the reverse indexes and the
+// collection's count of reads per upstream, and nothing applyOutputs
+// does.
+func (d *derived[I, O]) applyReads(c *result[O]) {
+	switch {
+	case c.gone:
+		d.setDeps(c.st, nil)
+	case c.err != nil:
+		d.setDeps(c.st, unionDeps(c.st.deps, c.deps))
+	default:
+		d.setDeps(c.st, c.deps)
+	}
+}
+
+// forget withdraws the outputs of input st, which is gone; applyReads
+// withdraws its reads.
 func (d *derived[I, O]) forget(tx *Txn, st *inputState) {
 	for _, out := range st.outs {
 		d.release(tx, out, st.key)
 	}
-	d.setDeps(st, nil)
 	st.outs = nil
 	if d.inputs[st.key] == st {
 		delete(d.inputs, st.key)

@@ -9,13 +9,24 @@ import (
 // Parallel evaluation: when a collection has enough dirty inputs in one
 // transaction, its transformations run on several goroutines, each
 // computing a chunk of inputs at a time, while the writer's goroutine
-// applies the computed chunks one by one, in chunk order, and computes
-// chunks itself whenever the next one to apply is not ready. Computing
+// applies the computed chunks' outputs one by one, in chunk order, and
+// computes chunks itself whenever the next one to apply is not ready; a
+// filing goroutine then records each applied chunk's reads in the
+// reverse indexes of what they read, also in chunk order. Computing
 // changes nothing but counters (see derived.compute), and applying is
-// where outputs, reads and events are recorded, so a parallel run gives
-// the same outputs and events as a serial one; and since applying
+// where outputs, reads and events are recorded, each in the order a
+// serial run records them, so a parallel run gives the same outputs,
+// reverse indexes and events as a serial one; and since applying
 // overlaps computing, the writer's share of the work (applying) no
 // longer waits for the last chunk to be computed.
+//
+// Applying outputs and filing reads write disjoint state (see
+// derived.applyOutputs and derived.applyReads): the first the
+// collection's items, indexes, errors and inputs, the second its inputs'
+// reads and the reverse indexes of its upstreams, which nothing reads
+// until the collection's processing ends and propagation triggers them.
+// Splitting them halves what the writer does per input when a build
+// files every input's reads for the first time.
 //
 // What the two may share: a computation reads its input, its own last
 // reads and the collections it fetches; applying writes the collection's
@@ -109,15 +120,25 @@ func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty []*inputState, workers 
 		}(&g.computing[w])
 	}
 	defer wg.Wait()
-	d.applyAsComputed(tx, r)
+	applied := make(chan []result[O], r.chunks)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for buf := range applied {
+			d.fileChunk(buf)
+		}
+	}()
+	defer close(applied) // before wg.Wait: the filing goroutine ends
+	d.applyAsComputed(tx, r, applied)
 }
 
 // applyAsComputed applies the chunks of r in order, computing a chunk on
-// the writer's goroutine whenever the next one is not ready yet.
-func (d *derived[I, O]) applyAsComputed(tx *Txn, r *parallelRun[O]) {
+// the writer's goroutine whenever the next one is not ready yet, and
+// hands each applied chunk's results to applied, to file their reads.
+func (d *derived[I, O]) applyAsComputed(tx *Txn, r *parallelRun[O], applied chan<- []result[O]) {
 	for next := 0; next < r.chunks; {
 		if r.done[next].Load() {
-			d.applyChunk(tx, r, next)
+			applied <- d.applyChunk(tx, r, next)
 			next++
 			continue
 		}
@@ -139,16 +160,25 @@ func (d *derived[I, O]) computeChunk(r *parallelRun[O], c int, slot *computing) 
 	r.done[c].Store(true) // publishes results[c] to the writer
 }
 
-// applyChunk applies chunk c's results, holding applyMu so that a
-// transformation fetching this collection meanwhile waits, and returns
-// their buffer to the pool.
-func (d *derived[I, O]) applyChunk(tx *Txn, r *parallelRun[O], c int) {
+// applyChunk applies the outputs of chunk c's results, holding applyMu so
+// that a transformation fetching this collection meanwhile waits, and
+// returns the results, whose reads are still to be filed.
+func (d *derived[I, O]) applyChunk(tx *Txn, r *parallelRun[O], c int) []result[O] {
 	buf := r.results[c]
 	r.results[c] = nil
 	d.g.applyMu.Lock()
 	defer d.g.applyMu.Unlock()
 	for i := range buf {
-		d.apply(tx, &buf[i])
+		d.applyOutputs(tx, &buf[i])
+	}
+	return buf
+}
+
+// fileChunk records the reads of an applied chunk's results and returns
+// their buffer to the pool.
+func (d *derived[I, O]) fileChunk(buf []result[O]) {
+	for i := range buf {
+		d.applyReads(&buf[i])
 	}
 	clear(buf) // drop the outputs and reads before the buffer is reused
 	d.chunks.Put(&buf)

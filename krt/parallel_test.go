@@ -200,3 +200,78 @@ func TestDefaultParallelism(t *testing.T) {
 		t.Error("outputs differ between GOMAXPROCS=1 and 2")
 	}
 }
+
+// TestParallelFailedAndGoneReads checks the reads a parallel run files
+// apart from the outputs it applies: a failed computation's input keeps
+// watching what its last good run and its failed run read, and a deleted
+// input's reads are withdrawn, in both modes alike.
+func TestParallelFailedAndGoneReads(t *testing.T) {
+	const n = 200
+	for _, mode := range modelModes {
+		t.Run(mode.name, func(t *testing.T) {
+			g := mode.graph()
+			nums, gates := newGated(g, n)
+			recomputes := func() uint64 { return info(t, g, "gated").Recomputes }
+			setGates := func(from, to, value int) uint64 { // every other gate in [from, to)
+				var changed []numbered
+				for i := from; i < to; i += 2 {
+					changed = append(changed, numbered{N: i, Value: value})
+				}
+				before := recomputes()
+				gates.Set(changed...)
+				return recomputes() - before
+			}
+			// Close the gates of the even inputs: they fail, reading a
+			// second gate instead of the third.
+			if got := setGates(0, n, 1); got != n/2 {
+				t.Fatalf("closing %d gates recomputed %d inputs", n/2, got)
+			}
+			// A change to the second gate, read only by the failed runs,
+			// or to the third, read only by their last good runs, retries
+			// each failed input.
+			for _, from := range []int{n, 2 * n} {
+				if got := setGates(from, from+n, 2); got != n/2 {
+					t.Fatalf("changing gates from %d retried %d inputs, want the %d failed", from, got, n/2)
+				}
+			}
+			if runs := krt.ParallelRuns(g); (mode.name == "parallel") != (runs > 0) {
+				t.Errorf("%s mode computed in parallel %d times", mode.name, runs)
+			}
+			// Deleted inputs read nothing any more.
+			var gone []string
+			for i := range n {
+				gone = append(gone, numbered{N: i}.ResourceName())
+			}
+			nums.Delete(gone...)
+			for from := range 3 {
+				if got := setGates(from*n, (from+1)*n, 3); got != 0 {
+					t.Fatalf("changing the gates from %d of deleted inputs recomputed %d", from*n, got)
+				}
+			}
+		})
+	}
+}
+
+// newGated returns n numbers and 3n gates in g, and a collection "gated"
+// of the numbers: number x reads gate x and, when that gate's value is 1,
+// gate n+x and fails, else gate 2n+x and passes.
+func newGated(g *krt.Graph, n int) (nums, gates krt.Static[numbered]) {
+	nums, gates = krt.NewStatic[numbered](g), krt.NewStatic[numbered](g)
+	krt.NewCollection(g, nums, func(ctx krt.HandlerContext, x numbered) *numbered {
+		gate, _ := krt.FetchOne(ctx, gates, krt.FilterKey(x.ResourceName()))
+		if gate.Value == 1 {
+			krt.FetchOne(ctx, gates, krt.FilterKey(numbered{N: n + x.N}.ResourceName()))
+			ctx.Fail(nil)
+			return nil
+		}
+		krt.FetchOne(ctx, gates, krt.FilterKey(numbered{N: 2*n + x.N}.ResourceName()))
+		return &x
+	}, krt.WithName("gated"))
+	items := make([]numbered, 3*n)
+	for i := range items {
+		items[i] = numbered{N: i}
+	}
+	nums.Set(items[:n]...)
+	gates.Set(items...)
+	return nums, gates
+}
