@@ -12,7 +12,8 @@ import (
 // applies the computed chunks' outputs one by one, in chunk order, and
 // computes chunks itself whenever the next one to apply is not ready; a
 // filing goroutine then records each applied chunk's reads in the
-// reverse indexes of what they read, also in chunk order. Computing
+// reverse indexes of what they read, also in chunk order (it starts with
+// the first chunk whose reads changed: see filing). Computing
 // changes nothing but counters (see derived.compute), and applying is
 // where outputs, reads and events are recorded, each in the order a
 // serial run records them, so a parallel run gives the same outputs,
@@ -120,25 +121,18 @@ func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty []*inputState, workers 
 		}(&g.computing[w])
 	}
 	defer wg.Wait()
-	applied := make(chan []result[O], r.chunks)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for buf := range applied {
-			d.fileChunk(buf)
-		}
-	}()
-	defer close(applied) // before wg.Wait: the filing goroutine ends
-	d.applyAsComputed(tx, r, applied)
+	f := &filing[I, O]{d: d, chunks: r.chunks}
+	defer f.stop() // before wg.Wait: the filing goroutine ends
+	d.applyAsComputed(tx, r, f)
 }
 
 // applyAsComputed applies the chunks of r in order, computing a chunk on
 // the writer's goroutine whenever the next one is not ready yet, and
-// hands each applied chunk's results to applied, to file their reads.
-func (d *derived[I, O]) applyAsComputed(tx *Txn, r *parallelRun[O], applied chan<- []result[O]) {
+// hands each applied chunk's results to f, to file their reads.
+func (d *derived[I, O]) applyAsComputed(tx *Txn, r *parallelRun[O], f *filing[I, O]) {
 	for next := 0; next < r.chunks; {
 		if r.done[next].Load() {
-			applied <- d.applyChunk(tx, r, next)
+			f.file(d.applyChunk(tx, r, next))
 			next++
 			continue
 		}
@@ -174,12 +168,65 @@ func (d *derived[I, O]) applyChunk(tx *Txn, r *parallelRun[O], c int) []result[O
 	return buf
 }
 
-// fileChunk records the reads of an applied chunk's results and returns
-// their buffer to the pool.
-func (d *derived[I, O]) fileChunk(buf []result[O]) {
-	for i := range buf {
-		d.applyReads(&buf[i])
+// filing files the reads of a parallel run's applied chunks, in chunk
+// order, on a goroutine of its own, started by the first chunk whose
+// reads change: a recomputation whose inputs read what they read before
+// (a mesh-config change) starts none.
+type filing[I, O any] struct {
+	d      *derived[I, O]
+	chunks int
+	queue  chan []result[O] // nil until the goroutine starts
+	wg     sync.WaitGroup
+}
+
+// file takes an applied chunk's results. A chunk whose every run read
+// what its input's last run read changes no reverse index, as
+// applyReads would find: its buffer goes back to the pool at once. Its
+// inputs' reads are not written meanwhile, as the goroutine files only
+// other chunks' inputs.
+func (f *filing[I, O]) file(buf []result[O]) {
+	if !readsChange(buf) {
+		f.d.releaseChunk(buf)
+		return
 	}
+	if f.queue == nil {
+		f.queue = make(chan []result[O], f.chunks)
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			for buf := range f.queue {
+				for i := range buf {
+					f.d.applyReads(&buf[i])
+				}
+				f.d.releaseChunk(buf)
+			}
+		}()
+	}
+	f.queue <- buf
+}
+
+// stop waits until every chunk handed to file is filed.
+func (f *filing[I, O]) stop() {
+	if f.queue != nil {
+		close(f.queue)
+		f.wg.Wait()
+	}
+}
+
+// readsChange reports whether applyReads would change anything for the
+// results in buf: an input gone or failed, or a run that read other than
+// its input's last run.
+func readsChange[O any](buf []result[O]) bool {
+	for i := range buf {
+		if c := &buf[i]; c.gone || c.err != nil || !sameDeps(c.st.deps, c.deps) {
+			return true
+		}
+	}
+	return false
+}
+
+// releaseChunk returns a chunk's buffer to the pool.
+func (d *derived[I, O]) releaseChunk(buf []result[O]) {
 	clear(buf) // drop the outputs and reads before the buffer is reused
 	d.chunks.Put(&buf)
 }
