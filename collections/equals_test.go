@@ -72,15 +72,19 @@ func TestSecurityEquals(t *testing.T) {
 				Ports: map[uint32]MTLSMode{8080: MTLSPermissive}, Problems: []string{"x"}})
 		}},
 		{"WorkloadMTLS", func(t *testing.T) {
-			equalstest.Check(t, WorkloadMTLS{Name: "web-0", Namespace: "ns", Mode: MTLSStrict,
-				Ports: map[uint32]MTLSMode{8080: MTLSPermissive}, Policies: []string{"ns/p"}})
+			equalstest.Check(t, WorkloadMTLS{Mode: MTLSStrict, Ports: map[uint32]MTLSMode{8080: MTLSPermissive}, Policies: []string{"ns/p"}})
 		}},
 		{"AuthzPolicy", func(t *testing.T) {
 			equalstest.Check(t, AuthzPolicy{PolicyScope: scope, Action: AuthzDeny, Rules: []AuthzRule{rule}, Problems: []string{"x"}})
 		}},
 		{"WorkloadRBAC", func(t *testing.T) {
-			equalstest.Check(t, WorkloadRBAC{Name: "web-0", Namespace: "ns", Deny: []AuthzRule{rule}, Allow: []AuthzRule{rule},
-				HasAllow: true, Policies: []string{"ns/p"}})
+			equalstest.Check(t, WorkloadRBAC{Deny: []AuthzRule{rule}, Allow: []AuthzRule{rule}, HasAllow: true, Policies: []string{"ns/p"}})
+		}},
+		{"WorkloadSecurity", func(t *testing.T) {
+			equalstest.Check(t, WorkloadSecurity{Name: "web-0", Namespace: "ns", Cluster: "west", ServiceAccount: "web",
+				SPIFFEID: "spiffe://cluster.local/ns/ns/sa/web",
+				MTLS:     WorkloadMTLS{Mode: MTLSStrict, Ports: map[uint32]MTLSMode{8080: MTLSPermissive}, Policies: []string{"ns/p"}},
+				RBAC:     WorkloadRBAC{Deny: []AuthzRule{rule}, Allow: []AuthzRule{rule}, HasAllow: true, Policies: []string{"ns/p"}}})
 		}},
 	}
 	for _, tc := range tests {

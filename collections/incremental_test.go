@@ -99,8 +99,8 @@ func TestChangesAreIncremental(t *testing.T) {
 	// The pod's workload, its service's endpoints (one recompute yielding
 	// the endpoints of both ports) and the two ports' load assignments;
 	// the workload's server listeners move to its new IP (two removed, two
-	// added), and its identity, modes and RBAC are recomputed, unchanged,
-	// as is the security of its clusters.
+	// added), and its security (identity, modes and RBAC) is recomputed,
+	// unchanged, as is the security of its clusters.
 	p := pod("ns", "svc-7-1", "10.0.7.99", map[string]string{"app": "svc-7"}, true)
 	expectMoved(t, g, "pod change", func() { in.Set(p) }, map[string][2]uint64{
 		"test/pods":              {0, 1},
@@ -111,9 +111,7 @@ func TestChangesAreIncremental(t *testing.T) {
 		// cluster, joined.
 		"AllClusterLoadAssignments": {2, 2},
 		"ClusterSecurity":           {2, 0},
-		"WorkloadIdentities":        {1, 0},
-		"WorkloadMTLS":              {1, 0},
-		"WorkloadRBAC":              {1, 0},
+		"WorkloadSecurity":          {1, 0},
 		"ServerListeners":           {1, 4},
 		"Listeners":                 {4, 4},
 	})
@@ -158,8 +156,8 @@ func checkSmallChanges(t *testing.T, g *krt.Graph, in sources.StaticInputs) {
 	// workload and the workload's own security, and serves no listener.
 	expectMoved(t, g, "unselected pod", func() {
 		in.Set(pod("ns", "loner", "10.9.9.9", map[string]string{"app": "none"}, true))
-	}, map[string][2]uint64{"test/pods": {0, 1}, "Workloads": {1, 1}, "WorkloadIdentities": {1, 1},
-		"WorkloadMTLS": {1, 1}, "WorkloadRBAC": {1, 1}, "ServerListeners": {1, 0}})
+	}, map[string][2]uint64{"test/pods": {0, 1}, "Workloads": {1, 1}, "WorkloadSecurity": {1, 1},
+		"ServerListeners": {1, 0}})
 
 	// A readiness flip that keeps the IP changes the health status only.
 	got := moved(g, func() { in.Set(pod("ns", "svc-3-0", "10.0.3.1", map[string]string{"app": "svc-3"}, false)) })

@@ -38,12 +38,10 @@ type Model struct {
 	// "namespace/name".
 	PeerAuthentications   krt.Collection[PeerAuthn]
 	AuthorizationPolicies krt.Collection[AuthzPolicy]
-	// WorkloadIdentities, WorkloadMTLS and WorkloadRBAC hold, per workload
-	// ("namespace/name"), its SPIFFE ID, the mTLS mode of its ports and
-	// the authorization rules that apply to it.
-	WorkloadIdentities krt.Collection[WorkloadIdentity]
-	WorkloadMTLS       krt.Collection[WorkloadMTLS]
-	WorkloadRBAC       krt.Collection[WorkloadRBAC]
+	// WorkloadSecurity holds, per workload (keyed as Workloads), its
+	// SPIFFE ID, the mTLS mode of its ports and the authorization rules
+	// that apply to it.
+	WorkloadSecurity krt.Collection[WorkloadSecurity]
 	// ClusterSecurity, per cluster, says whether clients use mTLS and
 	// which server identities they accept.
 	ClusterSecurity krt.Collection[ClusterSecurity]
@@ -183,9 +181,7 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 func (m *Model) buildSecurity(g *krt.Graph, in sources.Inputs) {
 	m.PeerAuthentications = newPeerAuthns(g, in.PeerAuthentications, m.MeshConfig)
 	m.AuthorizationPolicies = newAuthzPolicies(g, in.AuthorizationPolicies, m.MeshConfig)
-	m.WorkloadIdentities = newWorkloadIdentities(g, m.Workloads, m.MeshConfig)
-	m.WorkloadMTLS = newWorkloadMTLS(g, m.Workloads, m.PeerAuthentications)
-	m.WorkloadRBAC = newWorkloadRBAC(g, m.Workloads, m.AuthorizationPolicies)
-	m.ClusterSecurity = newClusterSecurity(g, m.Endpoints, m.WorkloadMTLS, m.WorkloadIdentities)
-	m.ServerListeners = newServerListeners(g, m.Workloads, m.Services, m.WorkloadMTLS, m.WorkloadRBAC)
+	m.WorkloadSecurity = newWorkloadSecurity(g, m.Workloads, m.MeshConfig, m.PeerAuthentications, m.AuthorizationPolicies)
+	m.ClusterSecurity = newClusterSecurity(g, m.Endpoints, m.WorkloadSecurity)
+	m.ServerListeners = newServerListeners(g, m.Workloads, m.Services, m.WorkloadSecurity)
 }

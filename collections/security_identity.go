@@ -6,19 +6,7 @@ import (
 	"github.com/spiffe/go-spiffe/v2/spiffeid"
 
 	"github.com/meshd/meshd/krt"
-	"github.com/meshd/meshd/sources/meshconfig"
 )
-
-// WorkloadIdentity is the identity of a workload: the SPIFFE ID of its
-// service account, spiffe://<trust domain>/ns/<namespace>/sa/<account>.
-type WorkloadIdentity struct {
-	Name, Namespace string
-	ServiceAccount  string
-	SPIFFEID        string
-}
-
-// ResourceName returns the workload's "namespace/name".
-func (w WorkloadIdentity) ResourceName() string { return w.Namespace + "/" + w.Name }
 
 // SPIFFEID returns the SPIFFE ID of a service account, or ok false when
 // the trust domain or a segment is not valid in a SPIFFE ID.
@@ -32,16 +20,6 @@ func SPIFFEID(trustDomain, namespace, serviceAccount string) (id string, ok bool
 		return "", false
 	}
 	return sid.String(), true
-}
-
-func newWorkloadIdentities(g *krt.Graph, workloads krt.Collection[Workload], mesh krt.Collection[meshconfig.MeshConfig]) krt.Collection[WorkloadIdentity] {
-	return krt.NewCollection(g, workloads, func(ctx krt.HandlerContext, w Workload) *WorkloadIdentity {
-		id, ok := SPIFFEID(fetchMesh(ctx, mesh).TrustDomain, w.Namespace, w.ServiceAccount)
-		if !ok {
-			return nil
-		}
-		return &WorkloadIdentity{Name: w.Name, Namespace: w.Namespace, ServiceAccount: w.ServiceAccount, SPIFFEID: id}
-	}, krt.WithName("WorkloadIdentities"))
 }
 
 // ClusterSecurity is how clients reach the endpoints of one cluster (a
@@ -71,34 +49,50 @@ func (c ClusterSecurity) Equals(o ClusterSecurity) bool {
 // ServerListeners), so one STRICT endpoint makes the whole cluster use
 // mutual TLS: the endpoints still on plaintext then fail the handshake
 // rather than receive the cluster's traffic in the clear.
-func newClusterSecurity(g *krt.Graph, endpoints krt.Collection[ServiceEndpoints], mtls krt.Collection[WorkloadMTLS],
-	ids krt.Collection[WorkloadIdentity]) krt.Collection[ClusterSecurity] {
+func newClusterSecurity(g *krt.Graph, endpoints krt.Collection[ServiceEndpoints], security krt.Collection[WorkloadSecurity]) krt.Collection[ClusterSecurity] {
 	return krt.NewCollection(g, endpoints, func(ctx krt.HandlerContext, se ServiceEndpoints) *ClusterSecurity {
 		cs := &ClusterSecurity{Cluster: se.Cluster}
 		keys := endpointWorkloads(se.Endpoints)
 		if len(keys) == 0 {
 			return cs
 		}
-		// One read of each collection for all the endpoints, not one per
-		// endpoint: a hundred thousand workloads would otherwise keep as
-		// many dependency records twice over.
-		modes := make(map[string]WorkloadMTLS, len(keys))
-		for _, m := range krt.Fetch(ctx, mtls, krt.FilterKeys(keys...)) {
-			modes[m.ResourceName()] = m
+		// One read for all the endpoints, not one per endpoint: a
+		// hundred thousand workloads would otherwise keep as many
+		// dependency records. The projection leaves out RBAC, so an
+		// authorization policy recomputes no cluster.
+		peers := make(map[string]clientView, len(keys))
+		for _, p := range krt.PartialFetch(ctx, security, WorkloadSecurity.clientView, krt.FilterKeys(keys...)) {
+			peers[p.key] = p
+			if p.SPIFFEID != "" {
+				cs.SANs = append(cs.SANs, p.SPIFFEID)
+			}
 		}
 		for _, e := range se.Endpoints {
-			if m, ok := modes[e.Workload]; ok && m.PortMode(e.Port) == MTLSStrict {
+			if p, ok := peers[e.Workload]; ok && p.MTLS.PortMode(e.Port) == MTLSStrict {
 				cs.MTLS = true
 				break
 			}
-		}
-		for _, id := range krt.Fetch(ctx, ids, krt.FilterKeys(keys...)) {
-			cs.SANs = append(cs.SANs, id.SPIFFEID)
 		}
 		slices.Sort(cs.SANs)
 		cs.SANs = slices.Compact(cs.SANs)
 		return cs
 	}, krt.WithName("ClusterSecurity"))
+}
+
+// clientView is the part of a workload's security its clients depend on.
+type clientView struct {
+	key      string
+	SPIFFEID string
+	MTLS     WorkloadMTLS
+}
+
+func (w WorkloadSecurity) clientView() clientView {
+	return clientView{key: w.ResourceName(), SPIFFEID: w.SPIFFEID, MTLS: w.MTLS}
+}
+
+// Equals reports whether v and o are the same.
+func (v clientView) Equals(o clientView) bool {
+	return v.key == o.key && v.SPIFFEID == o.SPIFFEID && v.MTLS.Equals(o.MTLS)
 }
 
 // endpointWorkloads returns the keys of the workloads behind eps, in

@@ -103,7 +103,6 @@ func newPeerAuthns(g *krt.Graph, in krt.Collection[*securityv1.PeerAuthenticatio
 
 // WorkloadMTLS is the effective mutual TLS mode of a workload's ports.
 type WorkloadMTLS struct {
-	Name, Namespace string
 	// Mode applies to every port not in Ports; never MTLSUnset.
 	Mode MTLSMode
 	// Ports holds the port-level modes that differ from Mode.
@@ -113,13 +112,9 @@ type WorkloadMTLS struct {
 	Policies []string
 }
 
-// ResourceName returns the workload's "namespace/name".
-func (w WorkloadMTLS) ResourceName() string { return w.Namespace + "/" + w.Name }
-
 // Equals reports whether w and o are the same.
 func (w WorkloadMTLS) Equals(o WorkloadMTLS) bool {
-	return w.Name == o.Name && w.Namespace == o.Namespace && w.Mode == o.Mode &&
-		maps.Equal(w.Ports, o.Ports) && slices.Equal(w.Policies, o.Policies)
+	return w.Mode == o.Mode && maps.Equal(w.Ports, o.Ports) && slices.Equal(w.Policies, o.Policies)
 }
 
 // PortMode returns the mode of a workload port.
@@ -134,8 +129,8 @@ func (w WorkloadMTLS) PortMode(port int32) MTLSMode {
 // the workload's over the namespace's over the mesh's, a level whose mode
 // is unset inheriting the broader one; port-level modes come from the
 // narrowest of those policies.
-func resolveMTLS(w Workload, mesh, ns, sel []PeerAuthn) WorkloadMTLS {
-	out := WorkloadMTLS{Name: w.Name, Namespace: w.Namespace, Mode: MTLSPermissive}
+func resolveMTLS(mesh, ns, sel []PeerAuthn) WorkloadMTLS {
+	out := WorkloadMTLS{Mode: MTLSPermissive}
 	var workload *PeerAuthn
 	for _, level := range [][]PeerAuthn{mesh, ns, sel} {
 		if len(level) == 0 {
@@ -161,8 +156,4 @@ func resolveMTLS(w Workload, mesh, ns, sel []PeerAuthn) WorkloadMTLS {
 		out.Ports[port] = m
 	}
 	return out
-}
-
-func newWorkloadMTLS(g *krt.Graph, workloads krt.Collection[Workload], pas krt.Collection[PeerAuthn]) krt.Collection[WorkloadMTLS] {
-	return newPerWorkload(g, workloads, pas, PeerAuthn.scopeKeys, "WorkloadMTLS", resolveMTLS)
 }

@@ -80,7 +80,6 @@ func TestResolveMTLS(t *testing.T) {
 	ns := at(mk("ns", "ns", "", permissive, nil), 1)
 	older := at(mk("ns", "older", "", disable, nil), 0)
 	wl := at(mk("ns", "wl", "web", unset, map[uint32]*securityv1beta1.PeerAuthentication_MutualTLS{9000: {Mode: disable}}), 2)
-	w := Workload{Name: "web-0", Namespace: "ns", Labels: map[string]string{"app": "web"}}
 	for _, tc := range []struct {
 		name            string
 		mesh, ns, sel   []PeerAuthn
@@ -94,7 +93,7 @@ func TestResolveMTLS(t *testing.T) {
 		{"unset workload inherits, its port overrides", []PeerAuthn{mesh}, nil, []PeerAuthn{wl}, MTLSStrict, MTLSDisable, "istio-system/mesh,ns/wl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := resolveMTLS(w, tc.mesh, tc.ns, tc.sel)
+			got := resolveMTLS(tc.mesh, tc.ns, tc.sel)
 			if got.Mode != tc.mode || got.PortMode(9000) != tc.port9000 || strings.Join(got.Policies, ",") != tc.decidingPolices {
 				t.Errorf("got mode %s, port 9000 %s, policies %v; want %s, %s, %s",
 					got.Mode, got.PortMode(9000), got.Policies, tc.mode, tc.port9000, tc.decidingPolices)

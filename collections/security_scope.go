@@ -87,16 +87,3 @@ func fetchApplying[P any](ctx krt.HandlerContext, c krt.Collection[P], idx krt.I
 	}
 	return mesh, ns, sel
 }
-
-// newPerWorkload makes the collection name of what the policies resolve to
-// for each workload: resolve gets the ones that apply to it, by scope
-// (fetchApplying), indexed by their scopeKeys.
-func newPerWorkload[P, O any](g *krt.Graph, workloads krt.Collection[Workload], policies krt.Collection[P],
-	scopeKeys func(P) []string, name string, resolve func(w Workload, mesh, ns, sel []P) O) krt.Collection[O] {
-	idx := krt.NewIndex(policies, "by-scope", scopeKeys)
-	return krt.NewCollection(g, workloads, func(ctx krt.HandlerContext, w Workload) *O {
-		mesh, ns, sel := fetchApplying(ctx, policies, idx, w)
-		o := resolve(w, mesh, ns, sel)
-		return &o
-	}, krt.WithName(name))
-}

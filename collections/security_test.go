@@ -104,7 +104,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 	deny := authzPolicy("ns", "deny", "svc-3", securityv1beta1.AuthorizationPolicy_DENY, fromPrincipals("cluster.local/ns/x/sa/y"))
 	step("selector policy", func() { s.in.Set(deny) }, map[string][2]uint64{
 		"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
-		"WorkloadRBAC": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
+		"WorkloadSecurity": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
 	})
 	l, _ := s.m.ServerListeners.Get(ServerListenerName("10.0.3.1", 9090))
 	if got := listenerSummary(t, l.Message()); got != "plain DENY[ns/deny/rules[0]]" {
@@ -114,7 +114,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 		s.in.Set(peerAuthn("ns", "strict", "svc-4", securityv1beta1.PeerAuthentication_MutualTLS_STRICT))
 	}, map[string][2]uint64{
 		"test/peerauthentications": {0, 1}, "PeerAuthentications": {1, 1},
-		"WorkloadMTLS": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
+		"WorkloadSecurity": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
 		// Both ports' clusters switch to mTLS.
 		"ClusterSecurity": {2, 2}, "Clusters": {1, 2}, "AllClusters": {2, 2},
 	})
@@ -129,7 +129,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 		s.in.Set(authzPolicy("ns", "allow-all", "", securityv1beta1.AuthorizationPolicy_ALLOW, &securityv1beta1.Rule{}))
 	}, map[string][2]uint64{
 		"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
-		"WorkloadRBAC": {60, 60}, "ServerListeners": {60, 120}, "Listeners": {120, 120},
+		"WorkloadSecurity": {60, 60}, "ServerListeners": {60, 120}, "Listeners": {120, 120},
 	})
 	// A policy of another namespace touches nothing here.
 	step("other namespace", func() {

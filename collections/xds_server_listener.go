@@ -158,11 +158,12 @@ func serverPorts(ctx krt.HandlerContext, services krt.Collection[ServiceInfo], w
 }
 
 // newServerListeners derives a workload's server listeners from the
-// workload, its services' ports, its mTLS modes and its RBAC. A policy
-// change reaches only the WorkloadMTLS or WorkloadRBAC items of the
-// workloads it applies to, and so recomputes only their listeners.
+// workload, its services' ports and its security's mTLS modes and RBAC.
+// A policy change reaches only the WorkloadSecurity items of the workloads
+// it applies to, and so recomputes only their listeners; a change of
+// identity alone recomputes none.
 func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], services krt.Collection[ServiceInfo],
-	mtls krt.Collection[WorkloadMTLS], rbac krt.Collection[WorkloadRBAC]) krt.Collection[Resource[*listenerv3.Listener]] {
+	security krt.Collection[WorkloadSecurity]) krt.Collection[Resource[*listenerv3.Listener]] {
 	return krt.NewManyCollection(g, workloads, func(ctx krt.HandlerContext, w Workload) []Resource[*listenerv3.Listener] {
 		if w.IP == "" {
 			return nil
@@ -171,18 +172,32 @@ func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], servic
 		if len(ports) == 0 {
 			return nil
 		}
-		m, _ := krt.FetchOne(ctx, mtls, krt.FilterKey(w.ResourceName()))
-		r, _ := krt.FetchOne(ctx, rbac, krt.FilterKey(w.ResourceName()))
+		var sec serverView
+		if views := krt.PartialFetch(ctx, security, WorkloadSecurity.serverView, krt.FilterKey(w.ResourceName())); len(views) > 0 {
+			sec = views[0]
+		}
 		out := make([]Resource[*listenerv3.Listener], 0, len(ports))
 		// Only the workload's namespace may see what its policies are,
 		// and only the server asking for its own address can use it.
 		visible := []string{w.Namespace}
 		for _, port := range ports {
 			name := ServerListenerName(w.IP, port)
-			chain := serverChain(port, cmp.Or(m.PortMode(port), MTLSPermissive), r)
+			chain := serverChain(port, cmp.Or(sec.MTLS.PortMode(port), MTLSPermissive), sec.RBAC)
 			out = append(out, Resource[*listenerv3.Listener]{Name: name, Packed: packServerListener(name, w.IP, port, chain),
 				VisibleTo: visible, NamedOnly: true})
 		}
 		return out
 	}, krt.WithName("ServerListeners"))
 }
+
+// serverView is the part of a workload's security its server listeners
+// depend on.
+type serverView struct {
+	MTLS WorkloadMTLS
+	RBAC WorkloadRBAC
+}
+
+func (w WorkloadSecurity) serverView() serverView { return serverView{MTLS: w.MTLS, RBAC: w.RBAC} }
+
+// Equals reports whether v and o are the same.
+func (v serverView) Equals(o serverView) bool { return v.MTLS.Equals(o.MTLS) && v.RBAC.Equals(o.RBAC) }

@@ -184,7 +184,10 @@ func (a *App) buildXDS() error {
 	a.ready.add("xDS server (first version)", s.Ready())
 	// Every source has added its problem report by now.
 	a.metrics = append(a.metrics, metrics.NewXDSCollector(s), metrics.NewProblemsCollector(a.problems))
-	a.proxies = proxyView{s: s, mtls: m.WorkloadMTLS.Get}
+	a.proxies = proxyView{s: s, mtls: func(key string) (collections.WorkloadMTLS, bool) {
+		w, ok := m.WorkloadSecurity.Get(key)
+		return w.MTLS, ok
+	}}
 	a.components = append(a.components, component{"xds", func(ctx context.Context) error {
 		if a.plainLis != nil {
 			return s.Serve(ctx, a.xdsLis, a.plainLis)
