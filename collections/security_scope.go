@@ -7,8 +7,6 @@ import (
 
 	typev1beta1 "istio.io/api/type/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/meshd/meshd/krt"
 )
 
 // PolicyScope says which workloads an Istio security policy applies to,
@@ -73,17 +71,4 @@ func olderFirst(a, b PolicyScope) int {
 		return c
 	}
 	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
-}
-
-// fetchApplying returns the policies of c that apply to workload w, in
-// three groups: mesh-wide, namespace-wide, and selecting w by labels. Each
-// read is narrow, so a policy change recomputes only the workloads it
-// applies to (before or after the change).
-func fetchApplying[P any](ctx krt.HandlerContext, c krt.Collection[P], idx krt.Index[P], w Workload) (mesh, ns, sel []P) {
-	mesh = krt.Fetch(ctx, c, krt.FilterIndex(idx, meshScopeKey))
-	ns = krt.Fetch(ctx, c, krt.FilterIndex(idx, namespaceScopeKey(w.Namespace)))
-	if len(w.Labels) > 0 {
-		sel = krt.Fetch(ctx, c, krt.FilterNamespace(w.Namespace), krt.FilterSelects(w.Labels))
-	}
-	return mesh, ns, sel
 }

@@ -104,6 +104,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 	deny := authzPolicy("ns", "deny", "svc-3", securityv1beta1.AuthorizationPolicy_DENY, fromPrincipals("cluster.local/ns/x/sa/y"))
 	step("selector policy", func() { s.in.Set(deny) }, map[string][2]uint64{
 		"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
+		"AuthorizationPolicyScopes": {1, 1}, "SecurityPolicies": {1, 1},
 		"WorkloadSecurity": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
 	})
 	l, _ := s.m.ServerListeners.Get(ServerListenerName("10.0.3.1", 9090))
@@ -114,6 +115,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 		s.in.Set(peerAuthn("ns", "strict", "svc-4", securityv1beta1.PeerAuthentication_MutualTLS_STRICT))
 	}, map[string][2]uint64{
 		"test/peerauthentications": {0, 1}, "PeerAuthentications": {1, 1},
+		"PeerAuthenticationScopes": {1, 1}, "SecurityPolicies": {1, 1},
 		"WorkloadSecurity": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
 		// Both ports' clusters switch to mTLS.
 		"ClusterSecurity": {2, 2}, "Clusters": {1, 2}, "AllClusters": {2, 2},
@@ -124,19 +126,42 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 	} else if body := ts.String(); !strings.Contains(body, "spiffe://cluster.local/ns/ns/sa/sa-svc-4-0") {
 		t.Errorf("svc-4 cluster's TLS lacks the workload's SAN: %s", body)
 	}
+	checkBroadPolicies(t, s, step)
+}
+
+// checkBroadPolicies goes on from TestPolicyChangeTouchesSelectedListeners
+// with policies without a selector: of the namespace, of another one, and
+// of the mesh.
+func checkBroadPolicies(t *testing.T, s securityModel, step func(what string, change func(), want map[string][2]uint64)) {
+	t.Helper()
 	// A namespace-wide policy applies to every workload of the namespace.
 	step("namespace policy", func() {
 		s.in.Set(authzPolicy("ns", "allow-all", "", securityv1beta1.AuthorizationPolicy_ALLOW, &securityv1beta1.Rule{}))
 	}, map[string][2]uint64{
 		"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
+		"AuthorizationPolicyScopes": {1, 1}, "SecurityPolicies": {1, 1},
 		"WorkloadSecurity": {60, 60}, "ServerListeners": {60, 120}, "Listeners": {120, 120},
 	})
 	// A policy of another namespace touches nothing here.
 	step("other namespace", func() {
 		s.in.Set(authzPolicy("other", "deny", "", securityv1beta1.AuthorizationPolicy_DENY, fromPrincipals("*")))
-	}, map[string][2]uint64{"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1}})
-	l, _ = s.m.ServerListeners.Get(ServerListenerName("10.0.4.1", 8080))
+	}, map[string][2]uint64{"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
+		"AuthorizationPolicyScopes": {1, 1}, "SecurityPolicies": {1, 1}})
+	l, _ := s.m.ServerListeners.Get(ServerListenerName("10.0.4.1", 8080))
 	if got := listenerSummary(t, l.Message()); got != "tls ALLOW[ns/allow-all/rules[0]]" {
+		t.Errorf("svc-4 listener: %s", got)
+	}
+	// A mesh-wide policy reaches every workload through the one item
+	// they all read, and no cluster: RBAC is not what clients depend on.
+	step("mesh-wide policy", func() {
+		s.in.Set(authzPolicy("istio-system", "deny-z", "", securityv1beta1.AuthorizationPolicy_DENY, fromPrincipals("cluster.local/ns/x/sa/z")))
+	}, map[string][2]uint64{
+		"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
+		"AuthorizationPolicyScopes": {1, 1}, "SecurityPolicies": {1, 1}, "MeshSecurity": {1, 1},
+		"WorkloadSecurity": {60, 60}, "ServerListeners": {60, 120}, "Listeners": {120, 120},
+	})
+	l, _ = s.m.ServerListeners.Get(ServerListenerName("10.0.4.1", 8080))
+	if got := listenerSummary(t, l.Message()); got != "tls DENY[istio-system/deny-z/rules[0]] ALLOW[ns/allow-all/rules[0]]" {
 		t.Errorf("svc-4 listener: %s", got)
 	}
 }

@@ -77,19 +77,19 @@ func resolveRBAC(levels ...[]AuthzPolicy) WorkloadRBAC {
 	return out
 }
 
-// newWorkloadSecurity derives each workload's security from the mesh
-// config's trust domain and the policies that apply to it, read by scope
-// (fetchApplying), so that a policy change recomputes only the workloads
-// it applies to.
+// newWorkloadSecurity derives each workload's security from the trust
+// domain and the policies that apply to it, read by scope
+// (applyingPolicies.fetch), so that a policy change recomputes only the
+// workloads it applies to.
 func newWorkloadSecurity(g *krt.Graph, workloads krt.Collection[Workload], mesh krt.Collection[meshconfig.MeshConfig],
 	pas krt.Collection[PeerAuthn], aps krt.Collection[AuthzPolicy]) krt.Collection[WorkloadSecurity] {
-	paScopes := krt.NewIndex(pas, "by-scope", PeerAuthn.scopeKeys)
-	apScopes := krt.NewIndex(aps, "by-scope", AuthzPolicy.scopeKeys)
+	applying := newApplyingPolicies(g, mesh, pas, aps)
 	return krt.NewCollection(g, workloads, func(ctx krt.HandlerContext, w Workload) *WorkloadSecurity {
 		out := &WorkloadSecurity{Name: w.Name, Namespace: w.Namespace, Cluster: w.Cluster, ServiceAccount: w.ServiceAccount}
-		out.SPIFFEID, _ = SPIFFEID(fetchMesh(ctx, mesh).TrustDomain, w.Namespace, w.ServiceAccount)
-		out.MTLS = resolveMTLS(fetchApplying(ctx, pas, paScopes, w))
-		out.RBAC = resolveRBAC(fetchApplying(ctx, aps, apScopes, w))
+		meshWide, ns, sel := applying.fetch(ctx, w)
+		out.SPIFFEID, _ = SPIFFEID(meshWide.TrustDomain, w.Namespace, w.ServiceAccount)
+		out.MTLS = resolveMTLS(peerAuthns(meshWide.Policies), peerAuthns(ns), peerAuthns(sel))
+		out.RBAC = resolveRBAC(authzPolicies(meshWide.Policies), authzPolicies(ns), authzPolicies(sel))
 		return out
 	}, krt.WithName("WorkloadSecurity"))
 }
