@@ -160,8 +160,7 @@ func serverPorts(ctx krt.HandlerContext, services krt.Collection[ServiceInfo], w
 // newServerListeners derives a workload's server listeners from the
 // workload, its services' ports and its security's mTLS modes and RBAC.
 // A policy change reaches only the WorkloadSecurity items of the workloads
-// it applies to, and so recomputes only their listeners; a change of
-// identity alone recomputes none.
+// it applies to, and so recomputes only their listeners.
 func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], services krt.Collection[ServiceInfo],
 	security krt.Collection[WorkloadSecurity]) krt.Collection[Resource[*listenerv3.Listener]] {
 	return krt.NewManyCollection(g, workloads, func(ctx krt.HandlerContext, w Workload) []Resource[*listenerv3.Listener] {
@@ -172,10 +171,11 @@ func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], servic
 		if len(ports) == 0 {
 			return nil
 		}
-		var sec serverView
-		if views := krt.PartialFetch(ctx, security, WorkloadSecurity.serverView, krt.FilterKey(w.ResourceName())); len(views) > 0 {
-			sec = views[0]
-		}
+		// A plain read, not a PartialFetch of the modes and RBAC: a
+		// projection's record costs as much again per workload, and only
+		// a trust domain change, which recomputes every workload's
+		// security anyway, would recompute these listeners in vain.
+		sec, _ := krt.FetchOne(ctx, security, krt.FilterKey(w.ResourceName()))
 		out := make([]Resource[*listenerv3.Listener], 0, len(ports))
 		// Only the workload's namespace may see what its policies are,
 		// and only the server asking for its own address can use it.
@@ -189,15 +189,3 @@ func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], servic
 		return out
 	}, krt.WithName("ServerListeners"))
 }
-
-// serverView is the part of a workload's security its server listeners
-// depend on.
-type serverView struct {
-	MTLS WorkloadMTLS
-	RBAC WorkloadRBAC
-}
-
-func (w WorkloadSecurity) serverView() serverView { return serverView{MTLS: w.MTLS, RBAC: w.RBAC} }
-
-// Equals reports whether v and o are the same.
-func (v serverView) Equals(o serverView) bool { return v.MTLS.Equals(o.MTLS) && v.RBAC.Equals(o.RBAC) }
