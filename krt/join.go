@@ -66,20 +66,19 @@ func (j *join[T]) process(tx *Txn) {
 	}
 	for k := range dirty {
 		j.stats.recomputes.Add(1)
+		if j.merge == nil {
+			j.putFirst(tx, k)
+			continue
+		}
 		var found []T
 		for _, src := range j.sources {
 			if v, ok := src.items.get(k); ok {
 				found = append(found, v)
-				if j.merge == nil {
-					break
-				}
 			}
 		}
 		switch {
 		case len(found) == 0:
 			j.remove(tx, k)
-		case j.merge == nil:
-			j.put(tx, k, found[0])
 		default:
 			if v, ok := j.mergeSafely(k, found); ok {
 				j.put(tx, k, v)
@@ -87,6 +86,20 @@ func (j *join[T]) process(tx *Txn) {
 		}
 	}
 	j.propagateChanges(tx)
+}
+
+// putFirst gives key the item of the first source holding it, or removes
+// it when none does. It gathers nothing: a join of large collections
+// recomputes every key when built, and a slice per key would be as many
+// allocations.
+func (j *join[T]) putFirst(tx *Txn, key string) {
+	for _, src := range j.sources {
+		if v, ok := src.items.get(key); ok {
+			j.put(tx, key, v)
+			return
+		}
+	}
+	j.remove(tx, key)
 }
 
 // mergeSafely runs merge; on a panic it records the error and reports
