@@ -13,9 +13,9 @@
 //	RouteStatus  RouteStatus         "Kind/ns/name"  conditions of each route
 //	RouteBindings, PortRoutes                    accepted routes, per service port
 //
-//	PeerAuthentications, AuthorizationPolicies       the security policies as applied
-//	WorkloadIdentities, WorkloadMTLS, WorkloadRBAC  per workload: SPIFFE ID, mTLS mode, RBAC
-//	ClusterSecurity                                 per cluster: mTLS and accepted SANs
+//	PeerAuthentications, AuthorizationPolicies  the security policies as applied
+//	WorkloadSecurity                            per workload: SPIFFE ID, mTLS modes, RBAC
+//	ClusterSecurity                             per cluster: mTLS and accepted SANs
 //
 // and the xDS resources, each item a Resource holding a proto:
 //
@@ -113,6 +113,8 @@
 // assignments; clusters, listeners and route configurations do not read
 // workloads or endpoints, so they are left alone. A service change
 // recomputes that service's outputs, and the sidecar route configuration
-// of its ports. A policy recomputes the WorkloadMTLS or WorkloadRBAC, and
-// so the server listeners, of the workloads it applies to only.
+// of its ports. A policy recomputes the WorkloadSecurity, and so the
+// server listeners, of the workloads it applies to only; an authorization
+// policy recomputes no cluster, which reads only the identities and mTLS
+// modes of its endpoints' workloads (krt.PartialFetch).
 package collections

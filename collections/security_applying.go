@@ -49,26 +49,20 @@ func (p securityPolicy) Equals(o securityPolicy) bool {
 	return p.authz.Equals(*o.authz)
 }
 
-// peerAuthns and authzPolicies split policies by kind, in order.
-func peerAuthns(policies []securityPolicy) []PeerAuthn {
-	var out []PeerAuthn
+// ofKind returns the policies of one kind, in order: those for which
+// kind, securityPolicy.peerAuthn or securityPolicy.authzPolicy, is set.
+func ofKind[P any](policies []securityPolicy, kind func(securityPolicy) *P) []P {
+	var out []P
 	for _, p := range policies {
-		if p.peer != nil {
-			out = append(out, *p.peer)
+		if v := kind(p); v != nil {
+			out = append(out, *v)
 		}
 	}
 	return out
 }
 
-func authzPolicies(policies []securityPolicy) []AuthzPolicy {
-	var out []AuthzPolicy
-	for _, p := range policies {
-		if p.authz != nil {
-			out = append(out, *p.authz)
-		}
-	}
-	return out
-}
+func (p securityPolicy) peerAuthn() *PeerAuthn     { return p.peer }
+func (p securityPolicy) authzPolicy() *AuthzPolicy { return p.authz }
 
 // meshSecurity is what applies to every workload: the trust domain and
 // the mesh-wide policies. Workloads read it as one item, rather than

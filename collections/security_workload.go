@@ -88,8 +88,9 @@ func newWorkloadSecurity(g *krt.Graph, workloads krt.Collection[Workload], mesh 
 		out := &WorkloadSecurity{Name: w.Name, Namespace: w.Namespace, Cluster: w.Cluster, ServiceAccount: w.ServiceAccount}
 		meshWide, ns, sel := applying.fetch(ctx, w)
 		out.SPIFFEID, _ = SPIFFEID(meshWide.TrustDomain, w.Namespace, w.ServiceAccount)
-		out.MTLS = resolveMTLS(peerAuthns(meshWide.Policies), peerAuthns(ns), peerAuthns(sel))
-		out.RBAC = resolveRBAC(authzPolicies(meshWide.Policies), authzPolicies(ns), authzPolicies(sel))
+		peers, authz := securityPolicy.peerAuthn, securityPolicy.authzPolicy
+		out.MTLS = resolveMTLS(ofKind(meshWide.Policies, peers), ofKind(ns, peers), ofKind(sel, peers))
+		out.RBAC = resolveRBAC(ofKind(meshWide.Policies, authz), ofKind(ns, authz), ofKind(sel, authz))
 		return out
 	}, krt.WithName("WorkloadSecurity"))
 }
