@@ -19,12 +19,13 @@ func remote[T interface{ SetAnnotations(map[string]string) }](cluster string, o 
 // TestServiceAcrossClusters has a pod of the same name in the local
 // cluster and in a remote one, on nodes of the same name: both are
 // workloads of the one service, each endpoint in its own cluster's
-// locality.
+// locality, each workload with its own identity.
 func TestServiceAcrossClusters(t *testing.T) {
 	_, in, m := newTestModel()
 	app := map[string]string{"app": "web"}
 	localPod, westPod := pod("ns", "web-0", "10.0.0.1", app, true), remote("west", pod("ns", "web-0", "10.1.0.1", app, true))
 	localPod.Spec.NodeName, westPod.Spec.NodeName = "n1", "n1"
+	localPod.Spec.ServiceAccountName, westPod.Spec.ServiceAccountName = "web", "web-west"
 	in.Set(service("ns", "web", app, svcPort("grpc", 80, 8080)), localPod, westPod,
 		node("n1", map[string]string{LabelTopologyZone: "z-local"}),
 		remote("west", node("n1", map[string]string{LabelTopologyZone: "z-west"})))
@@ -42,6 +43,21 @@ func TestServiceAcrossClusters(t *testing.T) {
 	}
 	if !slices.Equal(eps.Endpoints, want) {
 		t.Errorf("endpoints:\n got %+v\nwant %+v", eps.Endpoints, want)
+	}
+	checkSecurityAcrossClusters(t, m)
+}
+
+// checkSecurityAcrossClusters checks, for TestServiceAcrossClusters, that
+// each pod has its own security, under its workload's key, and that the
+// service's clients accept the identities of both.
+func checkSecurityAcrossClusters(t *testing.T, m *Model) {
+	t.Helper()
+	if got := krttest.Keys(m.WorkloadSecurity); !slices.Equal(got, []string{"ns/web-0", "west/ns/web-0"}) {
+		t.Errorf("workload security keys = %v, want the workloads'", got)
+	}
+	cs, _ := m.ClusterSecurity.Get(ClusterName(80, "web.ns.svc.cluster.local"))
+	if want := []string{"spiffe://cluster.local/ns/ns/sa/web", "spiffe://cluster.local/ns/ns/sa/web-west"}; !slices.Equal(cs.SANs, want) {
+		t.Errorf("cluster SANs = %q, want %q", cs.SANs, want)
 	}
 }
 
