@@ -28,11 +28,11 @@ func adsConfigSource() *corev3.ConfigSource {
 // buildCluster returns the EDS cluster of a service port. gRPC clients
 // require type EDS with an ADS eds_config and a supported lb_policy;
 // HTTP/2 protocols tell Envoy to speak HTTP/2 upstream, which gRPC clients
-// ignore.
+// ignore. Envoy's stats name a cluster by its name when alt_stat_name is
+// unset, so it is left out rather than repeat the name.
 func buildCluster(name string, proto Protocol, connectTimeout time.Duration) *clusterv3.Cluster {
 	c := &clusterv3.Cluster{
 		Name:                 name,
-		AltStatName:          name,
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
 		EdsClusterConfig: &clusterv3.Cluster_EdsClusterConfig{
 			EdsConfig:   adsConfigSource(),

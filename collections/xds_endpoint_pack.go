@@ -47,7 +47,6 @@ var (
 	subZoneField          = fieldNumber(&corev3.Locality{}, "sub_zone")
 	lbEndpointField       = fieldNumber(&endpointv3.LbEndpoint{}, "endpoint")
 	lbHealthField         = fieldNumber(&endpointv3.LbEndpoint{}, "health_status")
-	lbWeightField         = fieldNumber(&endpointv3.LbEndpoint{}, "load_balancing_weight")
 	endpointAddressField  = fieldNumber(&endpointv3.Endpoint{}, "address")
 	addressSocketField    = fieldNumber(&corev3.Address{}, "socket_address")
 	socketAddressField    = fieldNumber(&corev3.SocketAddress{}, "address")
@@ -107,9 +106,12 @@ func appendLocality(b []byte, l Locality) []byte {
 	return appendStringField(b, subZoneField, sub)
 }
 
-// appendLbEndpoint appends the fields of ep's LbEndpoint: its health, a
-// weight of 1 and its address, in that order, since Go's marshalling
-// writes a oneof member (the endpoint) after the plain fields.
+// appendLbEndpoint appends the fields of ep's LbEndpoint: its health and
+// its address, in that order, since Go's marshalling writes a oneof
+// member (the endpoint) after the plain fields. Its weight is left out:
+// every endpoint weighs the same, and an unset weight is 1 to Envoy and
+// every gRPC client (which reject only an explicit 0), so writing it
+// would cost four bytes and a message to decode per endpoint.
 func appendLbEndpoint(b []byte, ep Endpoint) []byte {
 	health := corev3.HealthStatus_HEALTHY
 	if !ep.Healthy {
@@ -117,8 +119,6 @@ func appendLbEndpoint(b []byte, ep Endpoint) []byte {
 	}
 	b = protowire.AppendTag(b, lbHealthField, protowire.VarintType)
 	b = protowire.AppendVarint(b, uint64(health))
-	var one [4]byte
-	b = appendMessageField(b, lbWeightField, appendUint32Value(one[:0], 1))
 	var buf [80]byte
 	addr := appendAddress(buf[:0], ep.IP, uint32(ep.Port))
 	// Endpoint{address: addr}, written in place.

@@ -37,8 +37,7 @@ func buildCLA(e ServiceEndpoints, t clusterTraffic) *endpointv3.ClusterLoadAssig
 			HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{
 				Address: socketAddress(ep.IP, uint32(ep.Port)),
 			}},
-			HealthStatus:        health,
-			LoadBalancingWeight: wrapperspb.UInt32(1),
+			HealthStatus: health,
 		})
 	}
 	for _, l := range cla.Endpoints {
