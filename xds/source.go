@@ -2,8 +2,6 @@ package xds
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
@@ -218,8 +216,7 @@ func packedResource(typeURL, name string, packed *anypb.Any) (*resource, error) 
 	if packed.GetTypeUrl() != typeURL {
 		return nil, fmt.Errorf("resource %q: message type %s does not match %s: %w", name, packed.GetTypeUrl(), typeURL, ErrTypeMismatch)
 	}
-	sum := sha256.Sum256(packed.Value)
-	r := &resource{typeURL: typeURL, name: name, version: hex.EncodeToString(sum[:8]), any: packed}
+	r := &resource{typeURL: typeURL, name: name, version: resourceVersion(packed.Value), any: packed}
 	r.pair = pairDigest(name, r.version)
 	r.warms = warmsOn(typeURL, packed.Value)
 	return r, nil

@@ -2,9 +2,22 @@ package xds
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 )
+
+// resourceVersion returns the version of a resource serialized as b: 48
+// bits of its SHA-256, as 8 characters of unpadded URL-safe base64. A
+// Delta response carries one per resource — thousands in a wildcard
+// client's first responses — so it is as short as it can be and still
+// tell a resource's versions apart: two versions of one name collide
+// with a chance of 2^-48, and only a client naming one on reconnecting
+// (initial_resource_versions, a SotW version_info) compares them.
+func resourceVersion(b []byte) string {
+	sum := sha256.Sum256(b)
+	return base64.RawURLEncoding.EncodeToString(sum[:6])
+}
 
 // digest identifies a set of (name, version) pairs — the resources of one
 // type a client holds — by content alone: it is the sum, in each of two
