@@ -13,7 +13,8 @@ import (
 // every type.
 //
 // This file is the only place mu is taken: apply, takeRound and endRound
-// write, read reads.
+// write, read reads. It is also the only place firstMu is taken
+// (view.wildcardFirst).
 //
 // Lock order. A goroutine holding several of the server's locks takes
 // them in this order, and never the other way round:
@@ -22,9 +23,9 @@ import (
 //     loop, the server's change notifications and the registry's readers
 //     take it.
 //  2. cache.mu — read only, through read, for one request or flush.
-//  3. counters.mu, requestCodec's listCache.mu and subscribers.mu (the
-//     index a stream's step updates while it reads the cache) — leaves:
-//     nothing is taken while they are held.
+//  3. counters.mu, requestCodec's listCache.mu, subscribers.mu (the
+//     index a stream's step updates while it reads the cache) and
+//     cache.firstMu — leaves: nothing is taken while they are held.
 //
 // Server.mu (the registry) is never held together with conn.mu or
 // cache.mu: the server copies what it needs under it and lets go before
@@ -46,6 +47,15 @@ type cache struct {
 	// A flush sends them too (session.catchUp).
 	unpushed, inRound map[string]map[string]struct{}
 	round             uint64
+	// gen counts the batches applied: the resource maps hold what they
+	// hold until it moves.
+	gen uint64
+
+	// firstMu guards firsts: per key of types, the first response of a
+	// wildcard subscription at generation gen, built by the first stream
+	// to need it and shared by the others (view.wildcardFirst).
+	firstMu sync.Mutex
+	firsts  map[string]*wildcardFirst
 
 	// ready is closed once the initial state has been applied.
 	ready     chan struct{}
@@ -62,6 +72,9 @@ type view struct {
 	// number of the round inRound belongs to.
 	unpushed, inRound map[string]map[string]struct{}
 	round             uint64
+	// gen is the cache's; c is the cache itself, for wildcardFirst.
+	gen uint64
+	c   *cache
 }
 
 // resources returns the current resources of typeURL, by name; nil for a
@@ -83,7 +96,8 @@ func (v view) counts() map[string]int {
 // variant names per type URL.
 func newCache(typeURLs []string, variants map[string][]string) *cache {
 	c := &cache{types: make(map[string]map[string]*resource), own: make(map[string]map[string]*resource),
-		variants: variants, unpushed: map[string]map[string]struct{}{}, ready: make(chan struct{})}
+		variants: variants, unpushed: map[string]map[string]struct{}{}, firsts: map[string]*wildcardFirst{},
+		ready: make(chan struct{})}
 	for _, t := range typeURLs {
 		c.types[t] = make(map[string]*resource)
 	}
@@ -101,7 +115,7 @@ func newCache(typeURLs []string, variants map[string][]string) *cache {
 func (c *cache) read(f func(view)) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	f(view{version: c.version, types: c.types, unpushed: c.unpushed, inRound: c.inRound, round: c.round})
+	f(view{version: c.version, types: c.types, unpushed: c.unpushed, inRound: c.inRound, round: c.round, gen: c.gen, c: c})
 }
 
 // apply applies one batch and returns the names it changed, per type.
@@ -112,6 +126,7 @@ func (c *cache) apply(b krt.Batch[entry]) map[string][]string {
 	if b.Version > c.version {
 		c.version = b.Version
 	}
+	c.gen++
 	for _, ev := range b.Events {
 		r := ev.Latest().res
 		m := c.types[r.typeURL]
@@ -162,4 +177,22 @@ func (c *cache) endRound() {
 // markReady closes ready once.
 func (c *cache) markReady() {
 	c.readyOnce.Do(func() { close(c.ready) })
+}
+
+// wildcardFirst returns the first response of a wildcard subscription to
+// the resources of key (a type URL or a variant's key): every resource
+// but those served by name only, ordered by name, and their digest. It
+// builds it once per generation, so that a hundred wildcard clients
+// connecting at once share one sort of every name; the result is read
+// only.
+func (v view) wildcardFirst(key string) *wildcardFirst {
+	c := v.c
+	c.firstMu.Lock()
+	defer c.firstMu.Unlock()
+	if f := c.firsts[key]; f != nil && f.gen == v.gen {
+		return f
+	}
+	f := newWildcardFirst(v.types[key], v.gen)
+	c.firsts[key] = f
+	return f
 }

@@ -52,7 +52,7 @@ func (s *session) flush(v view, now time.Time) []update {
 			}
 			maps.Copy(names, resend)
 		}
-		u, ok := s.build(ts, names, resend, s.resources(v, typeURL), hidden, now)
+		u, ok := s.build(ts, v, names, resend, hidden, now)
 		if !ok {
 			continue
 		}
@@ -96,12 +96,12 @@ func (s *session) takeResend(typeURL string) map[string]struct{} {
 	return r
 }
 
-// build brings ts up to date for names against cur and returns the
+// build brings ts up to date for names against v and returns the
 // response that carries the change, if one is owed: in Delta the changed
 // and removed resources; in SotW every held resource for the full-state
 // types (Listeners, Clusters), and the changed ones for the others.
-func (s *session) build(ts *typeState, names, resend map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool, now time.Time) (update, bool) {
-	changed, removed := ts.diff(names, resend, cur, hidden)
+func (s *session) build(ts *typeState, v view, names, resend map[string]struct{}, hidden func(*resource) bool, now time.Time) (update, bool) {
+	changed, removed := s.diff(ts, v, names, resend, s.resources(v, ts.typeURL), hidden)
 	s.warm(ts.typeURL, changed, ts.building)
 	resuming := ts.resuming
 	ts.resuming = false

@@ -53,8 +53,17 @@ func (plainName) key(n string) string { return n }
 // search returns where name is in sorted, or would be inserted.
 func (s *sortedSet[V, K]) search(name string) (int, bool) {
 	var k K
-	if n := len(s.sorted); n == 0 || k.key(s.sorted[n-1]) < name {
-		return n, false // the common case of names added in order
+	n := len(s.sorted)
+	if n == 0 {
+		return 0, false
+	}
+	// The common cases of names added in order, and of the name just
+	// added looked up again.
+	switch c := strings.Compare(k.key(s.sorted[n-1]), name); {
+	case c < 0:
+		return n, false
+	case c == 0:
+		return n - 1, true
 	}
 	// The two kinds searched directly: comparing through K costs a call
 	// per step, and wants searches names on every name of a response.
@@ -174,6 +183,12 @@ func (s *sortedSet[V, K]) merge() {
 		out = append(out, v)
 	}
 	s.sorted, s.overlay = append(out, added[i:]...), nil
+}
+
+// fill makes the empty s hold the values of sorted, which are ordered by
+// name, each name once: a copy, so that sorted may be shared.
+func (s *sortedSet[V, K]) fill(sorted []V) {
+	s.sorted, s.overlay, s.n = slices.Clone(sorted), nil, len(sorted)
 }
 
 // len returns the number of names in s.

@@ -29,7 +29,13 @@ type typeState struct {
 	// not yet answered with those values (nil: the client did not hold the
 	// name), oldest first: what a NACK of that response puts back.
 	building map[string]*resource
-	pending  []pendingResponse
+	// fresh is, instead of building, the resources of a response built
+	// while the client held nothing of the type (its first, mostly):
+	// each was new to it. A connecting wildcard client is sent every
+	// resource, and a map of them all per stream and type was most of
+	// what answering it cost. The slice may be shared: read only.
+	fresh   []*resource
+	pending []pendingResponse
 	// rejected holds, per name, the version of a NACKed resource; it is
 	// not sent again until it changes.
 	rejected map[string]string
@@ -92,8 +98,9 @@ func (ts *typeState) hold(r *resource) {
 		ts.digest.sub(old.pair)
 	}
 	ts.digest.add(r.pair)
-	if !ok && !ts.wildcard {
-		ts.noteInterest(r.name, ts.named(r.name))
+	if !ok && !ts.wildcard && !ts.named(r.name) {
+		// Holding a name it subscribes to by name changes no interest.
+		ts.noteInterest(r.name, false)
 	}
 }
 
@@ -215,8 +222,12 @@ func contains(s []string, v string) bool {
 // a name in resend is sent even when the client holds its version, and
 // named removed when it does not exist or the client does not want it.
 func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool) (changed []*resource, removed []string) {
-	if ts.sent.len() == 0 && len(names) > 8 {
+	// A client holding nothing was sent nothing not yet answered: every
+	// resource changed is new to it (fresh).
+	first := ts.sent.len() == 0 && ts.building == nil && ts.fresh == nil
+	if first {
 		changed = ts.sizeFirst(len(names))
+		defer ts.keepFresh(&changed)
 	}
 	// In name order, so that what is added to sent is mostly appended.
 	var small [8]string
@@ -264,7 +275,7 @@ func (ts *typeState) diff(names, resend map[string]struct{}, cur map[string]*res
 			}
 			continue
 		}
-		ts.update(name, held, r)
+		ts.update(name, held, r, first)
 		changed = append(changed, r)
 	}
 	return changed, removed
@@ -283,8 +294,14 @@ func sortedInto(buf []string, names map[string]struct{}) []string {
 
 // update holds r for name in the response being built, remembering in
 // building what the client held before it (held, nil for nothing) until
-// the client accepts or rejects that response.
-func (ts *typeState) update(name string, held, r *resource) {
+// the client accepts or rejects that response — unless the response is
+// built while the client holds nothing (first), whose resources are all
+// new to it (keepFresh).
+func (ts *typeState) update(name string, held, r *resource, first bool) {
+	if first {
+		ts.hold(r)
+		return
+	}
 	if ts.building == nil {
 		ts.building = map[string]*resource{}
 	}
@@ -294,15 +311,23 @@ func (ts *typeState) update(name string, held, r *resource) {
 	ts.hold(r)
 }
 
-// sizeFirst sizes sent and building for a first response of n names,
-// once, rather than growing them name by name, and returns the changed
-// slice, sized likewise.
+// sizeFirst sizes sent for a first response of n names, once, rather
+// than growing it name by name, and returns the changed slice, sized
+// likewise (nil for a few names).
 func (ts *typeState) sizeFirst(n int) []*resource {
-	ts.sent.grow(n)
-	if ts.building == nil {
-		ts.building = make(map[string]*resource, n)
+	if n <= 8 {
+		return nil
 	}
+	ts.sent.grow(n)
 	return make([]*resource, 0, n)
+}
+
+// keepFresh records the resources changed by a response built while the
+// client held nothing as fresh: each new to it.
+func (ts *typeState) keepFresh(changed *[]*resource) {
+	if len(*changed) > 0 {
+		ts.fresh = *changed
+	}
 }
 
 // held returns the resources the client holds, ordered by name: the full
@@ -322,6 +347,10 @@ func (ts *typeState) held() []*resource {
 type pendingResponse struct {
 	nonce string
 	prev  map[string]*resource
+	// fresh are resources the response carried that the client did not
+	// hold before it (typeState.fresh): values nil in prev, kept as the
+	// response's slice until a NACK or a fold needs them in prev.
+	fresh []*resource
 	// at is when the response went out; a folded response keeps the
 	// older time, so a client that never answers keeps aging.
 	at time.Time
@@ -335,10 +364,12 @@ const maxPending = 16
 // sentResponse records that the response being built went out with nonce
 // at time at.
 func (ts *typeState) sentResponse(nonce string, at time.Time) {
-	ts.pending = append(ts.pending, pendingResponse{nonce: nonce, prev: ts.building, at: at})
-	ts.building = nil
+	ts.pending = append(ts.pending, pendingResponse{nonce: nonce, prev: ts.building, fresh: ts.fresh, at: at})
+	ts.building, ts.fresh = nil, nil
 	if len(ts.pending) > maxPending {
-		oldest, next := ts.pending[0], &ts.pending[1]
+		oldest, next := &ts.pending[0], &ts.pending[1]
+		oldest.spell()
+		next.spell()
 		if next.prev == nil {
 			next.prev = map[string]*resource{}
 		}
@@ -348,6 +379,24 @@ func (ts *typeState) sentResponse(nonce string, at time.Time) {
 		next.at = oldest.at
 		ts.dropPending(1)
 	}
+}
+
+// spell moves p's fresh resources into prev, as names the client did
+// not hold (nil), for the rare paths that change prev: a NACK, a fold.
+func (p *pendingResponse) spell() {
+	if len(p.fresh) == 0 {
+		p.fresh = nil
+		return
+	}
+	if p.prev == nil {
+		p.prev = make(map[string]*resource, len(p.fresh))
+	}
+	for _, r := range p.fresh {
+		if _, ok := p.prev[r.name]; !ok {
+			p.prev[r.name] = nil
+		}
+	}
+	p.fresh = nil
 }
 
 // dropPending forgets the n oldest unanswered responses. Their slots are
@@ -390,6 +439,10 @@ func (ts *typeState) answer(version, nonce string, nack *Nack, now time.Time) bo
 	}
 	ts.nacks++
 	later := ts.pending[i+1:]
+	ts.pending[i].spell()
+	for j := range later {
+		later[j].spell()
+	}
 next:
 	for name, p := range ts.pending[i].prev {
 		for _, l := range later {
