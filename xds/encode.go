@@ -54,6 +54,9 @@ type outgoing struct {
 
 // encode returns the response's wire encoding.
 func (o *outgoing) encode() (mem.BufferSlice, error) {
+	if o.u.first != nil {
+		return o.u.first.encode(o.kind, o.u)
+	}
 	var w responseWriter
 	if o.kind == Delta {
 		w.start(deltaSize(o.u))

@@ -15,6 +15,9 @@ type update struct {
 	removed   []string
 	// built is when the response was built, for the push duration.
 	built time.Time
+	// first, when set, is the shared first response of a wildcard
+	// subscription that u carries, whose encoding u shares (initial.go).
+	first *wildcardFirst
 }
 
 // flush builds the responses for everything pending, from one view of
@@ -105,7 +108,7 @@ func (s *session) build(ts *typeState, v view, names, resend map[string]struct{}
 	s.warm(ts.typeURL, changed, ts.building)
 	resuming := ts.resuming
 	ts.resuming = false
-	u := update{typeURL: ts.typeURL, built: now}
+	u := update{typeURL: ts.typeURL, built: now, first: ts.takeFirst()}
 	switch {
 	case s.kind == Delta:
 		if len(changed) == 0 && len(removed) == 0 {

@@ -1,8 +1,13 @@
 package xds
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The first response of a wildcard subscription. A client that connects
@@ -13,7 +18,10 @@ import (
 // sorted by name, and their digest are built once per cache generation
 // and type (view.wildcardFirst) and shared: a stream copies the sorted
 // slice into what it holds, rather than looking up, sorting and holding
-// the names one by one.
+// the names one by one. Its encoding, but for the nonce, is the same for
+// each of them too (the version is the digest of what they hold): it is
+// encoded once per protocol, and every stream sends those bytes, shared,
+// followed by its nonce.
 
 // wildcardFirst is the first response of a wildcard subscription to one
 // type at one cache generation.
@@ -23,6 +31,46 @@ type wildcardFirst struct {
 	resources []*resource
 	// digest is that of every (name, version) pair of resources.
 	digest digest
+
+	// once encodes head, per StreamKind: the response without its nonce.
+	once [2]sync.Once
+	head [2][]byte
+	err  [2]error
+}
+
+// encode returns the wire encoding of u, a response carrying f to a
+// stream of kind: f's head, shared, and u's nonce, which both protocols
+// encode last when nothing is removed.
+func (f *wildcardFirst) encode(kind StreamKind, u *update) (mem.BufferSlice, error) {
+	k := 0
+	if kind == Delta {
+		k = 1
+	}
+	f.once[k].Do(func() {
+		head := *u
+		head.nonce, head.first = "", nil
+		bufs, err := (&outgoing{kind: kind, u: &head}).encode()
+		if err != nil {
+			f.err[k] = err
+			return
+		}
+		f.head[k] = bufs.Materialize()
+		bufs.Free()
+	})
+	if f.err[k] != nil {
+		return nil, fmt.Errorf("xds: shared first response: %w", f.err[k])
+	}
+	nonce := protowire.AppendTag(nil, sotwNonceField, protowire.BytesType) // deltaNonceField alike
+	nonce = protowire.AppendString(nonce, u.nonce)
+	return mem.BufferSlice{mem.SliceBuffer(f.head[k]), mem.SliceBuffer(nonce)}, nil
+}
+
+// takeFirst returns the shared first response the last diff of ts took
+// its resources from, if any, and forgets it.
+func (ts *typeState) takeFirst() *wildcardFirst {
+	f := ts.first
+	ts.first = nil
+	return f
 }
 
 func newWildcardFirst(cur map[string]*resource, gen uint64) *wildcardFirst {
@@ -53,7 +101,7 @@ func (s *session) diff(ts *typeState, v view, names, resend map[string]struct{},
 	}
 	ts.sent.fill(f.resources)
 	ts.digest = f.digest
-	ts.fresh = f.resources
+	ts.fresh, ts.first = f.resources, f
 	return f.resources, nil
 }
 

@@ -1,11 +1,14 @@
 package xds
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/types/known/anypb"
 )
 
 // firstCache returns a cache of n Clusters, every seventh served by name
@@ -115,5 +118,49 @@ func TestFreshFold(t *testing.T) {
 	ts.answer("", "1", &Nack{Message: "bad"}, time.Now())
 	if ts.sent.len() != 0 {
 		t.Fatalf("a NACK of the folded response leaves %d held, want 0", ts.sent.len())
+	}
+}
+
+// TestWildcardFirstEncoding: a stream sending the shared first response
+// sends the bytes encoding its own response gives, nonce included, and
+// shares the head with the other streams.
+func TestWildcardFirstEncoding(t *testing.T) {
+	c := firstCache(50)
+	for name, r := range c.types[ClusterType] {
+		r.any = &anypb.Any{TypeUrl: ClusterType, Value: []byte("value of " + name)}
+	}
+	p := &protocol{typeURLs: []string{ClusterType}}
+	for _, kind := range []StreamKind{SotW, Delta} {
+		var heads [][]byte
+		for i := range 2 {
+			s := newSession(p, kind)
+			var us []update
+			c.read(func(v view) {
+				s.subscribe(s.typeState(ClusterType), v, nil, nil, true)
+				us = s.flush(v, time.Now())
+			})
+			if len(us) != 1 || us[0].first == nil {
+				t.Fatalf("%s stream %d: %d responses, want one from the shared first response", kind, i, len(us))
+			}
+			u := us[0]
+			got, err := (&outgoing{kind: kind, u: &u}).encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			u.first = nil
+			want, err := (&outgoing{kind: kind, u: &u}).encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Materialize(), want.Materialize()) {
+				t.Fatalf("%s stream %d: shared encoding differs from the stream's own", kind, i)
+			}
+			heads = append(heads, got[0].ReadOnlyData())
+			got.Free()
+			want.Free()
+		}
+		if &heads[0][0] != &heads[1][0] {
+			t.Errorf("%s: two streams encoded the shared first response twice", kind)
+		}
 	}
 }

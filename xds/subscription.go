@@ -34,7 +34,10 @@ type typeState struct {
 	// each was new to it. A connecting wildcard client is sent every
 	// resource, and a map of them all per stream and type was most of
 	// what answering it cost. The slice may be shared: read only.
-	fresh   []*resource
+	fresh []*resource
+	// first is the shared first response fresh was taken from, until the
+	// response is built (takeFirst).
+	first   *wildcardFirst
 	pending []pendingResponse
 	// rejected holds, per name, the version of a NACKed resource; it is
 	// not sent again until it changes.
