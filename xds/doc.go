@@ -116,11 +116,11 @@
 // and by cache.read, through which every reader
 // (a stream's step, the request codec, Stats) gets a view. Locks are
 // taken in the order conn.mu, then the cache's read lock, then the
-// counters', the codec's list cache's and the subscriber index's locks,
-// which are leaves; the server's registry lock (Server.mu) is never held
-// with conn.mu or the cache's. A round holds no lock across the streams it
-// wakes: it reads the index, lets go, and takes each stream's conn.mu in
-// turn.
+// counters', the codec's list cache's, the subscriber index's and the
+// shared first responses' locks, which are leaves; the server's registry
+// lock (Server.mu) is never held with conn.mu or the cache's. A round
+// holds no lock across the streams it wakes: it reads the index, lets
+// go, and takes each stream's conn.mu in turn.
 //
 // # Responses
 //
@@ -128,10 +128,17 @@
 // resource, serialized once and shared by every stream, are referenced by
 // the response rather than copied into it, and only the version, the nonce
 // and the small fields around each resource are a stream's own work.
+// A wildcard subscription's first response, every resource of its type
+// (and variant) but those served by name only, is the same for every
+// client that connects while the cache holds the same resources: it is
+// sorted and summed into a version once per batch applied and type, and
+// encoded once per protocol: those streams share it, each sending those
+// bytes and its own nonce (initial.go).
 //
 // # Versions
 //
-// A resource's version is a hash of its bytes. A response's version (SotW
+// A resource's version is a hash of its bytes, 8 characters long: a
+// Delta response carries one per resource. A response's version (SotW
 // version_info, Delta system_version_info) is not the cache's graph
 // version, which differs between replicas and across restarts, but a
 // digest of what the client holds once it accepts the response: a 128-bit
