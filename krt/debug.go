@@ -222,7 +222,7 @@ func (d *derived[I, O]) edges() []Edge {
 		kind string
 	}
 	counts := map[ek]int{}
-	for _, st := range d.inputs {
+	for _, st := range d.inputs.all() {
 		for _, r := range st.deps {
 			kind := "fetch"
 			if r.filter.index >= 0 {
@@ -266,7 +266,7 @@ func (d *derived[I, O]) explain(key string) (Explanation, bool) {
 	if d.parent != nil {
 		e.InputFrom = d.parent.name
 	}
-	if st := d.inputs[input]; st != nil {
+	if st := d.inputs.get(input); st != nil {
 		for _, r := range st.deps {
 			e.Reads = append(e.Reads, Read{Collection: r.up().nodeName(), Filter: r.up().filterString(r.filter)})
 		}

@@ -21,7 +21,7 @@ type derived[I, O any] struct {
 	// about that input, so that marking, computing and applying it look
 	// the key up once (in markDirty) or not at all (a read's record
 	// points at its entry).
-	inputs    map[string]*inputState
+	inputs    inputTable
 	dirty     []*inputState           // marked since the last process, each once
 	owners    map[string]string       // output key -> input that produced it
 	contested map[string]map[string]O // output key -> every claimant, while >1
@@ -74,7 +74,7 @@ func newDerived[I, O any](g Owner, parent *store[I], kind string, one func(Handl
 	o := buildOptions(opts)
 	d := &derived[I, O]{
 		parent: parent, one: one, many: many,
-		inputs: map[string]*inputState{}, owners: map[string]string{},
+		owners: map[string]string{},
 	}
 	d.init(g, kind, o)
 	d.owner.d = d
@@ -83,7 +83,7 @@ func newDerived[I, O any](g Owner, parent *store[I], kind string, one func(Handl
 		// size them once instead of rehashing log2(n) times.
 		n := parent.items.len()
 		d.items.reserve(n)
-		d.inputs = make(map[string]*inputState, n)
+		d.inputs.reserve(n)
 		d.dirty = make([]*inputState, 0, n)
 	}
 	d.g.construct(d, func(tx *Txn) {
@@ -107,10 +107,10 @@ func (d *derived[I, O]) markDirty(tx *Txn, input string) {
 	if d.stopped {
 		return
 	}
-	st := d.inputs[input]
+	st := d.inputs.get(input)
 	if st == nil {
 		st = &inputState{key: input, owner: &d.owner}
-		d.inputs[input] = st
+		d.inputs.add(st)
 	}
 	d.markInput(tx, st)
 }
@@ -140,7 +140,7 @@ func (d *derived[I, O]) dropPending() {
 		if st.outs == nil && st.deps == nil {
 			// Made by markDirty and never computed, or holding nothing:
 			// markDirty makes it again when needed.
-			delete(d.inputs, st.key)
+			d.inputs.remove(st)
 		}
 	}
 	d.dirty = nil
@@ -315,9 +315,7 @@ func (d *derived[I, O]) forget(tx *Txn, st *inputState) {
 		d.release(tx, out, st.key)
 	}
 	st.outs = nil
-	if d.inputs[st.key] == st {
-		delete(d.inputs, st.key)
-	}
+	d.inputs.remove(st)
 	delete(d.failing, st.key)
 }
 

@@ -24,7 +24,7 @@ import (
 // writer changes the table under store.mu and reads it without; readers
 // read it under the lock. The zero value is an empty table.
 type itemTable[T any] struct {
-	index []uint64 // a power of two long; 0 empty, else hash<<32 | slot+1
+	index slotIndex
 	slots []itemSlot[T]
 	n     int      // items held
 	free  []int32  // cleared slots, reused last first
@@ -116,36 +116,14 @@ func (t *itemTable[T]) set(key string, v T) int32 {
 	return id
 }
 
-// resizeIndex makes the index large enough for n entries, at most four
-// in five of it used, so that a probe ends soon.
-func (t *itemTable[T]) resizeIndex(n int) {
-	if n*5 <= len(t.index)*4 {
-		return
-	}
-	size := 8
-	for n*5 > size*4 {
-		size *= 2
-	}
-	old := t.index
-	t.index = make([]uint64, size)
-	mask := uint32(size - 1)
-	for _, e := range old {
-		if e == 0 {
-			continue
-		}
-		pos := uint32(e>>32) & mask
-		for t.index[pos] != 0 {
-			pos = (pos + 1) & mask
-		}
-		t.index[pos] = e
-	}
-}
+// resizeIndex makes the index large enough for n entries.
+func (t *itemTable[T]) resizeIndex(n int) { t.index = t.index.grow(n) }
 
 // deleteAt removes the item in slot id, clearing the slot for reuse.
 func (t *itemTable[T]) deleteAt(id int32) {
 	key := t.slots[id].key
 	pos, _, _ := t.lookup(key, hashKey(key))
-	t.unindex(pos)
+	t.index.unindex(pos)
 	t.n--
 	t.slots[id] = itemSlot[T]{}
 	if t.n == 0 {
@@ -160,21 +138,6 @@ func (t *itemTable[T]) deleteAt(id int32) {
 	}
 	t.freed[id/64] |= 1 << (id % 64)
 	t.free = append(t.free, id)
-}
-
-// unindex empties the index entry at pos, moving back the entries after
-// it that a probe could no longer reach across the gap.
-func (t *itemTable[T]) unindex(pos uint32) {
-	mask := uint32(len(t.index) - 1)
-	i := pos
-	for j := (i + 1) & mask; t.index[j] != 0; j = (j + 1) & mask {
-		if staysPast(int(i), int(j), int(uint32(t.index[j]>>32)&mask)) {
-			continue
-		}
-		t.index[i] = t.index[j]
-		i = j
-	}
-	t.index[i] = 0
 }
 
 // slot returns slot id, which must hold an item.
