@@ -38,9 +38,13 @@ type derived[I, O any] struct {
 type inputState struct {
 	key   string
 	owner *inputOwner
-	outs  []string
+	outs  []string // the outputs' keys, but for a single output keyed like the input
 	deps  []*fetchRec
 	dirty bool
+	// outSelf says the one output is keyed like the input, the common
+	// case: kept in the padding after dirty, where a one-key outs would
+	// be an allocation of its own per input.
+	outSelf bool
 }
 
 // upstreamRefs counts the recorded reads of one upstream by a derived
@@ -137,7 +141,7 @@ func (d *derived[I, O]) expectDirty(n int) {
 func (d *derived[I, O]) dropPending() {
 	for _, st := range d.dirty {
 		st.dirty = false
-		if st.outs == nil && st.deps == nil {
+		if st.outs == nil && !st.outSelf && st.deps == nil {
 			// Made by markDirty and never computed, or holding nothing:
 			// markDirty makes it again when needed.
 			d.inputs.remove(st)
@@ -288,7 +292,7 @@ func (d *derived[I, O]) applyOutputs(tx *Txn, c *result[O]) {
 	}
 	delete(d.failing, k)
 	outs, keys := c.outputs()
-	st.outs = d.replaceOutputs(tx, k, st.outs, outs, keys)
+	d.replaceOutputs(tx, st, outs, keys)
 }
 
 // applyReads records the reads of c's run as its input's, in the reverse
@@ -311,20 +315,36 @@ func (d *derived[I, O]) applyReads(c *result[O]) {
 // forget withdraws the outputs of input st, which is gone; applyReads
 // withdraws its reads.
 func (d *derived[I, O]) forget(tx *Txn, st *inputState) {
+	if st.outSelf {
+		d.release(tx, st.key, st.key)
+	}
 	for _, out := range st.outs {
 		d.release(tx, out, st.key)
 	}
-	st.outs = nil
+	st.outs, st.outSelf = nil, false
 	d.inputs.remove(st)
 	delete(d.failing, st.key)
 }
 
-// replaceOutputs claims outKeys, the keys of outs, for input k, releases
-// those of prev that outs lacks, and returns the new keys (nil for none).
-func (d *derived[I, O]) replaceOutputs(tx *Txn, k string, prev []string, outs []O, outKeys []string) []string {
-	if len(prev) == 1 && len(outs) == 1 && outKeys[0] == prev[0] {
-		d.claim(tx, prev[0], k, outs[0]) // the common one-to-one case: same key, no allocation
-		return prev
+// replaceOutputs claims outKeys, the keys of outs, for input st, releases
+// those of its last outputs that outs lacks, and records the new keys in
+// st.
+func (d *derived[I, O]) replaceOutputs(tx *Txn, st *inputState, outs []O, outKeys []string) {
+	k, prev := st.key, st.outs
+	if len(outs) == 1 && outKeys[0] == k {
+		d.claim(tx, k, k, outs[0]) // the common one-to-one case: a flag, no allocation
+		for _, old := range prev {
+			if old != k {
+				d.release(tx, old, k)
+			}
+		}
+		st.outs, st.outSelf = nil, true
+		return
+	}
+	var self [1]string
+	if st.outSelf {
+		self[0] = k
+		prev = self[:]
 	}
 	keys := make([]string, 0, len(outs))
 	for i, v := range outs {
@@ -342,9 +362,9 @@ func (d *derived[I, O]) replaceOutputs(tx *Txn, k string, prev []string, outs []
 		}
 	}
 	if len(keys) == 0 {
-		return nil
+		keys = nil
 	}
-	return keys
+	st.outs, st.outSelf = keys, false
 }
 
 // call runs the transformation, putting its outputs and their keys in c,
