@@ -1,10 +1,8 @@
 package child
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -17,7 +15,7 @@ import (
 type Process struct {
 	cmd     *exec.Cmd
 	in      io.WriteCloser
-	lines   chan string
+	lines   <-chan string
 	timeout time.Duration
 }
 
@@ -25,27 +23,11 @@ type Process struct {
 // at most timeout for each answer it is asked to Wait for.
 func Start(bin string, args []string, timeout time.Duration) (*Process, error) {
 	cmd := exec.Command(bin, append([]string{"-child"}, args...)...)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	in, lines, err := StartPiped(cmd, nil)
 	if err != nil {
-		return nil, fmt.Errorf("child stdin: %w", err)
+		return nil, fmt.Errorf("child: %w", err)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("child stdout: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start child %s: %w", bin, err)
-	}
-	c := &Process{cmd: cmd, in: in, lines: make(chan string, 16), timeout: timeout}
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			c.lines <- sc.Text()
-		}
-		close(c.lines)
-	}()
-	return c, nil
+	return &Process{cmd: cmd, in: in, lines: lines, timeout: timeout}, nil
 }
 
 // Send writes one command line.

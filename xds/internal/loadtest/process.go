@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/meshd/meshd/bench/harness/child"
 )
 
 // clientProcess is the parent's side of the client process (child.go).
@@ -17,7 +18,7 @@ import (
 type clientProcess struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	lines   chan string
+	lines   <-chan string
 	done    chan struct{} // closed by quit: the line reader stops
 	timeout time.Duration
 }
@@ -31,34 +32,12 @@ func startClients(a clientArgs) (*clientProcess, error) {
 	}
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), clientsEnv+"="+a.String())
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	done := make(chan struct{})
+	stdin, lines, err := child.StartPiped(cmd, done)
 	if err != nil {
-		return nil, fmt.Errorf("clients' stdin: %w", err)
+		return nil, fmt.Errorf("clients: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("clients' stdout: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start clients %s: %w", bin, err)
-	}
-	p := &clientProcess{cmd: cmd, stdin: stdin, lines: make(chan string, 16), done: make(chan struct{}), timeout: a.timeout}
-	go p.read(stdout)
-	return p, nil
-}
-
-// read sends the child's lines to p.lines until its stdout ends or quit.
-func (p *clientProcess) read(stdout io.Reader) {
-	defer close(p.lines)
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		select {
-		case p.lines <- sc.Text():
-		case <-p.done:
-			return
-		}
-	}
+	return &clientProcess{cmd: cmd, stdin: stdin, lines: lines, done: done, timeout: a.timeout}, nil
 }
 
 // send writes command lines to the child.
