@@ -246,21 +246,3 @@ func (x *subscribers[K]) routeInto(changed map[string]map[string]struct{}, r *ro
 		}
 	}
 }
-
-// route returns what routeInto finds per stream, in maps of its own.
-func (x *subscribers[K]) route(changed map[string]map[string]struct{}) map[K]map[string]map[string]struct{} {
-	var r routing[K]
-	x.routeInto(changed, &r)
-	return r.streams
-}
-
-// reaching counts the names in changed (per type) that reach some
-// stream: every name of a type a stream subscribes to by wildcard, the
-// names indexed otherwise. Names no stream wants (a listener per pod,
-// say, where no proxy asks for listeners) cost a round nothing, so they
-// do not count as churn.
-func (x *subscribers[K]) reaching(changed map[string]map[string]struct{}) int {
-	var r routing[K]
-	x.routeInto(changed, &r)
-	return r.reached
-}
