@@ -34,8 +34,10 @@
 #   -timeout -seed          all but the floor
 # Environment: ONLY=krt|xds runs one comparison; ROUNDS (1) runs each side
 # that many times, alternating, and shows medians; OUT (default
-# /tmp/meshd-bench/<n>x<m>) keeps the raw outputs; BIN (default
-# /tmp/meshd-bench/bin) the binaries, the base's in BIN/base; BASE (unset)
+# /tmp/meshd-bench/<tree>/<n>x<m>) keeps the raw outputs; BIN (default
+# /tmp/meshd-bench/<tree>/bin) the binaries, the base's in BIN/base, where
+# <tree> is a checksum of this tree's path, so that two checkouts running
+# at once do not overwrite each other's binaries; BASE (unset)
 # the revision to compare this tree with; DRYRUN=1 prints each build and
 # run instead of doing it (bench/table's tests read it). The comparison workloads are Go
 # modules of their own, outside the workspace (GOWORK=off); the first
@@ -80,8 +82,9 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 	esac
 done
 xds+=(-changes "$changes")
-out="${OUT:-/tmp/meshd-bench/${n}x${m}}"
-bin="${BIN:-/tmp/meshd-bench/bin}"
+tree="$(printf '%s' "$root" | cksum | cut -d' ' -f1)"
+out="${OUT:-/tmp/meshd-bench/$tree/${n}x${m}}"
+bin="${BIN:-/tmp/meshd-bench/$tree/bin}"
 mkdir -p "$out" "$bin"
 
 # build DIR OUT PKG [off]: go build PKG in DIR into OUT, outside the
