@@ -83,10 +83,10 @@ func (b *bench) memory(baseInuse, baseAlloc uint64) {
 	metric.Emit("goroutines", runtime.NumGoroutine(), "count")
 }
 
-// changePod gives pod j a fresh IP; prevIP, when set, is the IP this run
-// last gave it, which the tracker no longer awaits.
-func (b *bench) changePod(j int, prevIP string) string {
-	k := workload.PodKey(j, b.c.N)
+// changePod gives a pod the fresh IP ch plans; prevIP, when set, is the
+// IP this run last gave it, which the tracker no longer awaits.
+func (b *bench) changePod(ch workload.Change, prevIP string) string {
+	k := ch.Key
 	cur := b.gr.pods.GetKey(k)
 	if cur == nil {
 		metric.Fatalf("pod %s missing", k)
@@ -95,7 +95,7 @@ func (b *bench) changePod(j int, prevIP string) string {
 		metric.Fatalf("pod %s has ip %s, expected %s", k, cur.IP, prevIP)
 	}
 	np := *cur
-	np.IP = workload.FreshIP()
+	np.IP = ch.IP
 	b.tr.Expect(np.IP, cur.IP)
 	b.gr.pods.UpdateObject(np)
 	return np.IP

@@ -81,6 +81,8 @@ var krtMetrics = []metricSpec{
 	{name: "latency_p50"},
 	{name: "latency_p99", target: 3},
 	{name: "latency_max"},
+	{name: "latency_cpu_p50"},
+	{name: "latency_cpu_p99"},
 	{name: "churn_submit", note: "n/a (sync vs async)"},
 	{name: "churn_total"},
 	{name: "churn_throughput", higherBetter: true, target: 3},

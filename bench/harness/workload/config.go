@@ -22,7 +22,7 @@ type Config struct {
 func (c *Config) Register(fs *flag.FlagSet, svcLookup string) {
 	fs.IntVar(&c.N, "n", 1000, "number of services")
 	fs.IntVar(&c.M, "m", 10000, "number of pods")
-	fs.IntVar(&c.LatencyChanges, "latency-changes", 200, "single-change latency samples")
+	fs.IntVar(&c.LatencyChanges, "latency-changes", 2000, "single-change latency samples (enough for p99 not to be one of the two slowest)")
 	fs.IntVar(&c.ChurnChanges, "churn-changes", 10000, "pod IP changes in the churn phase")
 	fs.IntVar(&c.ProbeChanges, "probe-changes", 100, "back-to-back changes of one pod, to see whether handlers observe intermediate states")
 	fs.StringVar(&c.SvcLookup, "svc-lookup", "ns", "how workloads find their services: "+svcLookup)

@@ -40,7 +40,7 @@ func TestConfigFlags(t *testing.T) {
 	if err := fs.Parse([]string{"-n", "5", "-m", "50", "-churn-changes", "2", "-build", "incremental", "-mesh-change=false", "-timeout", "1s", "-seed", "7"}); err != nil {
 		t.Fatal(err)
 	}
-	want := Config{N: 5, M: 50, LatencyChanges: 200, ChurnChanges: 2, ProbeChanges: 100, SvcLookup: "ns", Build: "incremental",
+	want := Config{N: 5, M: 50, LatencyChanges: 2000, ChurnChanges: 2, ProbeChanges: 100, SvcLookup: "ns", Build: "incremental",
 		Timeout: time.Second, Seed: 7}
 	if c != want {
 		t.Errorf("parsed %+v, want %+v", c, want)

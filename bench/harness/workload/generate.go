@@ -37,6 +37,32 @@ func FreshIP() string {
 	return fmt.Sprintf("%d.%d.%d.%d", 100+(c>>24)&127, (c>>16)&255, (c>>8)&255, c&255)
 }
 
+// Change is one planned pod-IP change.
+type Change struct {
+	Pod int    // the pod's index
+	Key string // the pod's key
+	IP  string // the fresh IP it is given
+}
+
+// PlanChanges returns count changes of the pods perm lists, taken in
+// turn, among n services. A phase that submits changes back to back
+// plans them before its clock starts, so that it times the engine, not
+// the making of keys and addresses.
+func PlanChanges(perm []int, count, n int) []Change {
+	out := make([]Change, count)
+	keys := make(map[int]string)
+	for i := range out {
+		j := perm[i%len(perm)]
+		k, ok := keys[j]
+		if !ok {
+			k = PodKey(j, n)
+			keys[j] = k
+		}
+		out[i] = Change{Pod: j, Key: k, IP: FreshIP()}
+	}
+	return out
+}
+
 // Services returns the n services.
 func Services(n int) []Service {
 	out := make([]Service, n)
