@@ -58,6 +58,28 @@ func TestFreshIP(t *testing.T) {
 	}
 }
 
+func TestPlanChanges(t *testing.T) {
+	const n = 12
+	perm := []int{25, 3, 7}
+	plan := PlanChanges(perm, 7, n)
+	if len(plan) != 7 {
+		t.Fatalf("planned %d changes, want 7", len(plan))
+	}
+	ips := map[string]bool{}
+	for i, ch := range plan {
+		if want := perm[i%len(perm)]; ch.Pod != want || ch.Key != PodKey(want, n) {
+			t.Errorf("change %d is of pod %d (%s), want %d (%s)", i, ch.Pod, ch.Key, want, PodKey(want, n))
+		}
+		if ips[ch.IP] || strings.HasPrefix(ch.IP, "10.") {
+			t.Errorf("change %d gives %s, not a fresh IP", i, ch.IP)
+		}
+		ips[ch.IP] = true
+	}
+	if got := PlanChanges(perm, 0, n); len(got) != 0 {
+		t.Errorf("a plan of no changes has %d", len(got))
+	}
+}
+
 func TestSelects(t *testing.T) {
 	tests := []struct {
 		name             string
