@@ -16,10 +16,11 @@
 // memory, single-change latency, churn, an intermediate-state probe, a
 // mesh-config change that recomputes every workload, a read-wait probe (Get
 // on Services, back to back, during one more mesh-config change:
-// read_wait_p50 and read_wait_p99), and the build and mesh-config change
-// again at GOMAXPROCS=1. -parallelism sets krt.WithParallelism. Each phase
-// ends with a check of every output against a from-scratch computation; a
-// run that passes ends with "result PASS".
+// read_wait_p50 and read_wait_p99). Then the same run, in a child process
+// at GOMAXPROCS=1, gives initial_build_gomaxprocs1 and
+// meshconfig_change_gomaxprocs1. -parallelism sets krt.WithParallelism.
+// Each phase ends with a check of every output against a from-scratch
+// computation; a run that passes ends with "result PASS".
 //
 //	go run ./bench/krt -n 1000 -m 10000
 //	go run ./bench/krt -n 1000 -m 10000 -cpuprofile cpu.out -profile-phase churn

@@ -1,58 +1,89 @@
 package main
 
 import (
-	"context"
-	"runtime"
-	"time"
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 
 	"github.com/meshd/meshd/bench/harness/metric"
-	"github.com/meshd/meshd/bench/harness/workload"
 )
 
-// measureOneProc builds a second graph with GOMAXPROCS=1 and changes its
-// mesh config: the figures that the default GOMAXPROCS's initial_build and
-// meshconfig_change are compared with, to see what a second core buys.
-// Each is measured as its counterpart is: the build from filling the
-// inputs until both derived collections are synced, and the mesh-config
-// change from the Set call until a registered handler, delivered to by a
-// running graph, has every recomputed workload.
-func measureOneProc(c workload.Config) {
-	prev := runtime.GOMAXPROCS(1)
-	defer runtime.GOMAXPROCS(prev)
-	svcs, pods := workload.Services(c.N), workload.Pods(c.N, c.M)
-	runtime.GC()
-	t0 := time.Now()
-	gr := newInputs(svcs, pods)
-	must(gr.derive(c.SvcLookup))
-	if !gr.workloads.HasSynced() || !gr.endpoints.HasSynced() {
-		metric.Fatalf("GOMAXPROCS=1 build: derived collections not synced after construction")
+// childFlag marks the run measureOneProc starts; it does not start one of
+// its own.
+const childFlag = "gomaxprocs1-child"
+
+// oneProcFigures are the figures of the child's run that are reported, as
+// name_gomaxprocs1, beside the default GOMAXPROCS's.
+var oneProcFigures = []string{"initial_build", "meshconfig_change"}
+
+// measureOneProc runs this benchmark again in a child process with
+// GOMAXPROCS=1 and the same flags, and reports its initial_build and
+// meshconfig_change as the GOMAXPROCS=1 figures: what a second core buys
+// is their ratio to this run's. A child runs the same phases on the same
+// fresh heap, so that both figures measure the same work; a second graph
+// built in this process after the first would find a grown heap, warm
+// caches and mapped pages, and measure less.
+func measureOneProc() {
+	exe, err := os.Executable()
+	if err != nil {
+		metric.Fatalf("GOMAXPROCS=1 run: %v", err)
 	}
-	metric.Emit("initial_build_gomaxprocs1", metric.MS(time.Since(t0)), "ms")
-	if got := gr.workloads.Len(); got != c.M {
-		metric.Fatalf("GOMAXPROCS=1 build: %d workloads, want %d", got, c.M)
+	cmd := exec.Command(exe, childArgs(flag.CommandLine)...)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		metric.Fatalf("GOMAXPROCS=1 run: %v", err)
 	}
-	if !c.MeshChange {
-		return
+	figs, err := parseFigures(out)
+	if err != nil {
+		metric.Fatalf("GOMAXPROCS=1 run: %v", err)
 	}
-	const domain = "example.org"
-	wc := &workload.Counter{}
-	reg := gr.workloads.Register(count(wc))
-	defer reg.Unregister()
-	ctx, cancel := context.WithCancel(context.Background())
-	runDone := make(chan error, 1)
-	go func() { runDone <- gr.g.Run(ctx) }()
-	defer func() { cancel(); <-runDone }()
-	done := wc.Arm(domain, c.M)
-	t0 = time.Now()
-	gr.mesh.Set(workload.MeshConfig{TrustDomain: domain})
-	select {
-	case <-done:
-	case <-time.After(c.Timeout):
-		metric.Fatalf("GOMAXPROCS=1: timeout after %v waiting for %d workload updates", c.Timeout, c.M)
+	for _, name := range oneProcFigures {
+		if f, ok := figs[name]; ok {
+			fmt.Printf("%s_gomaxprocs1 %s %s\n", name, f.value, f.unit)
+		}
 	}
-	metric.Emit("meshconfig_change_gomaxprocs1", metric.MS(time.Since(t0)), "ms")
-	w, ok := gr.workloads.Get(workload.PodKey(0, c.N))
-	if !ok || w.TrustDomain != domain {
-		metric.Fatalf("GOMAXPROCS=1 mesh-config change: workload %s has trust domain %q", workload.PodKey(0, c.N), w.TrustDomain)
+}
+
+// childArgs returns the flags set on fs, but for the profiles (the child
+// must not overwrite the parent's), followed by childFlag.
+func childArgs(fs *flag.FlagSet) []string {
+	var args []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "cpuprofile", "memprofile", "profile-phase", childFlag:
+			return
+		}
+		args = append(args, "-"+f.Name+"="+f.Value.String())
+	})
+	return append(args, "-"+childFlag)
+}
+
+// figure is one "metric value unit" line's value and unit.
+type figure struct{ value, unit string }
+
+// parseFigures reads a run's "metric value unit" lines by metric name. A
+// run that did not end with "result PASS" is an error.
+func parseFigures(out []byte) (map[string]figure, error) {
+	figs := map[string]figure{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 3 {
+			return nil, fmt.Errorf("line %q: want metric, value and unit", sc.Text())
+		}
+		figs[fields[0]] = figure{value: fields[1], unit: fields[2]}
 	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading the figures: %w", err)
+	}
+	if figs["result"].value != "PASS" {
+		return nil, fmt.Errorf("the run did not pass (result %q)", figs["result"].value)
+	}
+	return figs, nil
 }
