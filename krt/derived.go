@@ -301,14 +301,29 @@ func (d *derived[I, O]) applyOutputs(tx *Txn, c *result[O]) {
 // retries it. It writes the input's reads, the reverse indexes and the
 // collection's count of reads per upstream, and nothing applyOutputs
 // does.
-func (d *derived[I, O]) applyReads(c *result[O]) {
+func (d *derived[I, O]) applyReads(c *result[O]) { d.fileReads(readsOf(c)) }
+
+// runReads is what applyReads needs of a run's result: a parallel run
+// keeps these until they are filed rather than the whole results, so
+// that a chunk's buffer is reused as soon as its outputs are applied.
+type runReads struct {
+	st           *inputState
+	deps         []*fetchRec
+	gone, failed bool
+}
+
+func readsOf[O any](c *result[O]) runReads {
+	return runReads{st: c.st, deps: c.deps, gone: c.gone, failed: c.err != nil}
+}
+
+func (d *derived[I, O]) fileReads(r runReads) {
 	switch {
-	case c.gone:
-		d.setDeps(c.st, nil)
-	case c.err != nil:
-		d.setDeps(c.st, unionDeps(c.st.deps, c.deps))
+	case r.gone:
+		d.setDeps(r.st, nil)
+	case r.failed:
+		d.setDeps(r.st, unionDeps(r.st.deps, r.deps))
 	default:
-		d.setDeps(c.st, c.deps)
+		d.setDeps(r.st, r.deps)
 	}
 }
 

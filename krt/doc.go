@@ -31,8 +31,8 @@
 // running past the stall threshold ([WithStallThreshold]); propagation
 // happens in the goroutine that writes an input. When one collection has
 // many dirty inputs in a transaction, they are computed on up to
-// GOMAXPROCS goroutines ([WithParallelism]) and their reads filed on one
-// more, all of which end before it commits; the results are applied in a
+// GOMAXPROCS goroutines ([WithParallelism]), which also file their reads
+// and all end before it commits; the results are applied in a
 // serial run's order, so outputs and events do not change, but a
 // transformation must be safe to call concurrently for different inputs.
 //

@@ -9,25 +9,27 @@ import (
 // Parallel evaluation: when a collection has enough dirty inputs in one
 // transaction, its transformations run on several goroutines, each
 // computing a chunk of inputs at a time, while the writer's goroutine
-// applies the computed chunks' outputs one by one, in chunk order, and
-// computes chunks itself whenever the next one to apply is not ready; a
-// filing goroutine then records each applied chunk's reads in the
-// reverse indexes of what they read, also in chunk order (it starts with
-// the first chunk whose reads changed: see filing). Computing
-// changes nothing but counters (see derived.compute), and applying is
-// where outputs, reads and events are recorded, each in the order a
-// serial run records them, so a parallel run gives the same outputs,
-// reverse indexes and events as a serial one; and since applying
-// overlaps computing, the writer's share of the work (applying) no
-// longer waits for the last chunk to be computed.
+// applies the computed chunks' outputs one by one, in chunk order. Each
+// applied chunk's reads are then filed in the reverse indexes of what
+// they read, also in chunk order, by whichever goroutine is free: a
+// worker files before it computes, the writer when the next chunk to
+// apply is not ready, before it computes one itself. No goroutine is
+// kept for filing alone: on two cores a third would wait for one of the
+// two to block before it runs, and leave its backlog to the end.
+// Computing changes nothing but counters (see derived.compute), and
+// applying and filing are where outputs, reads and events are recorded,
+// each in the order a serial run records them, so a parallel run gives
+// the same outputs, reverse indexes and events as a serial one; and since
+// applying overlaps computing, the writer's share of the work (applying)
+// no longer waits for the last chunk to be computed.
 //
 // Applying outputs and filing reads write disjoint state (see
 // derived.applyOutputs and derived.applyReads): the first the
 // collection's items, indexes, errors and inputs, the second its inputs'
 // reads and the reverse indexes of its upstreams, which nothing reads
 // until the collection's processing ends and propagation triggers them.
-// Splitting them halves what the writer does per input when a build
-// files every input's reads for the first time.
+// Splitting them takes half of what the writer does per input off it
+// when a build files every input's reads for the first time.
 //
 // What the two may share: a computation reads its input, its own last
 // reads and the collections it fetches; applying writes the collection's
@@ -68,7 +70,8 @@ func (g *Graph) workersFor(n int) int {
 }
 
 // parallelRun is one collection's parallel recomputation: its inputs cut
-// into chunks, the chunks' results, and which chunks are computed.
+// into chunks, the chunks' results, which chunks are computed, applied
+// and filed.
 type parallelRun[O any] struct {
 	states []*inputState // the dirty inputs, in the order applied
 	// results holds each computed chunk's results until it is applied,
@@ -82,6 +85,14 @@ type parallelRun[O any] struct {
 	// computed receives a token per chunk a worker finishes: the writer
 	// waits on it when the chunk it must apply next is not ready.
 	computed chan struct{}
+
+	// reads holds each applied chunk's reads until they are filed (nil:
+	// nothing to file), applied counts the chunks applied (published by
+	// the writer), and filed, guarded by fileMu, the chunks filed.
+	reads   [][]runReads
+	applied atomic.Int64
+	fileMu  sync.Mutex
+	filed   int
 }
 
 // claim hands out the next chunk to compute; ok is false when none is left.
@@ -98,13 +109,14 @@ func (r *parallelRun[O]) bounds(c int) (start, end int) {
 // recomputeParallel computes the dirty inputs on workers goroutines, the
 // writer's among them, and applies the results in chunk order on the
 // writer's goroutine as they become ready. The goroutines have all
-// returned when it does.
+// returned, and every chunk's reads are filed, when it does.
 func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty []*inputState, workers int) {
 	g := d.g
 	g.parallelRuns.Add(1)
 	r := &parallelRun[O]{chunk: g.parallelChunk, states: dirty}
 	r.chunks = (len(dirty) + r.chunk - 1) / r.chunk
 	r.results = make([][]result[O], r.chunks)
+	r.reads = make([][]runReads, r.chunks)
 	r.done = make([]atomic.Bool, r.chunks)
 	r.computed = make(chan struct{}, r.chunks)
 	g.applying.Store(int64(d.id) + 1)
@@ -114,26 +126,46 @@ func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty []*inputState, workers 
 		wg.Add(1)
 		go func(slot *computing) {
 			defer wg.Done()
-			for c, ok := r.claim(); ok; c, ok = r.claim() {
-				d.computeChunk(r, c, slot)
-				r.computed <- struct{}{}
-			}
+			d.work(r, slot)
 		}(&g.computing[w])
 	}
-	defer wg.Wait()
-	f := &filing[I, O]{d: d, chunks: r.chunks}
-	defer f.stop() // before wg.Wait: the filing goroutine ends
-	d.applyAsComputed(tx, r, f)
+	d.applyAsComputed(tx, r)
+	wg.Wait()
+	r.fileMu.Lock()
+	defer r.fileMu.Unlock()
+	for d.fileNext(r) { // what was applied after the workers returned
+	}
 }
 
-// applyAsComputed applies the chunks of r in order, computing a chunk on
-// the writer's goroutine whenever the next one is not ready yet, and
-// hands each applied chunk's results to f, to file their reads.
-func (d *derived[I, O]) applyAsComputed(tx *Txn, r *parallelRun[O], f *filing[I, O]) {
+// work is a worker's share of r: it files the next applied chunk's reads
+// when no one else does, else computes the next chunk, until no chunk is
+// left to compute nor any applied one to file at the moment; the writer
+// files what is applied after it returns.
+func (d *derived[I, O]) work(r *parallelRun[O], slot *computing) {
+	for {
+		if d.tryFile(r) {
+			continue
+		}
+		c, ok := r.claim()
+		if !ok {
+			return
+		}
+		d.computeChunk(r, c, slot)
+		r.computed <- struct{}{}
+	}
+}
+
+// applyAsComputed applies the chunks of r in order; whenever the next is
+// not ready yet, it files an applied chunk's reads or computes a chunk
+// meanwhile.
+func (d *derived[I, O]) applyAsComputed(tx *Txn, r *parallelRun[O]) {
 	for next := 0; next < r.chunks; {
 		if r.done[next].Load() {
-			f.file(d.applyChunk(tx, r, next))
+			d.applyChunk(tx, r, next)
 			next++
+			continue
+		}
+		if d.tryFile(r) {
 			continue
 		}
 		if c, ok := r.claim(); ok {
@@ -156,61 +188,73 @@ func (d *derived[I, O]) computeChunk(r *parallelRun[O], c int, slot *computing) 
 
 // applyChunk applies the outputs of chunk c's results, holding applyMu so
 // that a transformation fetching this collection meanwhile waits, and
-// returns the results, whose reads are still to be filed.
-func (d *derived[I, O]) applyChunk(tx *Txn, r *parallelRun[O], c int) []result[O] {
+// keeps their reads for filing. The results' buffer goes back to the
+// pool at once, so that a build, whose reads are filed behind applying,
+// does not make a buffer per chunk.
+func (d *derived[I, O]) applyChunk(tx *Txn, r *parallelRun[O], c int) {
 	buf := r.results[c]
 	r.results[c] = nil
 	d.g.applyMu.Lock()
-	defer d.g.applyMu.Unlock()
 	for i := range buf {
 		d.applyOutputs(tx, &buf[i])
 	}
-	return buf
+	d.g.applyMu.Unlock()
+	if readsChange(buf) {
+		reads := readsBuffer(len(buf))
+		for i := range buf {
+			reads[i] = readsOf(&buf[i])
+		}
+		r.reads[c] = reads
+	}
+	d.releaseChunk(buf)
+	r.applied.Store(int64(c) + 1) // publishes reads[c]
 }
 
-// filing files the reads of a parallel run's applied chunks, in chunk
-// order, on a goroutine of its own, started by the first chunk whose
-// reads change: a recomputation whose inputs read what they read before
-// (a mesh-config change) starts none.
-type filing[I, O any] struct {
-	d      *derived[I, O]
-	chunks int
-	queue  chan []result[O] // nil until the goroutine starts
-	wg     sync.WaitGroup
+// tryFile files the reads of the next applied chunk unless another
+// goroutine is filing; it reports whether it filed one. Chunks are filed
+// one at a time, in order, so that the reverse indexes are written as a
+// serial run writes them; filing writes only the inputs' reads and the
+// reverse indexes of their upstreams, which applying outputs never
+// touches and nothing reads until the collection's processing ends.
+func (d *derived[I, O]) tryFile(r *parallelRun[O]) bool {
+	if !r.fileMu.TryLock() {
+		return false
+	}
+	defer r.fileMu.Unlock()
+	return d.fileNext(r)
 }
 
-// file takes an applied chunk's results. A chunk whose every run read
-// what its input's last run read changes no reverse index, as
-// applyReads would find: its buffer goes back to the pool at once. Its
-// inputs' reads are not written meanwhile, as the goroutine files only
-// other chunks' inputs.
-func (f *filing[I, O]) file(buf []result[O]) {
-	if !readsChange(buf) {
-		f.d.releaseChunk(buf)
-		return
+// fileNext files the next applied chunk's reads, if there is one; the
+// caller holds r.fileMu.
+func (d *derived[I, O]) fileNext(r *parallelRun[O]) bool {
+	c := r.filed
+	if int64(c) >= r.applied.Load() {
+		return false
 	}
-	if f.queue == nil {
-		f.queue = make(chan []result[O], f.chunks)
-		f.wg.Add(1)
-		go func() {
-			defer f.wg.Done()
-			for buf := range f.queue {
-				for i := range buf {
-					f.d.applyReads(&buf[i])
-				}
-				f.d.releaseChunk(buf)
-			}
-		}()
+	r.filed++
+	if reads := r.reads[c]; reads != nil {
+		r.reads[c] = nil
+		for _, rd := range reads {
+			d.fileReads(rd)
+		}
+		releaseReads(reads)
 	}
-	f.queue <- buf
+	return true
 }
 
-// stop waits until every chunk handed to file is filed.
-func (f *filing[I, O]) stop() {
-	if f.queue != nil {
-		close(f.queue)
-		f.wg.Wait()
+// readsPool holds the buffers applied chunks' reads wait in.
+var readsPool sync.Pool // *[]runReads
+
+func readsBuffer(n int) []runReads {
+	if p, ok := readsPool.Get().(*[]runReads); ok && cap(*p) >= n {
+		return (*p)[:n]
 	}
+	return make([]runReads, n, max(n, defaultParallelChunk))
+}
+
+func releaseReads(reads []runReads) {
+	clear(reads) // drop the entries and reads before the buffer is reused
+	readsPool.Put(&reads)
 }
 
 // readsChange reports whether applyReads would change anything for the

@@ -275,3 +275,36 @@ func newGated(g *krt.Graph, n int) (nums, gates krt.Static[numbered]) {
 	gates.Set(items...)
 	return nums, gates
 }
+
+// TestParallelRunsOnItsWorkers checks that a parallel run starts no
+// goroutine beyond its workers: the reads are filed by the workers and
+// the writer, not by one more goroutine, which on two cores would run
+// only when one of them blocked. Each transformation notes how many
+// goroutines are running while the chunks are applied and filed.
+func TestParallelRunsOnItsWorkers(t *testing.T) {
+	const workers, n = 2, 400
+	g := krt.NewGraph(krt.WithParallelism(workers))
+	krt.ForceParallel(g)
+	nums := krt.NewStatic[numbered](g)
+	items := make([]numbered, n)
+	for i := range items {
+		items[i] = numbered{N: i, Value: i}
+	}
+	nums.Set(items...)
+	var mu sync.Mutex
+	most := 0
+	before := runtime.NumGoroutine()
+	krt.NewCollection(g, nums, func(ctx krt.HandlerContext, x numbered) *numbered {
+		krt.FetchOne(ctx, nums, krt.FilterKey(numbered{N: (x.N + 1) % n}.ResourceName())) // a read to file
+		mu.Lock()
+		most = max(most, runtime.NumGoroutine())
+		mu.Unlock()
+		return &x
+	})
+	if krt.ParallelRuns(g) == 0 {
+		t.Fatal("the build was not computed in parallel")
+	}
+	if extra := most - before; extra > workers-1 {
+		t.Errorf("%d goroutines ran beside the writer during the build, want at most %d workers", extra, workers-1)
+	}
+}
