@@ -97,7 +97,9 @@ var krtMetrics = []metricSpec{
 	{name: "read_wait_p50"},
 	{name: "read_wait_p99"},
 	{name: "initial_build_gomaxprocs1"},
+	{name: "initial_build_cpu_gomaxprocs1"},
 	{name: "meshconfig_change_gomaxprocs1"},
+	{name: "meshconfig_change_cpu_gomaxprocs1"},
 }
 
 // xdsMetrics are the figures of xds/internal/bench and bench/gcp-snapshot.
