@@ -223,13 +223,13 @@ func (d *derived[I, O]) edges() []Edge {
 	}
 	counts := map[ek]int{}
 	for _, st := range d.inputs.all() {
-		for _, r := range st.deps {
+		st.reads.each(func(r *fetchRec) {
 			kind := "fetch"
 			if r.filter.index >= 0 {
 				kind = "index"
 			}
 			counts[ek{r.up().nodeID(), kind}]++
-		}
+		})
 	}
 	for k, n := range counts {
 		out = append(out, Edge{From: k.from, To: d.id, Kind: k.kind, Reads: n})
@@ -267,9 +267,9 @@ func (d *derived[I, O]) explain(key string) (Explanation, bool) {
 		e.InputFrom = d.parent.name
 	}
 	if st := d.inputs.get(input); st != nil {
-		for _, r := range st.deps {
+		st.reads.each(func(r *fetchRec) {
 			e.Reads = append(e.Reads, Read{Collection: r.up().nodeName(), Filter: r.up().filterString(r.filter)})
-		}
+		})
 	}
 	for in := range d.contested[key] {
 		if in != input {

@@ -38,13 +38,32 @@ type derived[I, O any] struct {
 type inputState struct {
 	key   string
 	owner *inputOwner
-	outs  []string // the outputs' keys, but for a single output keyed like the input
-	deps  []*fetchRec
+	// outs holds the outputs' keys, but for a single output keyed like
+	// the input: a pointer, as few inputs have other outputs, and a slice
+	// would cost every entry two words more (see outKeys).
+	outs  *[]string
+	reads readList
 	dirty bool
 	// outSelf says the one output is keyed like the input, the common
 	// case: kept in the padding after dirty, where a one-key outs would
 	// be an allocation of its own per input.
 	outSelf bool
+}
+
+// outKeys returns the keys in outs.
+func (st *inputState) outKeys() []string {
+	if st.outs == nil {
+		return nil
+	}
+	return *st.outs
+}
+
+// setOutKeys makes keys, nil when empty, the keys in outs.
+func (st *inputState) setOutKeys(keys []string) {
+	st.outs = nil
+	if len(keys) > 0 {
+		st.outs = &keys
+	}
 }
 
 // upstreamRefs counts the recorded reads of one upstream by a derived
@@ -141,7 +160,7 @@ func (d *derived[I, O]) expectDirty(n int) {
 func (d *derived[I, O]) dropPending() {
 	for _, st := range d.dirty {
 		st.dirty = false
-		if st.outs == nil && !st.outSelf && st.deps == nil {
+		if st.outs == nil && !st.outSelf && st.reads.len() == 0 {
 			// Made by markDirty and never computed, or holding nothing:
 			// markDirty makes it again when needed.
 			d.inputs.remove(st)
@@ -191,8 +210,10 @@ type result[O any] struct {
 	outs   []O
 	keys   []string // outs' keys
 	err    error
-	deps   []*fetchRec
-	took   time.Duration
+	reads  []fetchRec // what the run read, unfiled, unless sameReads
+	// sameReads says the run read what the input's last run read.
+	sameReads bool
+	took      time.Duration
 }
 
 // outputs returns the run's outputs and their keys.
@@ -246,14 +267,14 @@ func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
 		in = v
 	}
 	fc := &slot.fc // the slot's, reused: a HandlerContext is valid only during the call
-	*fc = fetchCtx{down: d, in: st, input: st.key, prev: st.deps}
+	*fc = fetchCtx{down: d, in: st, input: st.key, prev: &st.reads}
 	start := monoNow()
 	slot.begin(st, start)
 	c := result[O]{st: st}
 	c.err = d.call(fc, in, &c)
 	slot.end()
 	c.took = time.Duration(monoNow() - start)
-	c.deps = fc.deps
+	c.reads, c.sameReads = fc.reads()
 	*fc = fetchCtx{} // keeps nothing of the input alive
 	return c
 }
@@ -307,23 +328,24 @@ func (d *derived[I, O]) applyReads(c *result[O]) { d.fileReads(readsOf(c)) }
 // keeps these until they are filed rather than the whole results, so
 // that a chunk's buffer is reused as soon as its outputs are applied.
 type runReads struct {
-	st           *inputState
-	deps         []*fetchRec
-	gone, failed bool
+	st                      *inputState
+	reads                   []fetchRec
+	gone, failed, sameReads bool
 }
 
 func readsOf[O any](c *result[O]) runReads {
-	return runReads{st: c.st, deps: c.deps, gone: c.gone, failed: c.err != nil}
+	return runReads{st: c.st, reads: c.reads, gone: c.gone, failed: c.err != nil, sameReads: c.sameReads}
 }
 
 func (d *derived[I, O]) fileReads(r runReads) {
 	switch {
 	case r.gone:
-		d.setDeps(r.st, nil)
+		d.setReads(r.st, nil)
+	case r.failed && r.sameReads:
 	case r.failed:
-		d.setDeps(r.st, unionDeps(r.st.deps, r.deps))
-	default:
-		d.setDeps(r.st, r.deps)
+		d.setReads(r.st, unionReads(&r.st.reads, r.reads))
+	case !r.sameReads:
+		d.setReads(r.st, r.reads)
 	}
 }
 
@@ -333,7 +355,7 @@ func (d *derived[I, O]) forget(tx *Txn, st *inputState) {
 	if st.outSelf {
 		d.release(tx, st.key, st.key)
 	}
-	for _, out := range st.outs {
+	for _, out := range st.outKeys() {
 		d.release(tx, out, st.key)
 	}
 	st.outs, st.outSelf = nil, false
@@ -345,7 +367,7 @@ func (d *derived[I, O]) forget(tx *Txn, st *inputState) {
 // those of its last outputs that outs lacks, and records the new keys in
 // st.
 func (d *derived[I, O]) replaceOutputs(tx *Txn, st *inputState, outs []O, outKeys []string) {
-	k, prev := st.key, st.outs
+	k, prev := st.key, st.outKeys()
 	if len(outs) == 1 && outKeys[0] == k {
 		d.claim(tx, k, k, outs[0]) // the common one-to-one case: a flag, no allocation
 		for _, old := range prev {
@@ -376,10 +398,8 @@ func (d *derived[I, O]) replaceOutputs(tx *Txn, st *inputState, outs []O, outKey
 			d.release(tx, old, k)
 		}
 	}
-	if len(keys) == 0 {
-		keys = nil
-	}
-	st.outs, st.outSelf = keys, false
+	st.setOutKeys(keys)
+	st.outSelf = false
 }
 
 // call runs the transformation, putting its outputs and their keys in c,
@@ -491,21 +511,18 @@ func (d *derived[I, O]) setOwner(key, input string) {
 	d.owners[key] = input
 }
 
-// setDeps replaces the reads recorded for st, leaving the reverse indexes
-// untouched when they are the same reads as before.
-func (d *derived[I, O]) setDeps(st *inputState, deps []*fetchRec) {
-	if sameDeps(st.deps, deps) {
-		return
-	}
-	for _, r := range st.deps {
+// setReads replaces the reads recorded for st with recs, unfiled,
+// unfiling the old ones from the reverse indexes and filing the new.
+func (d *derived[I, O]) setReads(st *inputState, recs []fetchRec) {
+	st.reads.each(func(r *fetchRec) {
 		r.up().removeDep(r)
 		d.refUpstream(r.up(), -1)
-	}
-	for _, r := range deps {
+	})
+	st.reads.replace(st, recs)
+	st.reads.each(func(r *fetchRec) {
 		r.up().addDep(r)
 		d.refUpstream(r.up(), 1)
-	}
-	st.deps = deps
+	})
 }
 
 // refUpstream adds delta to the count of reads of u, forgetting u when
@@ -524,26 +541,13 @@ func (d *derived[I, O]) refUpstream(u upstream, delta int) {
 	}
 }
 
-func sameDeps(a, b []*fetchRec) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] == b[i] {
-			continue
-		}
-		if a[i].src != b[i].src || !a[i].filter.equal(b[i].filter) {
-			return false
-		}
-	}
-	return true
-}
-
-// unionDeps returns a followed by the reads of b that a lacks.
-func unionDeps(a, b []*fetchRec) []*fetchRec {
-	out := append([]*fetchRec(nil), a...)
-	for _, r := range b {
-		if !slices.ContainsFunc(a, func(x *fetchRec) bool { return x.src == r.src && x.filter.equal(r.filter) }) {
+// unionReads returns copies of the reads held by l followed by the reads
+// of recs that l lacks.
+func unionReads(l *readList, recs []fetchRec) []fetchRec {
+	out := l.appendTo(nil, l.len())
+	held := len(out)
+	for _, r := range recs {
+		if !slices.ContainsFunc(out[:held], func(x fetchRec) bool { return x.src == r.src && x.filter.equal(r.filter) }) {
 			out = append(out, r)
 		}
 	}

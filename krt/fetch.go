@@ -22,17 +22,10 @@ type fetchCtx struct {
 	down   dependent
 	in     *inputState
 	input  string
-	prev   []*fetchRec // what the last computation read, to reuse
-	deps   []*fetchRec
+	prev   *readList  // what in's last computation read, to compare with
+	kept   int        // the reads so far, while each is prev's at its position
+	fresh  []fetchRec // nil while kept counts the reads; else all of them
 	failed error
-}
-
-// sharesPrev reports whether deps is still prev[:len(deps)], sharing
-// prev's array, as it is until a read differs from prev's at its
-// position: a computation that reads what the last one read allocates no
-// slice, and setDeps finds the very same records.
-func (c *fetchCtx) sharesPrev() bool {
-	return len(c.deps) == 0 || len(c.prev) > 0 && &c.deps[0] == &c.prev[0]
 }
 
 func (c *fetchCtx) Fail(err error) {
@@ -105,26 +98,34 @@ func beginFetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, sa
 	return s, fs, true
 }
 
-// record adds a read of up with fs to the computation's reads. In the
-// steady state a computation reads what it read last time: it reuses
-// that record rather than allocating and re-filing a new one.
+// record adds a read of src with fs to the computation's reads. In the
+// steady state a computation reads what it read last time: it counts
+// those reads rather than copying them, and allocates nothing.
 func (c *fetchCtx) record(src *dependents, fs *filterSet) {
-	i := len(c.deps)
-	shared := c.sharesPrev()
-	if i < len(c.prev) && c.prev[i].src == src && c.prev[i].filter.equal(fs) {
-		if shared {
-			c.deps = c.prev[:i+1]
+	if c.fresh == nil {
+		if c.prev.matches(c.kept, src, fs) {
+			c.kept++
 			return
 		}
-		c.deps = append(c.deps, c.prev[i])
+		c.fresh = c.prev.appendTo(make([]fetchRec, 0, max(c.prev.len(), c.kept+1, 2)), c.kept)
+	}
+	if i := len(c.fresh); c.prev.matches(i, src, fs) {
+		c.fresh = append(c.fresh, *c.prev.at(i)) // and the filter it shares
 		return
 	}
-	if shared {
-		// Never append into prev's array: it still holds the reads
-		// setDeps must unfile.
-		c.deps = append(make([]*fetchRec, 0, max(len(c.prev), i+1, 2)), c.deps...)
+	c.fresh = append(c.fresh, fetchRec{in: c.in, src: src, filter: keepFilter(fs)})
+}
+
+// reads returns what the computation read, unfiled, and same, true when
+// that is what its last computation read (and reads returns nil).
+func (c *fetchCtx) reads() (recs []fetchRec, same bool) {
+	switch {
+	case c.fresh != nil:
+		return c.fresh, false
+	case c.kept == c.prev.len():
+		return nil, true
 	}
-	c.deps = append(c.deps, &fetchRec{in: c.in, src: src, filter: keepFilter(fs)})
+	return c.prev.appendTo(nil, c.kept), false // a prefix of the last reads
 }
 
 // FetchOne returns the item of c that passes every filter and records the

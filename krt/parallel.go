@@ -258,11 +258,11 @@ func releaseReads(reads []runReads) {
 }
 
 // readsChange reports whether applyReads would change anything for the
-// results in buf: an input gone or failed, or a run that read other than
-// its input's last run.
+// results in buf: an input gone, or a run that read other than its
+// input's last run (a failed run's reads are added to the last run's).
 func readsChange[O any](buf []result[O]) bool {
 	for i := range buf {
-		if c := &buf[i]; c.gone || c.err != nil || !sameDeps(c.st.deps, c.deps) {
+		if c := &buf[i]; c.gone || !c.sameReads {
 			return true
 		}
 	}

@@ -166,7 +166,7 @@ func (s *store[T]) removeDown(d downstream) {
 func (d *derived[I, O]) stop(tx *Txn) {
 	d.stopStore(tx)
 	for _, st := range d.inputs.all() {
-		d.setDeps(st, nil)
+		d.setReads(st, nil)
 	}
 	d.inputs, d.owners, d.contested, d.failing, d.dirty = inputTable{}, nil, nil, nil, nil
 	if d.parent != nil {

@@ -1,0 +1,47 @@
+package krt
+
+import "testing"
+
+// TestReadList replaces an input's reads with lists of every length up to
+// past what its entry holds in place, and checks that each is held in
+// order, as a record of the input, the first two in the entry itself.
+func TestReadList(t *testing.T) {
+	st := &inputState{key: "in"}
+	srcs := make([]dependents, 5)
+	for n := range len(srcs) + 1 {
+		recs := make([]fetchRec, n)
+		for i := range recs {
+			recs[i] = fetchRec{src: &srcs[i], filter: &noFilter}
+		}
+		st.reads.replace(st, recs)
+		if got := st.reads.len(); got != n {
+			t.Fatalf("replaced with %d reads: len %d", n, got)
+		}
+		var seen []*dependents
+		st.reads.each(func(r *fetchRec) {
+			if r.in != st {
+				t.Fatalf("read %d of %d is not a record of the input", len(seen), n)
+			}
+			seen = append(seen, r.src)
+		})
+		for i, src := range seen {
+			if src != &srcs[i] {
+				t.Fatalf("%d reads: read %d is of source %p, want %p", n, i, src, &srcs[i])
+			}
+		}
+		if len(seen) != n {
+			t.Fatalf("each visited %d of %d reads", len(seen), n)
+		}
+		for i := range n {
+			if !st.reads.matches(i, &srcs[i], &noFilter) {
+				t.Fatalf("%d reads: read %d does not match what was recorded", n, i)
+			}
+			if i < len(st.reads.first) && st.reads.at(i) != &st.reads.first[i] {
+				t.Fatalf("%d reads: read %d is not held in the entry", n, i)
+			}
+		}
+		if st.reads.matches(n, &srcs[0], &noFilter) {
+			t.Fatalf("%d reads: a read past the last matches", n)
+		}
+	}
+}
