@@ -2,20 +2,20 @@ package krt
 
 import "slices"
 
-// fetchRec is one recorded read: input in fetched from the collection
-// whose reverse index src is, with filter. It is filed in src (see
-// dependents). Each input makes a few and a graph holds them by the
-// hundred thousand, hence pointers alone: to the filter, which reads
-// without one share (see keepFilter and shareFilter), and to the reverse
-// index rather than to the collection, an interface twice the size.
+// fetchRec is one recorded read: input in fetched with filter from the
+// collection whose reverse index filter.src is, and in which the record
+// is filed (see dependents). Each input makes a few and a graph holds
+// them by the hundred thousand, hence two pointers alone: the filter,
+// which the reads of one collection without one share (see keepFilter
+// and shareFilter), names what was read, so that the records sharing it
+// need not.
 type fetchRec struct {
 	in     *inputState
-	src    *dependents
 	filter *filterSet // its content never changed once recorded
 }
 
 // up returns the collection the read is of.
-func (r *fetchRec) up() upstream { return r.src.owner }
+func (r *fetchRec) up() upstream { return r.filter.src.owner }
 
 // dependents is a collection's reverse index: which reads of it, by which
 // inputs of which collections, a change to a given item can affect. Each
@@ -24,6 +24,7 @@ func (r *fetchRec) up() upstream { return r.src.owner }
 // nothing more.
 type dependents struct {
 	owner     upstream              // the collection whose reverse index this is
+	nothing   filterSet             // the filter of every read of owner without one
 	all       recSet                // reads no change escapes
 	byKey     map[string]*recSet    // FilterKey(s), under each key
 	byIndex   []map[string]*recSet  // FilterIndex, by index id, under its key

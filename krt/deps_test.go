@@ -6,17 +6,17 @@ import "testing"
 // the buckets they share, and checks that each read ends up holding the
 // first copy of its filter, and that no read holds the other's.
 func TestShareFilter(t *testing.T) {
-	selects := func(labels map[string]string) *filterSet {
-		return &filterSet{index: -1, hasSelects: true, selects: labels}
-	}
 	var d dependents
+	selects := func(labels map[string]string) *filterSet {
+		return &filterSet{src: &d, index: -1, hasSelects: true, selects: labels}
+	}
 	var first [2]*filterSet
 	for i, kind := range []int{0, 0, 1, 0, 1, 1, 0} {
 		labels := map[string]string{"app": "a"} // a map of its own, as each pod's labels are
 		if kind == 1 {
 			labels["tier"] = "web"
 		}
-		rec := &fetchRec{in: &inputState{key: "in"}, src: &d, filter: selects(labels)}
+		rec := &fetchRec{in: &inputState{key: "in"}, filter: selects(labels)}
 		d.file(rec, true)
 		if first[kind] == nil {
 			first[kind] = rec.filter

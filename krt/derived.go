@@ -547,7 +547,7 @@ func unionReads(l *readList, recs []fetchRec) []fetchRec {
 	out := l.appendTo(nil, l.len())
 	held := len(out)
 	for _, r := range recs {
-		if !slices.ContainsFunc(out[:held], func(x fetchRec) bool { return x.src == r.src && x.filter.equal(r.filter) }) {
+		if !slices.ContainsFunc(out[:held], func(x fetchRec) bool { return x.filter.equal(r.filter) }) {
 			out = append(out, r)
 		}
 	}

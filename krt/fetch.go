@@ -69,7 +69,7 @@ func beginFetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, sa
 	}
 	fc := ctx.fetchContext()
 	s = c.core()
-	fs = filterSet{index: -1}
+	fs = filterSet{index: -1, src: &s.deps}
 	for _, fl := range filters {
 		if fl.kind == filterIndex {
 			s.checkIndex(fl.index, fl.owner)
@@ -94,26 +94,26 @@ func beginFetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, sa
 		}
 		return s, fs, false
 	}
-	fc.record(&s.deps, &fs)
+	fc.record(&fs)
 	return s, fs, true
 }
 
-// record adds a read of src with fs to the computation's reads. In the
+// record adds a read with fs to the computation's reads. In the
 // steady state a computation reads what it read last time: it counts
 // those reads rather than copying them, and allocates nothing.
-func (c *fetchCtx) record(src *dependents, fs *filterSet) {
+func (c *fetchCtx) record(fs *filterSet) {
 	if c.fresh == nil {
-		if c.prev.matches(c.kept, src, fs) {
+		if c.prev.matches(c.kept, fs) {
 			c.kept++
 			return
 		}
 		c.fresh = c.prev.appendTo(make([]fetchRec, 0, max(c.prev.len(), c.kept+1, 2)), c.kept)
 	}
-	if i := len(c.fresh); c.prev.matches(i, src, fs) {
+	if i := len(c.fresh); c.prev.matches(i, fs) {
 		c.fresh = append(c.fresh, *c.prev.at(i)) // and the filter it shares
 		return
 	}
-	c.fresh = append(c.fresh, fetchRec{in: c.in, src: src, filter: keepFilter(fs)})
+	c.fresh = append(c.fresh, fetchRec{in: c.in, filter: keepFilter(fs)})
 }
 
 // reads returns what the computation read, unfiled, and same, true when

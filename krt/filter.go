@@ -49,6 +49,9 @@ type filterRare struct {
 }
 
 type filterSet struct {
+	// src is the reverse index of the collection filtered, which the
+	// records of the reads that share the filter need not each hold.
+	src        *dependents
 	rare       *filterRare
 	indexKey   string
 	ns         string
@@ -61,15 +64,12 @@ type filterSet struct {
 	hasSelects bool
 }
 
-// noFilter is the filter of every read without one, shared by their
-// records.
-var noFilter = filterSet{index: -1}
-
-// keepFilter returns a copy of f for a read's record to keep: noFilter
-// when f filters nothing, as a read of a singleton does not.
+// keepFilter returns a copy of f for a read's record to keep: the one
+// its collection's reverse index holds (nothing) when f filters nothing,
+// as a read of a singleton does not.
 func keepFilter(f *filterSet) *filterSet {
 	if f.rare == nil && f.index < 0 && !f.hasKeys && !f.hasNS && !f.hasLabels && !f.hasSelects {
-		return &noFilter
+		return &f.src.nothing
 	}
 	kept := *f
 	return &kept
@@ -191,7 +191,7 @@ func (f *filterSet) projected() any {
 // equal reports whether two filter sets record the same dependency; sets
 // with predicates never compare equal, as functions cannot be compared.
 func (f *filterSet) equal(o *filterSet) bool {
-	return f.predicate() == nil && o.predicate() == nil && f.projected() == nil && o.projected() == nil &&
+	return f.src == o.src && f.predicate() == nil && o.predicate() == nil && f.projected() == nil && o.projected() == nil &&
 		f.hasKeys == o.hasKeys && slices.Equal(f.keyList(), o.keyList()) &&
 		f.index == o.index && f.indexKey == o.indexKey &&
 		f.hasNS == o.hasNS && f.ns == o.ns &&

@@ -9,16 +9,16 @@ package krt
 // replace is given the reads unfiled and files them again. The zero value
 // holds no read.
 type readList struct {
-	first [2]fetchRec // in use from the start while src is not nil
+	first [2]fetchRec // in use from the start while filter is not nil
 	more  *[]fetchRec // the reads after the first two; nil when none
 }
 
 // len returns the number of reads held.
 func (l *readList) len() int {
 	switch {
-	case l.first[0].src == nil:
+	case l.first[0].filter == nil:
 		return 0
-	case l.first[1].src == nil:
+	case l.first[1].filter == nil:
 		return 1
 	case l.more == nil:
 		return 2
@@ -63,12 +63,8 @@ func (l *readList) replace(in *inputState, recs []fetchRec) {
 	}
 }
 
-// matches reports whether read i, if held, is of src with a filter equal
-// to fs.
-func (l *readList) matches(i int, src *dependents, fs *filterSet) bool {
-	if i >= l.len() {
-		return false
-	}
-	r := l.at(i)
-	return r.src == src && r.filter.equal(fs)
+// matches reports whether read i, if held, has a filter equal to fs, and
+// so is of the same collection.
+func (l *readList) matches(i int, fs *filterSet) bool {
+	return i < l.len() && l.at(i).filter.equal(fs)
 }

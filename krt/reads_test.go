@@ -8,10 +8,13 @@ import "testing"
 func TestReadList(t *testing.T) {
 	st := &inputState{key: "in"}
 	srcs := make([]dependents, 5)
+	for i := range srcs {
+		srcs[i].nothing = filterSet{index: -1, src: &srcs[i]}
+	}
 	for n := range len(srcs) + 1 {
 		recs := make([]fetchRec, n)
 		for i := range recs {
-			recs[i] = fetchRec{src: &srcs[i], filter: &noFilter}
+			recs[i] = fetchRec{filter: &srcs[i].nothing}
 		}
 		st.reads.replace(st, recs)
 		if got := st.reads.len(); got != n {
@@ -22,7 +25,7 @@ func TestReadList(t *testing.T) {
 			if r.in != st {
 				t.Fatalf("read %d of %d is not a record of the input", len(seen), n)
 			}
-			seen = append(seen, r.src)
+			seen = append(seen, r.filter.src)
 		})
 		for i, src := range seen {
 			if src != &srcs[i] {
@@ -33,14 +36,14 @@ func TestReadList(t *testing.T) {
 			t.Fatalf("each visited %d of %d reads", len(seen), n)
 		}
 		for i := range n {
-			if !st.reads.matches(i, &srcs[i], &noFilter) {
+			if !st.reads.matches(i, &srcs[i].nothing) {
 				t.Fatalf("%d reads: read %d does not match what was recorded", n, i)
 			}
 			if i < len(st.reads.first) && st.reads.at(i) != &st.reads.first[i] {
 				t.Fatalf("%d reads: read %d is not held in the entry", n, i)
 			}
 		}
-		if st.reads.matches(n, &srcs[0], &noFilter) {
+		if st.reads.matches(n, &srcs[0].nothing) {
 			t.Fatalf("%d reads: a read past the last matches", n)
 		}
 	}

@@ -15,7 +15,7 @@ func TestSmallSet(t *testing.T) {
 	recs := make([]*fetchRec, 3*fewElems)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("ns/item-%d", i)
-		recs[i] = &fetchRec{in: &inputState{key: keys[i]}, filter: &noFilter}
+		recs[i] = &fetchRec{in: &inputState{key: keys[i]}, filter: &filterSet{index: -1}}
 	}
 	t.Run("keys", func(t *testing.T) { checkSmallSet(t, keys, &smallSet[string]{}, (*smallSet[string])(nil)) })
 	t.Run("reads", func(t *testing.T) { checkSmallSet(t, recs, &smallSet[*fetchRec]{}, (*smallSet[*fetchRec])(nil)) })
