@@ -4,7 +4,7 @@ import "slices"
 
 // inputTable holds a derived collection's input entries, found by key
 // through a slotIndex. The entries keep their keys, so the table keeps a
-// pointer per entry in an array and a word per index entry, where a Go
+// pointer per entry in an array and half a word per index entry, where a Go
 // map keyed by the inputs keeps every key again beside its pointer, in
 // every slot of its tables, free or not (16,384 of them for 10,000
 // inputs). A removed entry's slot takes the last entry, so that the array
@@ -18,21 +18,21 @@ type inputTable struct {
 // reserve makes room for n more entries at once, as a collection's first
 // computation knows how many inputs it has.
 func (t *inputTable) reserve(n int) {
-	t.index = t.index.grow(len(t.slots) + n)
+	t.index = t.index.grow(len(t.slots)+n, t.hashOf)
 	t.slots = slices.Grow(t.slots, n)
 }
 
 // lookup returns the position in the index of key's entry and the entry,
 // or the position of the empty index entry that ends its probe and nil.
 func (t *inputTable) lookup(key string, h uint32) (uint32, *inputState) {
-	mask := uint32(len(t.index) - 1)
+	mask := t.index.mask()
 	for pos := h & mask; ; pos = (pos + 1) & mask {
 		e := t.index[pos]
 		if e == 0 {
 			return pos, nil
 		}
-		if uint32(e>>32) == h {
-			if st := t.slots[uint32(e)-1]; st.key == key {
+		if t.index.tagged(e, h) {
+			if st := t.slots[t.index.slotOf(e)]; st.key == key {
 				return pos, st
 			}
 		}
@@ -51,10 +51,10 @@ func (t *inputTable) get(key string) *inputState {
 // add stores st, whose key the table must not hold yet.
 func (t *inputTable) add(st *inputState) {
 	h := hashKey(st.key)
-	t.index = t.index.grow(len(t.slots) + 1)
+	t.index = t.index.grow(len(t.slots)+1, t.hashOf)
 	pos, _ := t.lookup(st.key, h)
+	t.index[pos] = t.index.entry(h, int32(len(t.slots)))
 	t.slots = append(t.slots, st)
-	t.index[pos] = uint64(h)<<32 | uint64(len(t.slots))
 }
 
 // remove drops st, if the table holds it (and not a later entry made for
@@ -67,18 +67,22 @@ func (t *inputTable) remove(st *inputState) {
 	if held != st {
 		return
 	}
-	id := uint32(t.index[pos]) - 1
-	t.index.unindex(pos)
-	last := uint32(len(t.slots) - 1)
+	id := t.index.slotOf(t.index[pos])
+	t.index.unindex(pos, t.hashOf)
+	last := int32(len(t.slots) - 1)
 	if id != last {
 		moved := t.slots[last]
-		mpos, _ := t.lookup(moved.key, hashKey(moved.key))
-		t.index[mpos] = t.index[mpos]&^0xffffffff | uint64(id+1)
+		h := hashKey(moved.key)
+		mpos, _ := t.lookup(moved.key, h)
+		t.index[mpos] = t.index.entry(h, id)
 		t.slots[id] = moved
 	}
 	t.slots[last] = nil
 	t.slots = t.slots[:last]
 }
+
+// hashOf returns the hash of the key of the entry in slot id.
+func (t *inputTable) hashOf(id int32) uint32 { return hashKey(t.slots[id].key) }
 
 // all returns every entry, in no particular order; the writer must not
 // change the table while the caller ranges over them.

@@ -9,12 +9,13 @@ import (
 )
 
 // itemTable holds a collection's items, each in a slot of one array,
-// and finds a key's slot through an index of slot numbers: an
-// open-addressing hash table probed linearly, each entry a slot number
-// and the hash of its key in one word. A Go map keyed by the items' keys
-// keeps a 16-byte key, and with the items as values an item, in every
-// slot of its tables, free or not (16,384 of them for 10,000 entries);
-// this keeps 8 bytes, and the array is as long as the items are many.
+// and finds a key's slot through an index of slot numbers (slotIndex):
+// an open-addressing hash table probed linearly, each entry a slot number
+// and part of the hash of its key in half a word. A Go map keyed by the
+// items' keys keeps a 16-byte key, and with the items as values an item,
+// in every slot of its tables, free or not (16,384 of them for 10,000
+// entries); this keeps 4 bytes, and the array is as long as the items are
+// many.
 // (It is the layout of a Python dict.) The indexes hold slot numbers too
 // (see keySet), and a query reads an index's items from the array without
 // looking their keys up.
@@ -53,14 +54,14 @@ func (t *itemTable[T]) reserve(n int) {
 // lookup returns the position in the index of key's entry, or of the
 // empty entry that ends its probe.
 func (t *itemTable[T]) lookup(key string, h uint32) (pos uint32, id int32, ok bool) {
-	mask := uint32(len(t.index) - 1)
+	mask := t.index.mask()
 	for pos = h & mask; ; pos = (pos + 1) & mask {
 		e := t.index[pos]
 		if e == 0 {
 			return pos, -1, false
 		}
-		if uint32(e>>32) == h {
-			if id = int32(uint32(e) - 1); t.slots[id].key == key {
+		if t.index.tagged(e, h) {
+			if id = t.index.slotOf(e); t.slots[id].key == key {
 				return pos, id, true
 			}
 		}
@@ -109,21 +110,24 @@ func (t *itemTable[T]) set(key string, v T) int32 {
 		id = int32(len(t.slots))
 		t.slots = append(t.slots, itemSlot[T]{key: key, val: v})
 	}
-	t.resizeIndex(t.n + 1)
+	t.resizeIndex(max(t.n+1, len(t.slots)))
 	pos, _, _ := t.lookup(key, h)
-	t.index[pos] = uint64(h)<<32 | uint64(id+1)
+	t.index[pos] = t.index.entry(h, id)
 	t.n++
 	return id
 }
 
 // resizeIndex makes the index large enough for n entries.
-func (t *itemTable[T]) resizeIndex(n int) { t.index = t.index.grow(n) }
+func (t *itemTable[T]) resizeIndex(n int) { t.index = t.index.grow(n, t.hashOf) }
+
+// hashOf returns the hash of the key in slot id.
+func (t *itemTable[T]) hashOf(id int32) uint32 { return hashKey(t.slots[id].key) }
 
 // deleteAt removes the item in slot id, clearing the slot for reuse.
 func (t *itemTable[T]) deleteAt(id int32) {
 	key := t.slots[id].key
 	pos, _, _ := t.lookup(key, hashKey(key))
-	t.index.unindex(pos)
+	t.index.unindex(pos, t.hashOf)
 	t.n--
 	t.slots[id] = itemSlot[T]{}
 	if t.n == 0 {

@@ -82,7 +82,7 @@ func TestItemTableSortIDs(t *testing.T) {
 	}
 }
 
-func countZero(words []uint64) int {
+func countZero(words slotIndex) int {
 	n := 0
 	for _, w := range words {
 		if w == 0 {
