@@ -24,7 +24,6 @@ func (r *fetchRec) up() upstream { return r.filter.src.owner }
 // nothing more.
 type dependents struct {
 	owner     upstream              // the collection whose reverse index this is
-	nothing   filterSet             // the filter of every read of owner without one
 	all       recSet                // reads no change escapes
 	byKey     map[string]*recSet    // FilterKey(s), under each key
 	byIndex   []map[string]*recSet  // FilterIndex, by index id, under its key
@@ -144,7 +143,7 @@ func (s *store[T]) trigger(tx *Txn, key string, old T, hadOld bool, nv T, hasNew
 		// matching its filter, as a change of many items that one input
 		// read (a service's pods) would repeat it for each.
 		if !rec.in.dirty && s.affects(rec.filter, key, old, hadOld, nv, hasNew) {
-			rec.in.owner.d.markInput(tx, rec.in)
+			rec.filter.down.d.markInput(tx, rec.in)
 		}
 	}
 	visit := func(set *recSet) {
@@ -215,7 +214,7 @@ func (s *store[T]) triggerPairs(visit func(*recSet), old T, hadOld bool, nv T, h
 // every input of one collection, as of a singleton that all of them read.
 func expectDirty(set *recSet) {
 	if n := set.len(); n > 64 {
-		if e, ok := set.any().in.owner.d.(interface{ expectDirty(n int) }); ok {
+		if e, ok := set.any().filter.down.d.(interface{ expectDirty(n int) }); ok {
 			e.expectDirty(n)
 		}
 	}

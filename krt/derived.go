@@ -24,6 +24,7 @@ type derived[I, O any] struct {
 	inputs    inputTable
 	dirty     []*inputState           // marked since the last process, each once
 	owners    map[string]string       // output key -> input that produced it
+	outs      map[string][]string     // input -> its outputs' keys, if not one keyed like it
 	contested map[string]map[string]O // output key -> every claimant, while >1
 	failing   map[string]error        // inputs whose last computation failed
 	upSynced  []upstreamRefs          // upstreams read by any input, a few
@@ -37,33 +38,36 @@ type derived[I, O any] struct {
 // out to be gone is dropped by the computation that finds it gone.
 type inputState struct {
 	key   string
-	owner *inputOwner
-	// outs holds the outputs' keys, but for a single output keyed like
-	// the input: a pointer, as few inputs have other outputs, and a slice
-	// would cost every entry two words more (see outKeys).
-	outs  *[]string
 	reads readList
 	dirty bool
 	// outSelf says the one output is keyed like the input, the common
-	// case: kept in the padding after dirty, where a one-key outs would
-	// be an allocation of its own per input.
-	outSelf bool
+	// case, and outMany that the outputs' keys are in the collection's
+	// outs, as few inputs have other outputs: flags in the padding after
+	// dirty rather than a slice in every entry.
+	outSelf, outMany bool
 }
 
-// outKeys returns the keys in outs.
-func (st *inputState) outKeys() []string {
-	if st.outs == nil {
+// outKeys returns the keys of st's outputs, but for a single output keyed
+// like st.
+func (d *derived[I, O]) outKeys(st *inputState) []string {
+	if !st.outMany {
 		return nil
 	}
-	return *st.outs
+	return d.outs[st.key]
 }
 
-// setOutKeys makes keys, nil when empty, the keys in outs.
-func (st *inputState) setOutKeys(keys []string) {
-	st.outs = nil
-	if len(keys) > 0 {
-		st.outs = &keys
+// setOutKeys makes keys, none when empty, the keys of st's outputs.
+func (d *derived[I, O]) setOutKeys(st *inputState, keys []string) {
+	switch {
+	case len(keys) > 0:
+		if d.outs == nil {
+			d.outs = map[string][]string{}
+		}
+		d.outs[st.key] = keys
+	case st.outMany:
+		delete(d.outs, st.key)
 	}
+	st.outMany = len(keys) > 0
 }
 
 // upstreamRefs counts the recorded reads of one upstream by a derived
@@ -74,9 +78,14 @@ type upstreamRefs struct {
 	n  int
 }
 
-// inputOwner is the collection an input belongs to, as its entries and
-// their reads reach it: one pointer per entry rather than an interface.
-type inputOwner struct{ d dependent }
+// inputOwner is the collection an input belongs to, as its reads reach
+// it through their filters: one pointer per filter rather than an
+// interface, and none per input.
+type inputOwner struct {
+	d       dependent
+	mu      sync.Mutex   // guards nothing
+	nothing []*filterSet // see unfiltered
+}
 
 // NewCollection derives a collection from in: each input item is
 // transformed into at most one output (nil means none). The transformation
@@ -132,7 +141,7 @@ func (d *derived[I, O]) markDirty(tx *Txn, input string) {
 	}
 	st := d.inputs.get(input)
 	if st == nil {
-		st = &inputState{key: input, owner: &d.owner}
+		st = &inputState{key: input}
 		d.inputs.add(st)
 	}
 	d.markInput(tx, st)
@@ -160,7 +169,7 @@ func (d *derived[I, O]) expectDirty(n int) {
 func (d *derived[I, O]) dropPending() {
 	for _, st := range d.dirty {
 		st.dirty = false
-		if st.outs == nil && !st.outSelf && st.reads.len() == 0 {
+		if !st.outMany && !st.outSelf && st.reads.len() == 0 {
 			// Made by markDirty and never computed, or holding nothing:
 			// markDirty makes it again when needed.
 			d.inputs.remove(st)
@@ -267,9 +276,9 @@ func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
 		in = v
 	}
 	fc := &slot.fc // the slot's, reused: a HandlerContext is valid only during the call
-	*fc = fetchCtx{down: d, in: st, input: st.key, prev: &st.reads}
+	*fc = fetchCtx{owner: &d.owner, in: st, input: st.key, prev: &st.reads}
 	start := monoNow()
-	slot.begin(st, start)
+	slot.begin(&d.owner, st, start)
 	c := result[O]{st: st}
 	c.err = d.call(fc, in, &c)
 	slot.end()
@@ -355,10 +364,11 @@ func (d *derived[I, O]) forget(tx *Txn, st *inputState) {
 	if st.outSelf {
 		d.release(tx, st.key, st.key)
 	}
-	for _, out := range st.outKeys() {
+	for _, out := range d.outKeys(st) {
 		d.release(tx, out, st.key)
 	}
-	st.outs, st.outSelf = nil, false
+	d.setOutKeys(st, nil)
+	st.outSelf = false
 	d.inputs.remove(st)
 	delete(d.failing, st.key)
 }
@@ -367,7 +377,7 @@ func (d *derived[I, O]) forget(tx *Txn, st *inputState) {
 // those of its last outputs that outs lacks, and records the new keys in
 // st.
 func (d *derived[I, O]) replaceOutputs(tx *Txn, st *inputState, outs []O, outKeys []string) {
-	k, prev := st.key, st.outKeys()
+	k, prev := st.key, d.outKeys(st)
 	if len(outs) == 1 && outKeys[0] == k {
 		d.claim(tx, k, k, outs[0]) // the common one-to-one case: a flag, no allocation
 		for _, old := range prev {
@@ -375,7 +385,8 @@ func (d *derived[I, O]) replaceOutputs(tx *Txn, st *inputState, outs []O, outKey
 				d.release(tx, old, k)
 			}
 		}
-		st.outs, st.outSelf = nil, true
+		d.setOutKeys(st, nil)
+		st.outSelf = true
 		return
 	}
 	var self [1]string
@@ -398,7 +409,7 @@ func (d *derived[I, O]) replaceOutputs(tx *Txn, st *inputState, outs []O, outKey
 			d.release(tx, old, k)
 		}
 	}
-	st.setOutKeys(keys)
+	d.setOutKeys(st, keys)
 	st.outSelf = false
 }
 

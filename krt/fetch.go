@@ -19,7 +19,7 @@ type HandlerContext interface {
 }
 
 type fetchCtx struct {
-	down   dependent
+	owner  *inputOwner // in's collection, which its reads' filters name
 	in     *inputState
 	input  string
 	prev   *readList  // what in's last computation read, to compare with
@@ -69,7 +69,7 @@ func beginFetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, sa
 	}
 	fc := ctx.fetchContext()
 	s = c.core()
-	fs = filterSet{index: -1, src: &s.deps}
+	fs = filterSet{index: -1, src: &s.deps, down: fc.owner}
 	for _, fl := range filters {
 		if fl.kind == filterIndex {
 			s.checkIndex(fl.index, fl.owner)
@@ -113,7 +113,7 @@ func (c *fetchCtx) record(fs *filterSet) {
 		c.fresh = append(c.fresh, *c.prev.at(i)) // and the filter it shares
 		return
 	}
-	c.fresh = append(c.fresh, fetchRec{in: c.in, filter: keepFilter(fs)})
+	c.fresh = append(c.fresh, fetchRec{in: c.in, filter: c.owner.keepFilter(fs)})
 }
 
 // reads returns what the computation read, unfiled, and same, true when

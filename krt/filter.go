@@ -49,9 +49,11 @@ type filterRare struct {
 }
 
 type filterSet struct {
-	// src is the reverse index of the collection filtered, which the
-	// records of the reads that share the filter need not each hold.
+	// src is the reverse index of the collection filtered and down the
+	// collection whose inputs read it, which the records of the reads
+	// that share the filter need not each hold.
 	src        *dependents
+	down       *inputOwner
 	rare       *filterRare
 	indexKey   string
 	ns         string
@@ -64,15 +66,32 @@ type filterSet struct {
 	hasSelects bool
 }
 
-// keepFilter returns a copy of f for a read's record to keep: the one
-// its collection's reverse index holds (nothing) when f filters nothing,
-// as a read of a singleton does not.
-func keepFilter(f *filterSet) *filterSet {
+// keepFilter returns a copy of f, a filter of o's inputs, for a read's
+// record to keep: when f filters nothing, as a read of a singleton does
+// not, the one o's reads of f's collection without a filter share.
+func (o *inputOwner) keepFilter(f *filterSet) *filterSet {
 	if f.rare == nil && f.index < 0 && !f.hasKeys && !f.hasNS && !f.hasLabels && !f.hasSelects {
-		return &f.src.nothing
+		return o.unfiltered(f)
 	}
 	kept := *f
 	return &kept
+}
+
+// unfiltered returns the filter that o's reads of f's collection without
+// a filter share, made on the first. Transformations of o's inputs may
+// run in parallel, hence the lock; a collection reads a few others, so
+// the list is short.
+func (o *inputOwner) unfiltered(f *filterSet) *filterSet {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, u := range o.nothing {
+		if u.src == f.src {
+			return u
+		}
+	}
+	u := &filterSet{index: -1, src: f.src, down: o}
+	o.nothing = append(o.nothing, u)
+	return u
 }
 
 // FilterKey keeps the item with the given key.
@@ -191,7 +210,7 @@ func (f *filterSet) projected() any {
 // equal reports whether two filter sets record the same dependency; sets
 // with predicates never compare equal, as functions cannot be compared.
 func (f *filterSet) equal(o *filterSet) bool {
-	return f.src == o.src && f.predicate() == nil && o.predicate() == nil && f.projected() == nil && o.projected() == nil &&
+	return f.src == o.src && f.down == o.down && f.predicate() == nil && o.predicate() == nil && f.projected() == nil && o.projected() == nil &&
 		f.hasKeys == o.hasKeys && slices.Equal(f.keyList(), o.keyList()) &&
 		f.index == o.index && f.indexKey == o.indexKey &&
 		f.hasNS == o.hasNS && f.ns == o.ns &&

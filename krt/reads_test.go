@@ -8,13 +8,14 @@ import "testing"
 func TestReadList(t *testing.T) {
 	st := &inputState{key: "in"}
 	srcs := make([]dependents, 5)
+	filters := make([]filterSet, len(srcs))
 	for i := range srcs {
-		srcs[i].nothing = filterSet{index: -1, src: &srcs[i]}
+		filters[i] = filterSet{index: -1, src: &srcs[i]}
 	}
 	for n := range len(srcs) + 1 {
 		recs := make([]fetchRec, n)
 		for i := range recs {
-			recs[i] = fetchRec{filter: &srcs[i].nothing}
+			recs[i] = fetchRec{filter: &filters[i]}
 		}
 		st.reads.replace(st, recs)
 		if got := st.reads.len(); got != n {
@@ -36,14 +37,14 @@ func TestReadList(t *testing.T) {
 			t.Fatalf("each visited %d of %d reads", len(seen), n)
 		}
 		for i := range n {
-			if !st.reads.matches(i, &srcs[i].nothing) {
+			if !st.reads.matches(i, &filters[i]) {
 				t.Fatalf("%d reads: read %d does not match what was recorded", n, i)
 			}
 			if i < len(st.reads.first) && st.reads.at(i) != &st.reads.first[i] {
 				t.Fatalf("%d reads: read %d is not held in the entry", n, i)
 			}
 		}
-		if st.reads.matches(n, &srcs[0].nothing) {
+		if st.reads.matches(n, &filters[0]) {
 			t.Fatalf("%d reads: a read past the last matches", n)
 		}
 	}

@@ -77,3 +77,31 @@ func TestStaticSingletonUnsynced(t *testing.T) {
 		t.Fatalf("derived value = %v, want N=8", got)
 	}
 }
+
+// TestSingletonReadByTwoCollections derives two collections from one
+// input, each reading a singleton without a filter, and checks that a
+// change of the singleton recomputes the inputs of both: each
+// collection's reads name their own collection, though their filters
+// are alike.
+func TestSingletonReadByTwoCollections(t *testing.T) {
+	g := krt.NewGraph()
+	cfg := krt.NewStaticSingleton(g, &Num{N: 1})
+	in := krt.NewStatic[Num](g)
+	in.Set(Num{"a", 10}, Num{"b", 20})
+	derive := func(mul int) krt.Collection[Num] {
+		return krt.NewCollection(g, in, func(ctx krt.HandlerContext, n Num) *Num {
+			c, _ := krt.FetchOne(ctx, cfg)
+			return &Num{n.Key, n.N * c.N * mul}
+		})
+	}
+	once, twice := derive(1), derive(2)
+	cfg.Set(Num{N: 3})
+	for _, tc := range []struct {
+		c    krt.Collection[Num]
+		want int
+	}{{once, 30}, {twice, 60}} {
+		if got, ok := tc.c.Get("a"); !ok || got.N != tc.want {
+			t.Errorf("after the singleton changed: a = %v %v, want N=%d", got, ok, tc.want)
+		}
+	}
+}

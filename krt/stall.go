@@ -38,15 +38,18 @@ type computing struct {
 	runs  atomic.Uint64              // computations begun, to tell one from the next
 	since atomic.Int64               // monoNow when the current one began
 	input atomic.Pointer[inputState] // its input; nil when none runs
+	owner atomic.Pointer[inputOwner] // the input's collection
 	_     [64]byte                   // keeps the slots of two goroutines off one cache line
 }
 
-// begin publishes a computation of st that began at start. runs changes
-// first, so that a reader that finds runs unchanged around its reads of
-// since and input read the same computation's (see load).
-func (c *computing) begin(st *inputState, start int64) {
+// begin publishes a computation of st, an input of o, that began at
+// start. runs changes first, so that a reader that finds runs unchanged
+// around its reads of since and input read the same computation's (see
+// load).
+func (c *computing) begin(o *inputOwner, st *inputState, start int64) {
 	c.runs.Add(1)
 	c.since.Store(start)
+	c.owner.Store(o)
 	c.input.Store(st)
 }
 
@@ -56,6 +59,7 @@ func (c *computing) end() { c.input.Store(nil) }
 // begun when.
 type running struct {
 	input *inputState
+	owner *inputOwner
 	since int64
 	slot  int
 	run   uint64
@@ -66,10 +70,11 @@ func (c *computing) load(slot int) (running, bool) {
 	run := c.runs.Load()
 	st := c.input.Load()
 	since := c.since.Load()
+	owner := c.owner.Load()
 	if st == nil || c.runs.Load() != run {
 		return running{}, false // none, or it ended while being read
 	}
-	return running{input: st, since: since, slot: slot, run: run}, true
+	return running{input: st, owner: owner, since: since, slot: slot, run: run}, true
 }
 
 // oldestComputation returns the computation running the longest, if any.
@@ -128,7 +133,7 @@ func (g *Graph) checkStall(now time.Time) {
 	if cur != nil && cur.run == r {
 		return
 	}
-	down := r.input.owner.d
+	down := r.owner.d
 	st := &Stall{Collection: down.nodeName(), Key: r.input.key, Since: since, Stack: transformationStacks(), run: r}
 	g.stall.Store(st)
 	down.countStall()

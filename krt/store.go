@@ -394,7 +394,6 @@ func (s *store[T]) sortedKeys() []string {
 func (s *store[T]) setID(id int) {
 	s.id = id
 	s.deps.owner = s.g.nodes[id].(upstream)
-	s.deps.nothing = filterSet{index: -1, src: &s.deps}
 }
 
 // undo implements node; only static collections have writes to revert.

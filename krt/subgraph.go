@@ -168,7 +168,7 @@ func (d *derived[I, O]) stop(tx *Txn) {
 	for _, st := range d.inputs.all() {
 		d.setReads(st, nil)
 	}
-	d.inputs, d.owners, d.contested, d.failing, d.dirty = inputTable{}, nil, nil, nil, nil
+	d.inputs, d.owners, d.outs, d.contested, d.failing, d.dirty = inputTable{}, nil, nil, nil, nil, nil
 	if d.parent != nil {
 		d.parent.removeDown(d)
 	}
