@@ -51,7 +51,7 @@ func (s *smallSet[E]) add(e E) bool {
 		return false
 	}
 	if len(s.few) < fewElems {
-		s.few = append(s.few, e)
+		s.few = append(roomForOne(s.few), e)
 		return true
 	}
 	s.many = &hashSet[E]{}
@@ -120,6 +120,17 @@ func (s *smallSet[E]) appendTo(out []E) []E {
 	return out
 }
 
+// roomForOne returns few, or a copy of it with room for one more element
+// when it is full. It grows by half rather than append's double: a
+// graph holds its buckets by the thousand, most of a few elements (ten
+// pods to a service), and a doubled bucket is a third empty on average.
+func roomForOne[E any](few []E) []E {
+	if len(few) < cap(few) {
+		return few
+	}
+	return append(make([]E, 0, len(few)+len(few)/2+1), few...)
+}
+
 // keySet is one bucket of an index: the slots (see itemTable) of the
 // items filed under one index key. Its slice is kept ordered by the
 // items' keys, so that a query reading one bucket gets them in order
@@ -161,7 +172,7 @@ func addSlot[T any](s *keySet, t *itemTable[T], id int32) bool {
 	if found {
 		return false
 	}
-	s.set.few = slices.Insert(s.set.few, i, id)
+	s.set.few = slices.Insert(roomForOne(s.set.few), i, id)
 	return true
 }
 
