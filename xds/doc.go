@@ -74,7 +74,10 @@
 // I/O, reads no clock and takes no lock. Each stream's loop (conn, in
 // stream.go) is the only I/O around it:
 //
-//  1. A receive goroutine turns the stream's Recv into a channel.
+//  1. A receive goroutine turns the stream's Recv into a channel. A pure
+//     answer — an ACK that changes no subscription, most requests under
+//     churn — it applies itself under conn.mu, and tells the loop only
+//     when the loop holds a push for it (ack.go).
 //  2. The loop selects on that channel, the stream's wake-up channel (a
 //     change notification: the session's pending set gained names), the
 //     unanswered-response timer, the push hold's timer (hold.go), and the

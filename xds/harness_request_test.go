@@ -34,19 +34,32 @@ func (h *harness) request(c command) (string, error) {
 		return "", fmt.Errorf("stream %s is %s", st.name, st.s.kind)
 	}
 	t := typeURL(c.args[1])
-	var in step
+	var (
+		in       step
+		answered bool
+	)
 	if c.name == "sotw" {
 		req, err := h.sotwRequest(st, t, c)
 		if err != nil {
 			return "", err
 		}
+		answered = st.s.sotwAnswer(req, h.now)
 		in = func(s *session, v view, now time.Time) error { return s.sotw(req, v, now) }
 	} else {
 		req := h.deltaRequest(st, t, c)
+		answered = st.s.deltaAnswer(req, h.now)
 		in = func(s *session, v view, now time.Time) error { return s.delta(req, v, now) }
 	}
 	var out strings.Builder
-	h.flush(st, in, &out)
+	if answered {
+		// Applied as the receiving goroutine does (ack.go), without a
+		// flush; one now must owe nothing, or the stream would have
+		// missed a response.
+		in = nil
+	}
+	if n := h.flush(st, in, &out); answered && n > 0 {
+		return "", fmt.Errorf("%s: a request applied as a pure answer left %d responses owed:\n%s", st.name, n, out.String())
+	}
 	return out.String(), nil
 }
 
@@ -120,9 +133,9 @@ func list(s string) []string {
 }
 
 // flush applies in (nil: nothing) to the stream's session and flushes it
-// under one view of the cache, as conn.run does, and writes the events,
-// the refusal and the responses.
-func (h *harness) flush(st *scripted, in step, out *strings.Builder) {
+// under one view of the cache, as conn.run does, writes the events, the
+// refusal and the responses, and returns how many responses it wrote.
+func (h *harness) flush(st *scripted, in step, out *strings.Builder) int {
 	var (
 		updates []update
 		err     error
@@ -153,6 +166,7 @@ func (h *harness) flush(st *scripted, in step, out *strings.Builder) {
 		st.last[u.typeURL] = u
 		fmt.Fprintf(out, "%s <- %s\n", st.name, renderUpdate(st.s.kind, u))
 	}
+	return len(updates)
 }
 
 // renderUpdate shows a response: type, version, nonce, resources (name:rev)

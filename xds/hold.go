@@ -5,9 +5,10 @@ import "time"
 // pushHold holds, under PushPaced, the wake-ups of a stream whose proxy
 // has not answered its last response: the proxy is behind, and a push
 // now would only queue behind the one it has not processed. The hold ends
-// when the stream next flushes — the proxy's answer is a request, and
-// every request flushes — or when the policy's hold runs out
-// (pace.Policy.Hold). It is owned by the stream's loop.
+// when the stream next flushes — on the proxy's answer, which the
+// receiving goroutine applies and tells the loop of (conn.holding,
+// conn.answered), or any other request — or when the policy's hold runs
+// out (pace.Policy.Hold). It is owned by the stream's loop.
 type pushHold struct {
 	c     *conn
 	timer *time.Timer
@@ -30,8 +31,10 @@ func (h *pushHold) hold() bool {
 	}
 	c.mu.Lock()
 	sent, unanswered := c.s.newestUnanswered()
-	c.mu.Unlock()
 	d := c.srv.pacePolicy().Hold(sent, unanswered, time.Now())
+	// Set with the read: an answer applied after it sees the hold.
+	c.holding = d > 0
+	c.mu.Unlock()
 	if d <= 0 {
 		return false
 	}
@@ -50,5 +53,8 @@ func (h *pushHold) release() {
 	if h.fire != nil {
 		h.timer.Stop()
 		h.fire = nil
+		h.c.mu.Lock()
+		h.c.holding = false
+		h.c.mu.Unlock()
 	}
 }

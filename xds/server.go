@@ -511,11 +511,11 @@ type adsService struct {
 func (a *adsService) StreamAggregatedResources(stream discovery.AggregatedDiscoveryService_StreamAggregatedResourcesServer) error {
 	c := a.s.newConn(stream.Context(), SotW)
 	c.sendFn = func(u update) (int, error) { return sendResponse(stream, SotW, u) }
-	return runStream(stream.Context(), a.s, c, stream.Recv, (*session).sotw)
+	return runStream(stream.Context(), a.s, c, stream.Recv, protocolOf[*discovery.DiscoveryRequest]{(*session).sotw, (*session).sotwAnswer})
 }
 
 func (a *adsService) DeltaAggregatedResources(stream discovery.AggregatedDiscoveryService_DeltaAggregatedResourcesServer) error {
 	c := a.s.newConn(stream.Context(), Delta)
 	c.sendFn = func(u update) (int, error) { return sendResponse(stream, Delta, u) }
-	return runStream(stream.Context(), a.s, c, stream.Recv, (*session).delta)
+	return runStream(stream.Context(), a.s, c, stream.Recv, protocolOf[*discovery.DeltaDiscoveryRequest]{(*session).delta, (*session).deltaAnswer})
 }

@@ -38,6 +38,9 @@ type conn struct {
 	// wake has room for one signal: notifications coalesce in the
 	// session's pending set.
 	wake chan struct{}
+	// answered has room for one signal: an answer the receiving
+	// goroutine applied (tryAnswer) while the loop held a push for it.
+	answered chan struct{}
 	// sendFn sends one response on the stream and returns the bytes of
 	// the resources it carried.
 	sendFn func(update) (int, error)
@@ -53,6 +56,12 @@ type conn struct {
 	retainedNames int
 	closeErr      string
 	closeReason   CloseReason
+	// queued counts the requests the receiving goroutine handed the loop
+	// that it has not applied yet: while any is, an answer waits its turn
+	// behind them.
+	queued int
+	// holding is set while the loop holds a push (pushHold).
+	holding bool
 	// endedNode is the node id, set once disconnected; read under the
 	// server's lock by then.
 	endedNode string
@@ -76,6 +85,7 @@ func newConn(s *Server, id uint64, kind StreamKind, peer string) *conn {
 		connected: time.Now(),
 		srv:       s,
 		wake:      make(chan struct{}, 1),
+		answered:  make(chan struct{}, 1),
 		s:         newSession(&s.proto, kind),
 	}
 }
@@ -84,10 +94,20 @@ func newConn(s *Server, id uint64, kind StreamKind, peer string) *conn {
 // nil for a wake-up, which only flushes.
 type step func(s *session, v view, now time.Time) error
 
-// runStream serves one stream: a goroutine turns recv into a channel, and
-// the calling goroutine runs the loop that owns the stream's state. apply
-// applies one request to the session (session.sotw or session.delta).
-func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Req, error), apply func(*session, Req, view, time.Time) error) (err error) {
+// protocolOf is how a stream's loop applies its protocol's requests.
+type protocolOf[Req any] struct {
+	// apply applies one request to the session (session.sotw or
+	// session.delta).
+	apply func(*session, Req, view, time.Time) error
+	// answer applies a request that is a pure answer and reports whether
+	// it was (session.sotwAnswer or session.deltaAnswer, see ack.go).
+	answer func(*session, Req, time.Time) bool
+}
+
+// runStream serves one stream: a goroutine turns recv into a channel,
+// applying pure answers itself, and the calling goroutine runs the loop
+// that owns the stream's state.
+func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Req, error), p protocolOf[Req]) (err error) {
 	select {
 	case <-s.cache.ready:
 	case <-ctx.Done():
@@ -105,7 +125,7 @@ func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Re
 	defer context.AfterFunc(s.stopCtx, cancel)()
 	done := make(chan struct{})
 	defer close(done)
-	in := receive(s, c, recv, done)
+	in := receive(s, c, recv, p.answer, done)
 	w := newUnansweredWatch(c)
 	defer w.stop()
 	h := &pushHold{c: c}
@@ -128,7 +148,11 @@ func runStream[Req any](ctx context.Context, s *Server, c *conn, recv func() (Re
 			} else if r.err != nil {
 				return r.err
 			}
-			st = func(ss *session, v view, now time.Time) error { return apply(ss, r.req, v, now) }
+			st = func(ss *session, v view, now time.Time) error {
+				c.queued--
+				return p.apply(ss, r.req, v, now)
+			}
+		case <-c.answered:
 		case <-c.wake:
 			if h.hold() {
 				continue
@@ -152,10 +176,11 @@ type received[Req any] struct {
 	err error
 }
 
-// receive starts the stream's receive goroutine, which sends each request
-// on the returned channel until recv fails, then the error, unless done
-// closes first.
-func receive[Req any](s *Server, c *conn, recv func() (Req, error), done <-chan struct{}) <-chan received[Req] {
+// receive starts the stream's receive goroutine, which applies each pure
+// answer itself (conn.tryAnswer) and sends each other request on the
+// returned channel until recv fails, then the error, unless done closes
+// first.
+func receive[Req any](s *Server, c *conn, recv func() (Req, error), answer func(*session, Req, time.Time) bool, done <-chan struct{}) <-chan received[Req] {
 	in := make(chan received[Req])
 	s.recvWG.Add(1)
 	go func() {
@@ -168,6 +193,9 @@ func receive[Req any](s *Server, c *conn, recv func() (Req, error), done <-chan 
 				c.mu.Lock()
 				c.reportLocked([]event{{kind: evLimit, name: LimitMessageSize, err: err}}, time.Now())
 				c.mu.Unlock()
+			}
+			if err == nil && c.tryAnswer(func(ss *session, now time.Time) bool { return answer(ss, req, now) }) {
+				continue
 			}
 			select {
 			case in <- received[Req]{req, err}:
