@@ -99,6 +99,15 @@ func newFixtureWith(t testing.TB, clusterOpts []xds.SourceOption[*clusterv3.Clus
 	return f
 }
 
+// synced waits until the server holds every write to the graph so far:
+// its handler applies them apart from Set, so a stream opened at once
+// could be answered from the state before them.
+func (f *fixture) synced(t testing.TB) {
+	t.Helper()
+	v := f.g.Version()
+	waitFor(t, "the server to hold the graph's writes", func() bool { return f.srv.Stats().CacheVersion >= v })
+}
+
 // newWalkFixture is the fixture of the protocol walks: clusters a and b,
 // and the CLAs of a, b and c.
 func newWalkFixture(t testing.TB) *fixture {

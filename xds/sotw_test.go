@@ -189,6 +189,7 @@ func TestSotWListenerRoute(t *testing.T) {
 	f := newFixture(t, xds.WithObserver(obs))
 	f.lds.Set(apiListener("svc:80", "svc:80"))
 	f.rds.Set(weightedRoute("svc:80", "svc:80", []string{"a"}, []uint32{1}), weightedRoute("other:80", "other:80", []string{"b"}, []uint32{1}))
+	f.synced(t)
 	c := xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "node-1"})
 
 	// An empty RDS request subscribes to nothing: the LDS response comes
@@ -289,6 +290,7 @@ func TestSotWNackRevertsToLastAck(t *testing.T) {
 		return c
 	}
 	f.cds.Set(timeout(1))
+	f.synced(t)
 	c := xdstest.NewSotW(t, dial(t, f.addr), &corev3.Node{Id: "node-1"})
 	c.Send(&discovery.DiscoveryRequest{TypeUrl: xds.ClusterType})
 	acked := c.Recv()
