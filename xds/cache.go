@@ -134,8 +134,10 @@ func (c *cache) apply(b krt.Batch[entry]) map[string][]string {
 			continue
 		}
 		switch {
-		case r.variant != "":
-			c.applyVariant(r, ev.Type == krt.EventDelete)
+		case len(r.variants) > 0:
+			for _, v := range r.variants {
+				c.applyVariant(r, v, ev.Type == krt.EventDelete)
+			}
 		case ev.Type == krt.EventDelete:
 			delete(m, r.name)
 			c.rebase(r.typeURL, r.name)

@@ -71,7 +71,7 @@ func concerns(s *session, changed map[string]map[string]struct{}, v view) bool {
 	return false
 }
 
-// cacheEvent reads "set TYPE NAME [rev=R] [vis=...] [variant=V]
+// cacheEvent reads "set TYPE NAME [rev=R] [vis=...] [variant=V[+V...]]
 // [named=1]" (named=1: served by name only) or "delete TYPE NAME
 // [variant=V]".
 func (h *harness) cacheEvent(f []string) (krt.Event[entry], error) {
@@ -87,7 +87,8 @@ func (h *harness) cacheEvent(f []string) (krt.Event[entry], error) {
 			old = &entry{res: r}
 		}
 	})
-	if r := h.cache.own[variantKey(t, variant)][name]; r != nil {
+	first, _, _ := strings.Cut(variant, "+")
+	if r := h.cache.own[variantKey(t, first)][name]; r != nil {
 		old = &entry{res: r}
 	}
 	switch f[0] {
@@ -101,7 +102,9 @@ func (h *harness) cacheEvent(f []string) (krt.Event[entry], error) {
 		if err != nil {
 			return krt.Event[entry]{}, err
 		}
-		r.variant = variant
+		if variant != "" {
+			r.variants = strings.Split(variant, "+")
+		}
 		r.namedOnly = c.kv["named"] == "1"
 		if vis, ok := c.kv["vis"]; ok {
 			v := parseVisibility(vis)

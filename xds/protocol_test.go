@@ -131,10 +131,11 @@ func (h *harness) server(c command) error {
 		h.proto.anonymous = a
 	}
 	if v, ok := c.kv["variant"]; ok {
-		// variant=TYPE:NAME serves TYPE in variant NAME too, to the
-		// streams opened with variant=NAME (named as their user agent).
-		t, name, _ := strings.Cut(v, ":")
-		h.cache = newCache(scriptTypes, map[string][]string{typeURL(t): {name}})
+		// variant=TYPE:NAME[+NAME...] serves TYPE in variant NAME too,
+		// to the streams opened with variant=NAME (named as their user
+		// agent).
+		t, names, _ := strings.Cut(v, ":")
+		h.cache = newCache(scriptTypes, map[string][]string{typeURL(t): strings.Split(names, "+")})
 		h.proto.variantOf = (*core.Node).GetUserAgentName
 	}
 	if v, ok := c.kv["warming"]; ok {

@@ -103,15 +103,20 @@ func (s *Server) addSources(sources []Source) map[string][]string {
 	variants := map[string][]string{}
 	seen := map[string]bool{}
 	for _, src := range sources {
-		t, v := src.TypeURL(), src.variantName()
-		if seen[variantKey(t, v)] {
-			panic(fmt.Sprintf("xds: two sources serve %s", variantKey(t, v)))
+		t, names := src.TypeURL(), src.variantNames()
+		if len(names) == 0 {
+			names = []string{""}
 		}
-		seen[variantKey(t, v)] = true
-		if v == "" {
-			s.typeURLs = append(s.typeURLs, t)
-		} else {
-			variants[t] = append(variants[t], v)
+		for _, v := range names {
+			if seen[variantKey(t, v)] {
+				panic(fmt.Sprintf("xds: two sources serve %s", variantKey(t, v)))
+			}
+			seen[variantKey(t, v)] = true
+			if v == "" {
+				s.typeURLs = append(s.typeURLs, t)
+			} else {
+				variants[t] = append(variants[t], v)
+			}
 		}
 	}
 	for t := range variants {

@@ -3,6 +3,7 @@ package xds
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -53,9 +54,9 @@ type Source interface {
 	TypeURL() string
 	// entries derives, in g, the collection of serialized resources.
 	entries(g *krt.Graph) krt.Collection[entry]
-	// variantName is the variant the source serves (AsVariant), "" for
-	// the base.
-	variantName() string
+	// variantNames are the variants the source serves (AsVariant), none
+	// for the base.
+	variantNames() []string
 }
 
 // NewSource returns a Source serving the items of c as resources of typeURL.
@@ -109,8 +110,8 @@ type source[T any] struct {
 	toResource func(T) (*resource, error)
 	// vis is nil when every item is visible to all namespaces.
 	vis func(T) Visibility
-	// variant is set by AsVariant.
-	variant string
+	// variants are set by AsVariant.
+	variants []string
 	// namedOnly is nil when every item is served to wildcard
 	// subscribers (WithNamedOnly).
 	namedOnly func(T) bool
@@ -118,7 +119,7 @@ type source[T any] struct {
 
 func (s *source[T]) TypeURL() string { return s.typeURL }
 
-func (s *source[T]) variantName() string { return s.variant }
+func (s *source[T]) variantNames() []string { return s.variants }
 
 func (s *source[T]) entries(g *krt.Graph) krt.Collection[entry] {
 	return krt.NewCollection(g, s.c, func(ctx krt.HandlerContext, in T) *entry {
@@ -130,7 +131,7 @@ func (s *source[T]) entries(g *krt.Graph) krt.Collection[entry] {
 		if r == nil {
 			return nil
 		}
-		r.variant = s.variant
+		r.variants = s.variants
 		r.namedOnly = s.namedOnly != nil && s.namedOnly(in)
 		if s.vis != nil {
 			if v := s.vis(in); !v.All() {
@@ -148,8 +149,8 @@ func (s *source[T]) entries(g *krt.Graph) krt.Collection[entry] {
 
 // collectionName names the derived collection in the graph.
 func (s *source[T]) collectionName() string {
-	if s.variant != "" {
-		return "xds/" + shortType(s.typeURL) + "/" + s.variant
+	if len(s.variants) > 0 {
+		return "xds/" + shortType(s.typeURL) + "/" + strings.Join(s.variants, "+")
 	}
 	return "xds/" + shortType(s.typeURL)
 }
@@ -162,7 +163,9 @@ func entryKey(typeURL, name string) string { return typeURL + " " + name }
 
 // entryKey is r's key in the joined collection, apart from the resource
 // of the same name in another variant.
-func (r *resource) entryKey() string { return entryKey(variantKey(r.typeURL, r.variant), r.name) }
+func (r *resource) entryKey() string {
+	return entryKey(variantKey(r.typeURL, strings.Join(r.variants, "+")), r.name)
+}
 
 // resource is one serialized resource. It is immutable once built and
 // shared by every stream that sends it.
@@ -182,9 +185,9 @@ type resource struct {
 	// warms are the names of the resources of the dependent type that
 	// the client waits for once this one is updated (warmsOn).
 	warms []string
-	// variant names the client variant the resource is for (AsVariant);
-	// "" for every client.
-	variant string
+	// variants name the client variants the resource is for (AsVariant);
+	// none for every client. The slice is the source's: read only.
+	variants []string
 	// namedOnly is set for a resource served only to the streams naming
 	// it (WithNamedOnly).
 	namedOnly bool

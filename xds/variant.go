@@ -28,15 +28,20 @@ func variantKey(typeURL, variant string) string {
 	return typeURL + variantSep + variant
 }
 
-// AsVariant makes the Source variant name of its type: its resources
-// replace, for the streams of that variant (see WithClientVariants), the
-// base Source's resources of the same names. The base Source must be
-// given to New too. name must not be empty.
-func AsVariant[T any](name string) SourceOption[T] {
-	if name == "" {
-		panic("xds: AsVariant with an empty name")
+// AsVariant makes the Source variant name of its type, and variant more
+// too: its resources replace, for the streams of those variants (see
+// WithClientVariants), the base Source's resources of the same names.
+// Several variants share one form where they differ elsewhere (in
+// another type), held once. The base Source must be given to New too.
+// No name may be empty.
+func AsVariant[T any](name string, more ...string) SourceOption[T] {
+	names := append([]string{name}, more...)
+	for _, n := range names {
+		if n == "" {
+			panic("xds: AsVariant with an empty name")
+		}
 	}
-	return func(s *source[T]) { s.variant = name }
+	return func(s *source[T]) { s.variants = names }
 }
 
 // WithClientVariants sets the rule that tells a stream's variant from
@@ -69,11 +74,11 @@ func (s *session) setVariant(node *core.Node) {
 	}
 }
 
-// applyVariant applies one change of a variant's own resource r (nil
-// new: deleted) to the variant's view, which is the base overlaid by
-// the variant's own resources.
-func (c *cache) applyVariant(r *resource, deleted bool) {
-	key := variantKey(r.typeURL, r.variant)
+// applyVariant applies one change of a resource r of variant's own to
+// the variant's view, which is the base overlaid by the variant's own
+// resources.
+func (c *cache) applyVariant(r *resource, variant string, deleted bool) {
+	key := variantKey(r.typeURL, variant)
 	own, view := c.own[key], c.types[key]
 	if own == nil {
 		return
