@@ -6,6 +6,7 @@ import (
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	httpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/meshd/meshd/krt"
@@ -71,8 +72,25 @@ func newClusters(g *krt.Graph, services krt.Collection[ServiceInfo], mesh krt.Co
 			if sec, ok := krt.FetchOne(ctx, security, krt.FilterKey(name)); ok && sec.MTLS {
 				c.TransportSocket = upstreamTLS(sec.SANs)
 			}
-			out = append(out, newResource(name, c).exported(svc.ExportTo))
+			out = append(out, packCluster(name, c).exported(svc.ExportTo))
 		}
 		return out
 	}, krt.WithName("Clusters"))
+}
+
+// packCluster marshals c with its protocol options after every other
+// field: parsers take fields in any order, and so the form without them
+// that gRPC clients are sent (GRPCClusterForm) is a prefix of these
+// bytes, shared rather than copied. c is not kept.
+func packCluster(name string, c *clusterv3.Cluster) Resource[*clusterv3.Cluster] {
+	opts := c.TypedExtensionProtocolOptions
+	if len(opts) == 0 {
+		return newResource(name, c)
+	}
+	c.TypedExtensionProtocolOptions = nil
+	rest := mustMarshal(c)
+	optsField := mustMarshal(&clusterv3.Cluster{TypedExtensionProtocolOptions: opts})
+	b := append(make([]byte, 0, len(rest)+len(optsField)), rest...)
+	typeURL := "type.googleapis.com/" + string(c.ProtoReflect().Descriptor().FullName())
+	return Resource[*clusterv3.Cluster]{Name: name, Packed: &anypb.Any{TypeUrl: typeURL, Value: append(b, optsField...)}}
 }

@@ -6,10 +6,13 @@ import (
 	"strconv"
 	"strings"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/meshd/meshd/krt"
@@ -29,29 +32,92 @@ import (
 // every C-core release accepts.
 const VariantGRPCLegacy = "grpc-legacy"
 
+// VariantGRPC is the client variant of gRPC clients (user_agent_name
+// "gRPC ...": grpc-go, grpc-java, grpc-js, C-core since legacyCoreBelow).
+// Its clusters leave out the HTTP/2 protocol options that tell Envoy how
+// to speak upstream and that gRPC clients ignore: a tenth of what a
+// connecting wildcard client is sent, decoded for nothing.
+// VariantGRPCLegacy clients get those clusters too.
+const VariantGRPC = "grpc"
+
 // legacyCoreBelow is the first C-core version (the core library's, which
 // C-core wrappers report in user_agent_version as "C-core 29.0.0 ...";
 // 33 is gRPC 1.55) served the base route configurations. Earlier ones get
 // VariantGRPCLegacy: conservatively, since the older fields work on all.
 const legacyCoreBelow = 33
 
-// ClientVariant tells a proxy's client variant from its node: the user
-// agent a gRPC C-core client names (user_agent_name "gRPC C-core ...",
-// user_agent_version "C-core MAJOR.MINOR.PATCH ..."). Every other client
-// gets the base resources ("").
+// ClientVariant tells a proxy's client variant from its node's user
+// agent: VariantGRPC for a gRPC client (user_agent_name "gRPC ..."),
+// VariantGRPCLegacy for an older C-core one (user_agent_name
+// "gRPC C-core ...", user_agent_version "C-core MAJOR.MINOR.PATCH ...").
+// Every other client — Envoy, or one naming no user agent — gets the
+// base resources (""), which serve every client.
 func ClientVariant(n *corev3.Node) string {
-	if !strings.HasPrefix(n.GetUserAgentName(), "gRPC C-core") {
+	name := n.GetUserAgentName()
+	if !strings.HasPrefix(name, "gRPC ") {
 		return ""
+	}
+	if !strings.HasPrefix(name, "gRPC C-core") {
+		return VariantGRPC
 	}
 	version, ok := strings.CutPrefix(n.GetUserAgentVersion(), "C-core ")
 	if !ok {
-		return ""
+		return VariantGRPC
 	}
 	major, _, _ := strings.Cut(version, ".")
 	if v, err := strconv.Atoi(major); err == nil && v < legacyCoreBelow {
 		return VariantGRPCLegacy
 	}
-	return ""
+	return VariantGRPC
+}
+
+// GRPCClusterForm is the VariantGRPC form of cluster r, for
+// xds.NewPackedSource: r without its protocol options; a nil Any when r
+// has none, as gRPC clients then get the base. The model's clusters
+// carry the options last (packCluster), so the form is a prefix of r's
+// bytes and shares them; should anything follow the options, the form
+// is marshaled anew.
+func GRPCClusterForm(r Resource[*clusterv3.Cluster]) (string, *anypb.Any) {
+	b := r.Packed.GetValue()
+	cut, onlyOptionsAfter := protocolOptionsAt(b)
+	switch {
+	case cut == len(b):
+		return r.Name, nil
+	case onlyOptionsAfter:
+		return r.Name, &anypb.Any{TypeUrl: r.Packed.TypeUrl, Value: b[:cut:cut]}
+	}
+	c := r.Message()
+	c.TypedExtensionProtocolOptions = nil
+	return r.Name, mustAny(c)
+}
+
+// clusterProtocolOptionsField is the number of Cluster's
+// typed_extension_protocol_options.
+const clusterProtocolOptionsField = 36
+
+// protocolOptionsAt returns the offset of the first protocol options
+// field of the serialized cluster b (len(b) if none, or if b does not
+// parse), and whether every field from there on is one.
+func protocolOptionsAt(b []byte) (cut int, onlyOptionsAfter bool) {
+	cut, onlyOptionsAfter = len(b), true
+	for off := 0; off < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[off:])
+		if n < 0 {
+			return len(b), true
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[off+n:])
+		if m < 0 {
+			return len(b), true
+		}
+		switch {
+		case num == clusterProtocolOptionsField && cut == len(b):
+			cut = off
+		case num != clusterProtocolOptionsField && cut < len(b):
+			onlyOptionsAfter = false
+		}
+		off += n + m
+	}
+	return cut, onlyOptionsAfter
 }
 
 // newLegacyGRPCRoutes derives, from the port routes, the VariantGRPCLegacy

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"time"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/meshd/meshd/cmd/meshd/internal/debugui"
 	"github.com/meshd/meshd/cmd/meshd/internal/demo"
@@ -228,11 +230,14 @@ func (a *App) isolationOptions() []xds.Option {
 	return opts
 }
 
-// xdsSources are the model's resources, with the route configurations
-// older gRPC C-core clients are sent instead (collections.ClientVariant).
+// xdsSources are the model's resources, with the clusters gRPC clients
+// and the route configurations older gRPC C-core clients are sent
+// instead (collections.ClientVariant).
 func xdsSources(m *collections.Model, isolation bool) []xds.Source {
 	return []xds.Source{
 		resourceSource(xds.ClusterType, m.Clusters, isolation),
+		formSource(xds.ClusterType, m.Clusters, collections.GRPCClusterForm, isolation,
+			xds.AsVariant[collections.Resource[*clusterv3.Cluster]](collections.VariantGRPC, collections.VariantGRPCLegacy)),
 		resourceSource(xds.EndpointType, m.ClusterLoadAssignments, isolation),
 		resourceSource(xds.ListenerType, m.Listeners, isolation),
 		resourceSource(xds.RouteType, m.RouteConfigurations, isolation),
@@ -246,11 +251,18 @@ func xdsSources(m *collections.Model, isolation bool) []xds.Source {
 // its visibility (Resource.VisibleTo). Without, no visibility is computed
 // or stored.
 func resourceSource[M proto.Message](typeURL string, c krt.Collection[collections.Resource[M]], isolation bool, opts ...xds.SourceOption[collections.Resource[M]]) xds.Source {
+	return formSource(typeURL, c, collections.Resource[M].Serialized, isolation, opts...)
+}
+
+// formSource is resourceSource serving the form of each resource that
+// form gives.
+func formSource[M proto.Message](typeURL string, c krt.Collection[collections.Resource[M]], form func(collections.Resource[M]) (string, *anypb.Any),
+	isolation bool, opts ...xds.SourceOption[collections.Resource[M]]) xds.Source {
 	opts = append(opts, xds.WithNamedOnly(collections.Resource[M].IsNamedOnly))
 	if isolation {
 		opts = append(opts, xds.WithVisibility(resourceVisibility[M]))
 	}
-	return xds.NewPackedSource(typeURL, c, collections.Resource[M].Serialized, opts...)
+	return xds.NewPackedSource(typeURL, c, form, opts...)
 }
 
 // resourceVisibility turns a resource's namespaces into its visibility:

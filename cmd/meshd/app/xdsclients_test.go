@@ -243,9 +243,9 @@ func testBrokenFileFreshClient(t *testing.T, m *clientMesh) {
 
 // testUserAgents: the proxies API shows each client's user agent, and
 // the variant of the resources it is sent: the older C-core the legacy
-// one, the others the base.
+// one, the others gRPC clients'.
 func testUserAgents(t *testing.T, m *clientMesh) {
-	want := map[string]string{"c-core": collections.VariantGRPCLegacy}
+	want := map[string]string{"c-core": collections.VariantGRPCLegacy, "grpc-go": collections.VariantGRPC, "grpc-js": collections.VariantGRPC}
 	m.each(t, m.clients, func(t *testing.T, c *meshClient) {
 		p := m.proxyEntry(t, c.node)
 		if p.Metadata["userAgent"] == "" {

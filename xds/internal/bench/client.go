@@ -214,7 +214,7 @@ func (c *client) openSotW(ctx context.Context, addr string, again, resume bool) 
 // newClient returns client i's state; with f.subscribe > 0 it asks for
 // the listeners of its subscribedServices.
 func (f *fleet) newClient(i int) *client {
-	c := &client{f: f, node: &corev3.Node{Id: "client-" + strconv.Itoa(i), Cluster: "bench"},
+	c := &client{f: f, node: grpcGoNode("client-" + strconv.Itoa(i)),
 		raw: map[string]map[string][]byte{}, routeOf: map[string]string{},
 		edsOf: map[string]string{}, eds: map[string]bool{}, clusterOf: map[string][]string{},
 		acked: map[string]string{}, versions: map[string]map[string]string{}}
@@ -224,6 +224,17 @@ func (f *fleet) newClient(i int) *client {
 	slices.Sort(c.listeners)
 	c.listeners = slices.Compact(c.listeners)
 	return c
+}
+
+// grpcGoNode is the node a grpc-go xDS client names itself by: its user
+// agent, which tells the server (collections.ClientVariant) what form of
+// the resources it reads, and the features it supports.
+func grpcGoNode(id string) *corev3.Node {
+	return &corev3.Node{
+		Id: id, Cluster: "bench", UserAgentName: "gRPC Go",
+		UserAgentVersionType: &corev3.Node_UserAgentVersion{UserAgentVersion: grpc.Version},
+		ClientFeatures:       []string{"envoy.lb.does_not_support_overprovisioning", "xds.config.resource-in-sotw"},
+	}
 }
 
 // handle decodes the resources whose bytes changed, follows listeners to

@@ -258,8 +258,9 @@ type runOptions struct {
 }
 
 // newServer returns the ADS server over mesh's sources, as the bench
-// configures it: any replica it starts is configured alike.
+// configures it: any replica it starts is configured alike. Its clients
+// are served their variant, as meshd serves them.
 func newServer(g *krt.Graph, mesh meshmodel.Mesh, debounce time.Duration) *xds.Server {
 	return xds.New(g, mesh.Sources, xds.WithDebounce(debounce), xds.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		xds.WithGRPCServerOptions(grpc.MaxConcurrentStreams(1<<20)))
+		xds.WithGRPCServerOptions(grpc.MaxConcurrentStreams(1<<20)), xds.WithClientVariants(collections.ClientVariant))
 }

@@ -1,5 +1,6 @@
 // Package meshmodel wires static Kubernetes inputs through the mesh model
-// into the four xDS sources (the server listeners served by name only):
+// into the four xDS sources (the server listeners served by name only)
+// and the clusters gRPC clients are sent (collections.ClientVariant):
 // the pipeline that the xDS benchmark, the load test and the end-to-end
 // test all drive. (The binary wires its own, with real sources and
 // optional namespace visibility.)
@@ -21,7 +22,7 @@ import (
 type Mesh struct {
 	Inputs  sources.StaticInputs
 	Model   *collections.Model
-	Sources []xds.Source // CDS, EDS, LDS, RDS
+	Sources []xds.Source // CDS, EDS, LDS, RDS, gRPC clients' CDS
 }
 
 // New builds the model in g over static inputs whose collections are named
@@ -37,5 +38,7 @@ func New(g *krt.Graph, prefix string, opts ...collections.Option) Mesh {
 		xds.NewPackedSource(xds.ListenerType, m.Listeners, collections.Resource[*listenerv3.Listener].Serialized,
 			xds.WithNamedOnly(collections.Resource[*listenerv3.Listener].IsNamedOnly)),
 		xds.NewPackedSource(xds.RouteType, m.RouteConfigurations, collections.Resource[*routev3.RouteConfiguration].Serialized),
+		xds.NewPackedSource(xds.ClusterType, m.Clusters, collections.GRPCClusterForm,
+			xds.AsVariant[collections.Resource[*clusterv3.Cluster]](collections.VariantGRPC, collections.VariantGRPCLegacy)),
 	}}
 }
