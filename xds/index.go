@@ -31,12 +31,18 @@ type subscribers[K comparable] struct {
 	slots map[K]int
 	keys  []K
 	free  []int
+	// demands feed, per type, the names streams start and stop being
+	// interested in (WithDemand).
+	demands map[string]*Demand
 }
 
 // typeSubscribers is the index of one type.
 type typeSubscribers[K comparable] struct {
 	wildcard map[K]struct{}
 	byName   map[string]*slotSet
+	// demand, when set, is told of the first stream indexed by a name
+	// and of the last one leaving it.
+	demand *Demand
 }
 
 // interestOp is one change of what a stream's type routes to it: a name
@@ -55,7 +61,7 @@ type interest struct {
 }
 
 func newSubscribers[K comparable]() *subscribers[K] {
-	return &subscribers[K]{types: map[string]*typeSubscribers[K]{}, slots: map[K]int{}}
+	return &subscribers[K]{types: map[string]*typeSubscribers[K]{}, slots: map[K]int{}, demands: map[string]*Demand{}}
 }
 
 // typeLocked returns the index of typeURL, creating it. x.mu must be
@@ -63,7 +69,7 @@ func newSubscribers[K comparable]() *subscribers[K] {
 func (x *subscribers[K]) typeLocked(typeURL string) *typeSubscribers[K] {
 	t := x.types[typeURL]
 	if t == nil {
-		t = &typeSubscribers[K]{wildcard: map[K]struct{}{}, byName: map[string]*slotSet{}}
+		t = &typeSubscribers[K]{wildcard: map[K]struct{}{}, byName: map[string]*slotSet{}, demand: x.demands[typeURL]}
 		x.types[typeURL] = t
 	}
 	return t
@@ -119,6 +125,9 @@ func (t *typeSubscribers[K]) applyLocked(k K, slot int, op interestOp) {
 		if set == nil {
 			set = &slotSet{}
 			t.byName[op.name] = set
+			if t.demand != nil {
+				t.demand.note(op.name, true)
+			}
 		}
 		set.add(slot)
 	default:
@@ -126,6 +135,9 @@ func (t *typeSubscribers[K]) applyLocked(k K, slot int, op interestOp) {
 			set.remove(slot)
 			if set.n == 0 {
 				delete(t.byName, op.name)
+				if t.demand != nil {
+					t.demand.note(op.name, false)
+				}
 			}
 		}
 	}

@@ -96,9 +96,10 @@ func New(g *krt.Graph, sources []Source, opts ...Option) *Server {
 	return s
 }
 
-// addSources records the sources' type URLs and returns their variant
-// names per type URL. It panics if two sources serve the same type URL
-// and variant, or a variant's type has no base source.
+// addSources records the sources' type URLs and Demands and returns
+// their variant names per type URL. It panics if two sources serve the
+// same type URL and variant, two carry different Demands for one type,
+// or a variant's type has no base source.
 func (s *Server) addSources(sources []Source) map[string][]string {
 	variants := map[string][]string{}
 	seen := map[string]bool{}
@@ -106,6 +107,12 @@ func (s *Server) addSources(sources []Source) map[string][]string {
 		t, names := src.TypeURL(), src.variantNames()
 		if len(names) == 0 {
 			names = []string{""}
+		}
+		if d := src.demandOf(); d != nil {
+			if other := s.subs.demands[t]; other != nil && other != d {
+				panic(fmt.Sprintf("xds: two demands for %s", t))
+			}
+			s.subs.demands[t] = d
 		}
 		for _, v := range names {
 			if seen[variantKey(t, v)] {

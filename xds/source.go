@@ -57,6 +57,9 @@ type Source interface {
 	// variantNames are the variants the source serves (AsVariant), none
 	// for the base.
 	variantNames() []string
+	// demandOf is the Demand the streams' interest feeds (WithDemand),
+	// nil for none.
+	demandOf() *Demand
 }
 
 // NewSource returns a Source serving the items of c as resources of typeURL.
@@ -115,11 +118,15 @@ type source[T any] struct {
 	// namedOnly is nil when every item is served to wildcard
 	// subscribers (WithNamedOnly).
 	namedOnly func(T) bool
+	// demand is set by WithDemand.
+	demand *Demand
 }
 
 func (s *source[T]) TypeURL() string { return s.typeURL }
 
 func (s *source[T]) variantNames() []string { return s.variants }
+
+func (s *source[T]) demandOf() *Demand { return s.demand }
 
 func (s *source[T]) entries(g *krt.Graph) krt.Collection[entry] {
 	return krt.NewCollection(g, s.c, func(ctx krt.HandlerContext, in T) *entry {
