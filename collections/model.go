@@ -60,7 +60,8 @@ type Model struct {
 	Listeners krt.Collection[Resource[*listenerv3.Listener]]
 
 	// ServerListeners: one per workload address and HTTP-family port,
-	// for gRPC xDS servers: ServerListenerName(ip, port).
+	// for gRPC xDS servers: ServerListenerName(ip, port); only those
+	// asked for with WithServerListenerDemand.
 	ServerListeners krt.Collection[Resource[*listenerv3.Listener]]
 	// GRPCListeners: one ApiListener per service port, "<host>:<port>".
 	GRPCListeners krt.Collection[Resource[*listenerv3.Listener]]
@@ -89,6 +90,8 @@ type options struct {
 	sidecar     bool
 	views       bool
 	clusterName string
+	// serverDemand, when set, holds the server listener names asked for.
+	serverDemand krt.Collection[string]
 }
 
 // WithClusterName names the local cluster, the one whose objects carry no
@@ -99,6 +102,17 @@ type options struct {
 // name. Default: "", the local cluster is unnamed and its localities are
 // plain.
 func WithClusterName(name string) Option { return func(o *options) { o.clusterName = name } }
+
+// WithServerListenerDemand makes Build derive the server listeners of
+// the names in demand only, rather than of every workload address and
+// port: demand holds the Listener names that gRPC xDS servers ask for
+// (xds.Demand.Names, of the names with ServerListenerNamePrefix), each
+// item keyed by itself. A name that is no server listener, or whose
+// address no workload serving its port has, has none. Default: every
+// server listener is built, whether asked for or not.
+func WithServerListenerDemand(demand krt.Collection[string]) Option {
+	return func(o *options) { o.serverDemand = demand }
+}
 
 // WithSidecarResources sets whether Build derives the sidecar listeners and
 // route configurations. Default: true. When false, the Sidecar fields of
@@ -147,7 +161,7 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 	byService := krt.NewIndex(m.RouteBindings, "by-service", func(b RouteBinding) []string { return []string{b.Service} })
 	m.PortRoutes = newPortRoutes(g, m.Services, m.RouteBindings, byService)
 
-	m.buildSecurity(g, in)
+	m.buildSecurity(g, in, o.serverDemand)
 	invalidClusters, invalidCLAs := newInvalidBackend(g, m.RouteBindings)
 	m.Clusters = krt.Join(g, []krt.Collection[Resource[*clusterv3.Cluster]]{
 		newClusters(g, m.Services, m.MeshConfig, m.ClusterSecurity), invalidClusters,
@@ -177,11 +191,16 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 }
 
 // buildSecurity derives the policies, identities and server listeners
-// from in, which Build has completed.
-func (m *Model) buildSecurity(g *krt.Graph, in sources.Inputs) {
+// from in, which Build has completed; only those named in demand, when
+// it is not nil.
+func (m *Model) buildSecurity(g *krt.Graph, in sources.Inputs, demand krt.Collection[string]) {
 	m.PeerAuthentications = newPeerAuthns(g, in.PeerAuthentications, m.MeshConfig)
 	m.AuthorizationPolicies = newAuthzPolicies(g, in.AuthorizationPolicies, m.MeshConfig)
 	m.WorkloadSecurity = newWorkloadSecurity(g, m.Workloads, m.MeshConfig, m.PeerAuthentications, m.AuthorizationPolicies)
 	m.ClusterSecurity = newClusterSecurity(g, m.Endpoints, m.WorkloadSecurity)
+	if demand != nil {
+		m.ServerListeners = newDemandedServerListeners(g, demand, m.Workloads, m.Services, m.WorkloadSecurity)
+		return
+	}
 	m.ServerListeners = newServerListeners(g, m.Workloads, m.Services, m.WorkloadSecurity)
 }

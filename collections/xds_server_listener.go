@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
@@ -171,21 +172,80 @@ func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], servic
 		if len(ports) == 0 {
 			return nil
 		}
-		// A plain read, not a PartialFetch of the modes and RBAC: a
-		// projection's record costs as much again per workload, and only
-		// a trust domain change, which recomputes every workload's
-		// security anyway, would recompute these listeners in vain.
-		sec, _ := krt.FetchOne(ctx, security, krt.FilterKey(w.ResourceName()))
+		sec := fetchSecurity(ctx, security, w)
 		out := make([]Resource[*listenerv3.Listener], 0, len(ports))
-		// Only the workload's namespace may see what its policies are,
-		// and only the server asking for its own address can use it.
-		visible := []string{w.Namespace}
 		for _, port := range ports {
-			name := ServerListenerName(w.IP, port)
-			chain := serverChain(port, cmp.Or(sec.MTLS.PortMode(port), MTLSPermissive), sec.RBAC)
-			out = append(out, Resource[*listenerv3.Listener]{Name: name, Packed: packServerListener(name, w.IP, port, chain),
-				VisibleTo: visible, NamedOnly: true})
+			out = append(out, serverListener(w, port, sec))
 		}
 		return out
 	}, krt.WithName("ServerListeners"))
+}
+
+// fetchSecurity reads the security of w.
+func fetchSecurity(ctx krt.HandlerContext, security krt.Collection[WorkloadSecurity], w Workload) WorkloadSecurity {
+	// A plain read, not a PartialFetch of the modes and RBAC: a
+	// projection's record costs as much again per workload, and only a
+	// trust domain change, which recomputes every workload's security
+	// anyway, would recompute these listeners in vain.
+	sec, _ := krt.FetchOne(ctx, security, krt.FilterKey(w.ResourceName()))
+	return sec
+}
+
+// serverListener returns the server listener of w on port, which w
+// serves, under its security sec. Only the workload's namespace may see
+// what its policies are, and only the server asking for its own address
+// can use it.
+func serverListener(w Workload, port int32, sec WorkloadSecurity) Resource[*listenerv3.Listener] {
+	name := ServerListenerName(w.IP, port)
+	chain := serverChain(port, cmp.Or(sec.MTLS.PortMode(port), MTLSPermissive), sec.RBAC)
+	return Resource[*listenerv3.Listener]{Name: name, Packed: packServerListener(name, w.IP, port, chain),
+		VisibleTo: []string{w.Namespace}, NamedOnly: true}
+}
+
+// newDemandedServerListeners derives the server listeners of the names
+// in demand only (WithServerListenerDemand): a name's listener is the
+// one newServerListeners derives of the same name, from the first
+// workload, in key order, of the name's address that serves its port.
+// Each workload's server listeners are built only while its gRPC
+// server asks for them; those of a hundred thousand pods would be most
+// of the model's listener bytes, and of its items.
+func newDemandedServerListeners(g *krt.Graph, demand krt.Collection[string], workloads krt.Collection[Workload],
+	services krt.Collection[ServiceInfo], security krt.Collection[WorkloadSecurity]) krt.Collection[Resource[*listenerv3.Listener]] {
+	byIP := krt.NewIndex(workloads, "by-ip", func(w Workload) []string {
+		if w.IP == "" {
+			return nil
+		}
+		return []string{w.IP}
+	})
+	return krt.NewCollection(g, demand, func(ctx krt.HandlerContext, name string) *Resource[*listenerv3.Listener] {
+		ip, port, ok := parseServerListenerName(name)
+		if !ok {
+			return nil
+		}
+		for _, w := range krt.Fetch(ctx, workloads, krt.FilterIndex(byIP, ip)) {
+			if _, serves := slices.BinarySearch(serverPorts(ctx, services, w), port); serves {
+				r := serverListener(w, port, fetchSecurity(ctx, security, w))
+				return &r
+			}
+		}
+		return nil
+	}, krt.WithName("ServerListeners"))
+}
+
+// parseServerListenerName returns the address and port of the server
+// listener name, when name is one ServerListenerName returns.
+func parseServerListenerName(name string) (ip string, port int32, ok bool) {
+	addr, found := strings.CutPrefix(name, ServerListenerNamePrefix)
+	if !found {
+		return "", 0, false
+	}
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, false
+	}
+	n, err := strconv.ParseUint(p, 10, 16)
+	if err != nil || ServerListenerName(host, int32(n)) != name {
+		return "", 0, false
+	}
+	return host, int32(n), true
 }
