@@ -49,7 +49,9 @@
 // route configuration of the same name, whose routes name clusters of this
 // model, whose load assignments share their names. The server listeners
 // are NamedOnly: only the gRPC xDS server of that address asks for one,
-// and a wildcard subscriber is not sent them (xds.WithNamedOnly).
+// and a wildcard subscriber is not sent them (xds.WithNamedOnly). With
+// WithServerListenerDemand, fed by an xds.Demand, the model builds only
+// those asked for.
 //
 // # Visibility
 //

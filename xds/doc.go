@@ -193,6 +193,11 @@
 // that drops one beside its wildcard is sent its name removed: it cannot
 // tell on its own that the wildcard leaves it out.
 //
+// A Demand (NewDemand, WithDemand) turns the names streams ask for into
+// a collection, so that the model builds such resources only while a
+// stream names them: one server listener per gRPC server connected,
+// not one per workload address and port.
+//
 // # Namespace isolation
 //
 // A source may give each resource a Visibility (WithVisibility): every

@@ -52,6 +52,9 @@ type App struct {
 	proxies  debugui.Proxies
 	problems problemView
 	xds      *xds.Server
+	// serverDemand holds the server listener names gRPC xDS servers ask
+	// for, the only ones the model builds.
+	serverDemand *xds.Demand
 	// cluster is set when a cluster is watched; leader is set with
 	// --leader-elect.
 	cluster *cluster

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -41,8 +42,11 @@ func (a *App) build() error {
 		return err
 	}
 	a.model.Inputs = in
+	a.serverDemand = xds.NewDemand(g, "ServerListenerDemand", func(name string) bool {
+		return strings.HasPrefix(name, collections.ServerListenerNamePrefix)
+	})
 	a.model.Mesh = collections.Build(g, in, collections.WithNamespaceViews(a.cfg.NamespaceIsolation),
-		collections.WithClusterName(a.cfg.ClusterName))
+		collections.WithClusterName(a.cfg.ClusterName), collections.WithServerListenerDemand(a.serverDemand.Names()))
 	a.reportPolicies()
 	a.reportRoutes()
 	if a.cfg.Extend != nil {
@@ -177,7 +181,7 @@ func (a *App) buildXDS() error {
 	opts = append(opts, xds.WithMaxSubscribedNames(a.cfg.XDSMaxSubscribedNames),
 		xds.WithUnansweredAfter(staleAfter))
 	opts = append(opts, a.isolationOptions()...)
-	s := xds.New(a.model.Graph, xdsSources(m, a.cfg.NamespaceIsolation),
+	s := xds.New(a.model.Graph, xdsSources(m, a.serverDemand, a.cfg.NamespaceIsolation),
 		append(opts, xds.WithClientVariants(collections.ClientVariant),
 			// Only Envoy warms updated clusters and listeners on what
 			// they name; gRPC clients are spared the resends.
@@ -232,14 +236,16 @@ func (a *App) isolationOptions() []xds.Option {
 
 // xdsSources are the model's resources, with the clusters gRPC clients
 // and the route configurations older gRPC C-core clients are sent
-// instead (collections.ClientVariant).
-func xdsSources(m *collections.Model, isolation bool) []xds.Source {
+// instead (collections.ClientVariant); the streams naming server
+// listeners feed serverDemand.
+func xdsSources(m *collections.Model, serverDemand *xds.Demand, isolation bool) []xds.Source {
 	return []xds.Source{
 		resourceSource(xds.ClusterType, m.Clusters, isolation),
 		formSource(xds.ClusterType, m.Clusters, collections.GRPCClusterForm, isolation,
 			xds.AsVariant[collections.Resource[*clusterv3.Cluster]](collections.VariantGRPC, collections.VariantGRPCLegacy)),
 		resourceSource(xds.EndpointType, m.ClusterLoadAssignments, isolation),
-		resourceSource(xds.ListenerType, m.Listeners, isolation),
+		resourceSource(xds.ListenerType, m.Listeners, isolation,
+			xds.WithDemand[collections.Resource[*listenerv3.Listener]](serverDemand)),
 		resourceSource(xds.RouteType, m.RouteConfigurations, isolation),
 		resourceSource(xds.RouteType, m.LegacyGRPCRouteConfigurations, isolation,
 			xds.AsVariant[collections.Resource[*routev3.RouteConfiguration]](collections.VariantGRPCLegacy)),
