@@ -99,17 +99,7 @@ func (b *bench) latency() {
 			metric.Fatalf("latency change %d: endpoints for %s do not reflect %s -> %s", i, k, cur.IP, np.IP)
 		}
 	}
-	if len(lat) > 0 {
-		slices.Sort(lat)
-		slices.Sort(latCPU)
-		metric.Emit("latency_p50", metric.US(metric.Percentile(lat, 0.50)), "us")
-		metric.Emit("latency_p99", metric.US(metric.Percentile(lat, 0.99)), "us")
-		metric.Emit("latency_max", metric.US(lat[len(lat)-1]), "us")
-		// The CPU the process spent per change: a change that waits for
-		// a core keeps its CPU figure, so this one shows the engine's tail.
-		metric.Emit("latency_cpu_p50", metric.US(metric.Percentile(latCPU, 0.50)), "us")
-		metric.Emit("latency_cpu_p99", metric.US(metric.Percentile(latCPU, 0.99)), "us")
-	}
+	metric.EmitLatency(lat, latCPU)
 	metric.Emit("latency_handler_batches", b.tr.Batches(), "count")
 	metric.Emit("latency_handler_events", b.tr.Events(), "count")
 	metric.Emit("verify_latency_retries", b.verify(initialDomain, 30*time.Second, "after latency phase"), "count")

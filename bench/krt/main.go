@@ -161,7 +161,7 @@ func run(c workload.Config, prof *profiler) {
 		}
 	}
 	prof.end("latency")
-	emitLatency(lat, latCPU)
+	metric.EmitLatency(lat, latCPU)
 	metric.Emit("latency_handler_batches", tr.Batches(), "count")
 	metric.Emit("latency_handler_events", tr.Events(), "count")
 	metric.Emit("verify_latency_retries", verifyEventually(gr, N, M, domain, 30*time.Second, "after latency phase"), "count")
@@ -263,22 +263,6 @@ func run(c workload.Config, prof *profiler) {
 		metric.Fatalf("graph run: %v", err)
 	}
 	prof.end("all")
-}
-
-// emitLatency prints the single-change latency percentiles, and those
-// of the CPU the process spent meanwhile: a change that waits for a core
-// keeps its CPU figure, so that figure shows the engine's tail at load.
-func emitLatency(lat, cpu []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	slices.Sort(lat)
-	slices.Sort(cpu)
-	metric.Emit("latency_p50", metric.US(metric.Percentile(lat, 0.50)), "us")
-	metric.Emit("latency_p99", metric.US(metric.Percentile(lat, 0.99)), "us")
-	metric.Emit("latency_max", metric.US(lat[len(lat)-1]), "us")
-	metric.Emit("latency_cpu_p50", metric.US(metric.Percentile(cpu, 0.50)), "us")
-	metric.Emit("latency_cpu_p99", metric.US(metric.Percentile(cpu, 0.99)), "us")
 }
 
 func must(err error) {
