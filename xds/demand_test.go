@@ -51,10 +51,7 @@ func (f *demandFixture) awaitDemand(t *testing.T, want ...string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		var got []string
-		for _, n := range f.demand.Names().List() {
-			got = append(got, n)
-		}
+		got := slices.Clone(f.demand.Names().List())
 		slices.Sort(got)
 		if slices.Equal(got, want) {
 			return
