@@ -91,6 +91,8 @@ func packCluster(name string, c *clusterv3.Cluster) Resource[*clusterv3.Cluster]
 	rest := mustMarshal(c)
 	optsField := mustMarshal(&clusterv3.Cluster{TypedExtensionProtocolOptions: opts})
 	b := append(make([]byte, 0, len(rest)+len(optsField)), rest...)
-	typeURL := "type.googleapis.com/" + string(c.ProtoReflect().Descriptor().FullName())
-	return Resource[*clusterv3.Cluster]{Name: name, Packed: &anypb.Any{TypeUrl: typeURL, Value: append(b, optsField...)}}
+	return Resource[*clusterv3.Cluster]{Name: name, Packed: &anypb.Any{TypeUrl: clusterTypeURL, Value: append(b, optsField...)}}
 }
+
+// clusterTypeURL is the type URL of a packed Cluster.
+var clusterTypeURL = typeURLOf(&clusterv3.Cluster{})

@@ -93,7 +93,7 @@ func GRPCClusterForm(r Resource[*clusterv3.Cluster]) (string, *anypb.Any) {
 
 // clusterProtocolOptionsField is the number of Cluster's
 // typed_extension_protocol_options.
-const clusterProtocolOptionsField = 36
+var clusterProtocolOptionsField = fieldNumber(&clusterv3.Cluster{}, "typed_extension_protocol_options")
 
 // protocolOptionsAt returns the offset of the first protocol options
 // field of the serialized cluster b (len(b) if none, or if b does not
