@@ -17,8 +17,9 @@
 // mesh-config change that recomputes every workload, a read-wait probe (Get
 // on Services, back to back, during one more mesh-config change:
 // read_wait_p50 and read_wait_p99). Then the same run, in a child process
-// at GOMAXPROCS=1, gives initial_build_gomaxprocs1 and
-// meshconfig_change_gomaxprocs1. -parallelism sets krt.WithParallelism.
+// at GOMAXPROCS=1, gives initial_build, meshconfig_change, latency_cpu
+// and churn figures with the suffix _gomaxprocs1. -parallelism sets
+// krt.WithParallelism.
 // Each phase ends with a check of every output against a from-scratch
 // computation; a run that passes ends with "result PASS".
 //

@@ -17,13 +17,17 @@ import (
 const childFlag = "gomaxprocs1-child"
 
 // oneProcFigures are the figures of the child's run that are reported, as
-// name_gomaxprocs1, beside the default GOMAXPROCS's.
-var oneProcFigures = []string{"initial_build", "initial_build_cpu", "meshconfig_change", "meshconfig_change_cpu"}
+// name_gomaxprocs1, beside the default GOMAXPROCS's. The single-change and churn figures show what the hand-off between
+// the writer's and the handler's goroutines costs when they run on two
+// cores: the writer's state cools in one core's cache while it waits.
+var oneProcFigures = []string{
+	"initial_build", "initial_build_cpu", "meshconfig_change", "meshconfig_change_cpu",
+	"latency_cpu_p50", "latency_cpu_p99", "churn_throughput", "churn_cpu",
+}
 
 // measureOneProc runs this benchmark again in a child process with
-// GOMAXPROCS=1 and the same flags, and reports its initial_build and
-// meshconfig_change, wall and CPU, as the GOMAXPROCS=1 figures (name
-// _gomaxprocs1): what a second core buys
+// GOMAXPROCS=1 and the same flags, and reports its oneProcFigures as the
+// GOMAXPROCS=1 figures (name _gomaxprocs1): what a second core buys
 // is their ratio to this run's. A child runs the same phases on the same
 // fresh heap, so that both figures measure the same work; a second graph
 // built in this process after the first would find a grown heap, warm

@@ -100,6 +100,10 @@ var krtMetrics = []metricSpec{
 	{name: "initial_build_cpu_gomaxprocs1"},
 	{name: "meshconfig_change_gomaxprocs1"},
 	{name: "meshconfig_change_cpu_gomaxprocs1"},
+	{name: "latency_cpu_p50_gomaxprocs1"},
+	{name: "latency_cpu_p99_gomaxprocs1"},
+	{name: "churn_throughput_gomaxprocs1", higherBetter: true},
+	{name: "churn_cpu_gomaxprocs1"},
 }
 
 // xdsMetrics are the figures of xds/internal/bench and bench/gcp-snapshot.

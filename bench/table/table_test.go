@@ -151,3 +151,17 @@ func TestLoadRunsNamesTheFile(t *testing.T) {
 		t.Fatalf("loadRuns(bad) = %v, want an errNoPass naming %s", err, bad)
 	}
 }
+
+// TestWriteTableOneProcChurn: the churn figures of bench/krt's
+// GOMAXPROCS=1 child have rows, throughput with its ratio inverted.
+func TestWriteTableOneProcChurn(t *testing.T) {
+	runs := runsOf(t,
+		"base", "churn_throughput_gomaxprocs1 50000 events/s\nchurn_cpu_gomaxprocs1 150 ms\nlatency_cpu_p99_gomaxprocs1 80 us\nresult PASS status\n",
+		"current", "churn_throughput_gomaxprocs1 100000 events/s\nchurn_cpu_gomaxprocs1 100 ms\nlatency_cpu_p99_gomaxprocs1 40 us\nresult PASS status\n",
+	)
+	tableOf(t, "krt-ab", runs, false,
+		"| churn_throughput_gomaxprocs1 | 50000 events/s | 100000 events/s | 2.00 |",
+		"| churn_cpu_gomaxprocs1 | 150.0 ms | 100.0 ms | 1.50 |",
+		"| latency_cpu_p99_gomaxprocs1 | 80.0 us | 40.0 us | 2.00 |",
+	)
+}
