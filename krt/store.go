@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -253,7 +252,7 @@ func (s *store[T]) finish(version uint64) int {
 	s.hist.events(version, s.g.commitClock, recent)
 	s.g.recentScratch = clearedScratch(recent)
 	if len(events) > 0 {
-		slices.SortFunc(events, func(a, b Event[T]) int { return strings.Compare(a.Key, b.Key) })
+		sortEventsOn(events, s.g.workersFor(len(events)) > 1)
 		s.outbox = Batch[T]{Version: version, Events: events}
 	}
 	return n
