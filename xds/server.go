@@ -314,6 +314,11 @@ func (s *Server) stopGRPC(servers []*grpc.Server) {
 	}
 }
 
+// requestWindow is the flow-control window of what the clients send:
+// only requests, small but for the name lists of a large subscription,
+// so a fixed window this wide never holds one up for long.
+const requestWindow = 1 << 20
+
 // grpcOptions returns the gRPC server options every listener shares and,
 // apart, the TLS credentials of the main one (nil: plaintext).
 func (s *Server) grpcOptions() ([]grpc.ServerOption, credentials.TransportCredentials, error) {
@@ -323,6 +328,12 @@ func (s *Server) grpcOptions() ([]grpc.ServerOption, credentials.TransportCreden
 		grpc.MaxRecvMsgSize(s.opts.maxRecvMsg),
 		grpc.MaxConcurrentStreams(s.opts.maxStreams),
 		grpc.ForceServerCodecV2(newRequestCodec(s.cache)),
+		// Static windows turn gRPC's bandwidth estimation off: with it
+		// every request that arrives on an idle connection (each ACK of
+		// a push) makes the server send a window update and a BDP ping
+		// and read the ping's answer, a write and a read per push.
+		grpc.StaticStreamWindowSize(requestWindow),
+		grpc.StaticConnWindowSize(requestWindow),
 	}
 	opts = append(opts, s.opts.grpcOptions...)
 	tc := s.opts.tlsConfig
