@@ -319,6 +319,9 @@ func (s *Server) stopGRPC(servers []*grpc.Server) {
 // so a fixed window this wide never holds one up for long.
 const requestWindow = 1 << 20
 
+// readBufferSize is the size of each connection's read buffer.
+const readBufferSize = 4 << 10
+
 // grpcOptions returns the gRPC server options every listener shares and,
 // apart, the TLS credentials of the main one (nil: plaintext).
 func (s *Server) grpcOptions() ([]grpc.ServerOption, credentials.TransportCredentials, error) {
@@ -334,6 +337,11 @@ func (s *Server) grpcOptions() ([]grpc.ServerOption, credentials.TransportCreden
 		// and read the ping's answer, a write and a read per push.
 		grpc.StaticStreamWindowSize(requestWindow),
 		grpc.StaticConnWindowSize(requestWindow),
+		// xDS requests are small (an ACK is a few hundred bytes) and a
+		// frame larger than the buffer is read past it, straight into the
+		// frame: gRPC's default of 32 KiB per connection is 3 MiB idle
+		// for 100 proxies.
+		grpc.ReadBufferSize(readBufferSize),
 	}
 	opts = append(opts, s.opts.grpcOptions...)
 	tc := s.opts.tlsConfig
