@@ -26,6 +26,11 @@ type sortedSet[V any, K namer[V]] struct {
 	// for a name of sorted, a tombstone (ok clear).
 	overlay map[string]overlaid[V]
 	n       int
+	// shared marks sorted as another's too (fill): read only, copied
+	// before the first change to it. A hundred wildcard streams hold the
+	// same first response and the same requested names; sharing them
+	// saves a slice of every type for each.
+	shared bool
 }
 
 // namer gives the name of a value.
@@ -104,6 +109,9 @@ func (s *sortedSet[V, K]) put(v V) (old V, had bool) {
 	name := k.key(v)
 	o, over := s.overlay[name]
 	i, found := s.search(name)
+	if found || (i == len(s.sorted) && !over && len(s.overlay) == 0) {
+		s.own(0)
+	}
 	switch {
 	case found && over: // a tombstone
 		s.sorted[i] = v
@@ -141,6 +149,7 @@ func (s *sortedSet[V, K]) remove(name string) (old V, had bool) {
 	old = s.sorted[i]
 	s.n--
 	if i == len(s.sorted)-1 {
+		s.own(0)
 		s.sorted = slices.Delete(s.sorted, i, i+1)
 	} else {
 		s.setOverlay(name, overlaid[V]{})
@@ -182,20 +191,44 @@ func (s *sortedSet[V, K]) merge() {
 		}
 		out = append(out, v)
 	}
-	s.sorted, s.overlay = append(out, added[i:]...), nil
+	s.sorted, s.overlay, s.shared = append(out, added[i:]...), nil, false
+}
+
+// own makes sorted s's own, with room for n more, before it is changed
+// in place.
+func (s *sortedSet[V, K]) own(n int) {
+	if s.shared {
+		s.sorted = append(make([]V, 0, len(s.sorted)+n), s.sorted...)
+		s.shared = false
+	}
 }
 
 // fill makes the empty s hold the values of sorted, which are ordered by
-// name, each name once: a copy, so that sorted may be shared.
+// name, each name once. s shares sorted, read only, until it changes:
+// the caller must not change sorted either.
 func (s *sortedSet[V, K]) fill(sorted []V) {
-	s.sorted, s.overlay, s.n = slices.Clone(sorted), nil, len(sorted)
+	s.sorted, s.overlay, s.n, s.shared = sorted, nil, len(sorted), len(sorted) > 0
+}
+
+// share replaces the values of s, merged, by those intern returns for
+// them (equal, ordered by name), and shares that slice from now on.
+func (s *sortedSet[V, K]) share(intern func([]V) []V) {
+	if all := s.all(); len(all) > 0 && !s.shared {
+		s.sorted, s.shared = intern(all), true
+	}
 }
 
 // len returns the number of names in s.
 func (s *sortedSet[V, K]) len() int { return s.n }
 
 // grow makes room for n more names added in order.
-func (s *sortedSet[V, K]) grow(n int) { s.sorted = slices.Grow(s.sorted, n) }
+func (s *sortedSet[V, K]) grow(n int) {
+	if s.shared {
+		s.own(n)
+		return
+	}
+	s.sorted = slices.Grow(s.sorted, n)
+}
 
 // all returns the values, ordered by name. The slice is the set's own:
 // read only, and valid until the set changes.

@@ -61,6 +61,11 @@ func (s *session) sotwSubscribe(ts *typeState, names []string, first bool, v vie
 			add = append(add, n)
 		}
 	}
+	if ts.names.len() == 0 && len(add) == len(names) {
+		// The request's own list (shared, read only), which the
+		// subscription may keep rather than a copy of it.
+		add = names
+	}
 	if len(names) == 0 && fullStateType(ts.typeURL) && (first || ts.wildcard) {
 		// The legacy wildcard: an empty first request for Listeners or
 		// Clusters asks for all of them.

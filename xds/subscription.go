@@ -125,8 +125,11 @@ func (ts *typeState) named(name string) bool {
 // (all) when the client became a wildcard subscriber. Names dropped leave
 // sent: the client forgets them on its own.
 func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []string, all bool) {
-	// Sorted, so that the names are appended to names in order.
-	add = slices.Sorted(slices.Values(add))
+	// Sorted, so that the names are appended to names in order; a list
+	// sorted already (the request codec's, shared) is kept as it is.
+	if !slices.IsSorted(add) {
+		add = slices.Sorted(slices.Values(add))
+	}
 	for _, n := range remove {
 		r, held := ts.sent.get(n)
 		named := ts.named(n)
@@ -152,6 +155,9 @@ func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []str
 		}
 	}
 	ts.setWildcard(wildcard)
+	if ts.names.len() == 0 && ascending(add) {
+		return ts.subscribeAll(add), all
+	}
 	for _, n := range add {
 		if !ts.names.has(n) {
 			was := ts.interested(n)
@@ -161,6 +167,32 @@ func (ts *typeState) subscribe(add, remove []string, wildcard bool) (names []str
 		}
 	}
 	return names, all
+}
+
+// subscribeAll makes the empty subscription of ts the names add, sorted
+// and each once, sharing the slice (read only: the request codec hands
+// the same list to every stream that asks for it), and returns them.
+func (ts *typeState) subscribeAll(add []string) []string {
+	ts.names.fill(add)
+	if !ts.wildcard {
+		for _, n := range add {
+			if !ts.sent.has(n) { // held, it was of interest already
+				ts.interest = append(ts.interest, interestOp{name: n, on: true})
+			}
+		}
+	}
+	return add
+}
+
+// ascending reports whether names are in strictly increasing order: sorted,
+// each once.
+func ascending(names []string) bool {
+	for i := 1; i < len(names); i++ {
+		if names[i-1] >= names[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // count is what ts adds toward WithMaxSubscribedNames: its explicit
