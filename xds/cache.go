@@ -1,6 +1,7 @@
 package xds
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -56,6 +57,10 @@ type cache struct {
 	// to need it and shared by the others (view.wildcardFirst).
 	firstMu sync.Mutex
 	firsts  map[string]*wildcardFirst
+	// held is, per key of types, the last list of resources a stream
+	// held after a first response built name by name, shared with the
+	// next stream that holds the same (view.shareHeld); also firstMu's.
+	held map[string][]*resource
 
 	// ready is closed once the initial state has been applied.
 	ready     chan struct{}
@@ -97,6 +102,7 @@ func (v view) counts() map[string]int {
 func newCache(typeURLs []string, variants map[string][]string) *cache {
 	c := &cache{types: make(map[string]map[string]*resource), own: make(map[string]map[string]*resource),
 		variants: variants, unpushed: map[string]map[string]struct{}{}, firsts: map[string]*wildcardFirst{},
+		held:  map[string][]*resource{},
 		ready: make(chan struct{})}
 	for _, t := range typeURLs {
 		c.types[t] = make(map[string]*resource)
@@ -197,4 +203,22 @@ func (v view) wildcardFirst(key string) *wildcardFirst {
 	f := newWildcardFirst(v.types[key], v.gen)
 	c.firsts[key] = f
 	return f
+}
+
+// shareHeld returns the list of resources another stream holds of key if
+// it is the same as held (ordered by name), or else held, kept for the
+// next stream: the streams that ask for the same names by name, as a
+// hundred Envoys' RDS and EDS subscriptions do, then share one list. The
+// resources of a generation are distinct pointers, so comparing them
+// compares versions too. Both held and the result are read only from
+// now on.
+func (v view) shareHeld(key string, held []*resource) []*resource {
+	c := v.c
+	c.firstMu.Lock()
+	defer c.firstMu.Unlock()
+	if last := c.held[key]; slices.Equal(last, held) {
+		return last
+	}
+	c.held[key] = held
+	return held
 }

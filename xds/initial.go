@@ -85,6 +85,11 @@ func newWildcardFirst(cur map[string]*resource, gen uint64) *wildcardFirst {
 	return f
 }
 
+// minSharedHeld is the fewest resources held after a first response
+// built name by name that a stream tries to share with others
+// (view.shareHeld): fewer cost little apart, and the lock more.
+const minSharedHeld = 64
+
 // diff brings ts up to date for names against the current resources cur
 // (ts.diff), taking a wildcard subscription's first response from the
 // shared one where it can: the client holds nothing and was sent nothing
@@ -93,7 +98,14 @@ func newWildcardFirst(cur map[string]*resource, gen uint64) *wildcardFirst {
 func (s *session) diff(ts *typeState, v view, names, resend map[string]struct{}, cur map[string]*resource, hidden func(*resource) bool) (changed []*resource, removed []string) {
 	if !ts.wildcard || ts.names.len() > 0 || hidden != nil || len(resend) > 0 || len(ts.rejected) > 0 ||
 		ts.sent.len() > 0 || ts.building != nil || ts.fresh != nil || v.c == nil {
-		return ts.diff(names, resend, cur, hidden)
+		first := ts.sent.len() == 0 && ts.building == nil && ts.fresh == nil
+		changed, removed = ts.diff(names, resend, cur, hidden)
+		if first && v.c != nil && ts.sent.len() >= minSharedHeld {
+			ts.sent.share(func(held []*resource) []*resource {
+				return v.shareHeld(s.resourcesKey(v, ts.typeURL), held)
+			})
+		}
+		return changed, removed
 	}
 	f := v.wildcardFirst(s.resourcesKey(v, ts.typeURL))
 	if len(f.resources) == 0 {
