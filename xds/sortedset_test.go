@@ -72,3 +72,53 @@ func checkSortedSet(t *testing.T, step int, h *heldSet, ns *nameSet, model map[s
 		t.Fatalf("step %d: names %v, want %v", step, got, want)
 	}
 }
+
+// TestSortedSetFillShares fills sets with one slice and changes them
+// every way a set changes: each sees its own changes, and the slice
+// shared stays as it was.
+func TestSortedSetFillShares(t *testing.T) {
+	shared := []string{"b", "d", "f"}
+	change := map[string]func(*nameSet){
+		"replace":  func(s *nameSet) { s.put("d") },
+		"append":   func(s *nameSet) { s.put("g") },
+		"insert":   func(s *nameSet) { s.put("c") },
+		"drop end": func(s *nameSet) { s.remove("f") },
+		"drop mid": func(s *nameSet) { s.remove("b") },
+		"grow":     func(s *nameSet) { s.grow(10); s.put("z") },
+	}
+	want := map[string][]string{
+		"replace": {"b", "d", "f"}, "append": {"b", "d", "f", "g"}, "insert": {"b", "c", "d", "f"},
+		"drop end": {"b", "d"}, "drop mid": {"d", "f"}, "grow": {"b", "d", "f", "z"},
+	}
+	for name, f := range change {
+		var s nameSet
+		s.fill(shared)
+		if &s.all()[0] != &shared[0] {
+			t.Fatalf("%s: fill copied the slice", name)
+		}
+		f(&s)
+		if got := s.all(); !slices.Equal(got, want[name]) {
+			t.Errorf("%s: set holds %v, want %v", name, got, want[name])
+		}
+		if !slices.Equal(shared, []string{"b", "d", "f"}) || cap(shared) != 3 {
+			t.Fatalf("%s: changed the shared slice: %v", name, shared)
+		}
+	}
+}
+
+// TestSortedSetShare interns a set's values: it then holds the slice
+// intern returned and copies it before changing it.
+func TestSortedSetShare(t *testing.T) {
+	other := []*resource{{name: "a"}, {name: "b"}}
+	var h heldSet
+	h.put(other[0])
+	h.put(other[1])
+	h.share(func([]*resource) []*resource { return other })
+	if &h.all()[0] != &other[0] {
+		t.Fatal("share kept the set's own slice")
+	}
+	h.put(&resource{name: "a", version: "2"})
+	if other[0].version != "" || h.all()[0].version != "2" {
+		t.Fatalf("a change after share: shared %v, set %v", other[0], h.all()[0])
+	}
+}

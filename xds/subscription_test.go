@@ -1,6 +1,7 @@
 package xds
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -42,5 +43,72 @@ func TestAnswerPerResponse(t *testing.T) {
 	// A repeated answer to an answered response is ignored.
 	if ts.answer("", "3", &Nack{Message: "bad"}, time.Now()) || ts.nacks != 1 {
 		t.Fatalf("repeated NACK counted: nacks=%d", ts.nacks)
+	}
+}
+
+// TestSubscribeKeepsSortedList: a first subscription to a sorted list
+// keeps that list rather than a copy, logs every name's interest as the
+// name by name path does, and copies it before a later change.
+func TestSubscribeKeepsSortedList(t *testing.T) {
+	list := []string{"a", "b", "c"}
+	ts := newTypeState(EndpointType)
+	ts.hold(&resource{name: "b"}) // held: of interest already
+	ts.interest = nil
+	names, all := ts.subscribe(list, nil, false)
+	if all || !slices.Equal(names, list) {
+		t.Fatalf("subscribe returned %v %v, want %v false", names, all, list)
+	}
+	if &ts.names.all()[0] != &list[0] {
+		t.Fatal("the subscription copied the sorted list")
+	}
+	want := []interestOp{{name: "a", on: true}, {name: "c", on: true}}
+	if !slices.Equal(ts.interest, want) {
+		t.Fatalf("interest %v, want %v", ts.interest, want)
+	}
+	ts.subscribe([]string{"d"}, []string{"c"}, false)
+	if got := ts.names.all(); !slices.Equal(got, []string{"a", "b", "d"}) {
+		t.Fatalf("names %v after a change, want [a b d]", got)
+	}
+	if !slices.Equal(list, []string{"a", "b", "c"}) {
+		t.Fatalf("the change reached the shared list: %v", list)
+	}
+}
+
+// TestSubscribeUnsortedCopies: a list out of order, or naming a name
+// twice, is sorted into a copy, once each.
+func TestSubscribeUnsortedCopies(t *testing.T) {
+	for _, list := range [][]string{{"c", "a", "b"}, {"a", "a", "b"}} {
+		orig := slices.Clone(list)
+		ts := newTypeState(EndpointType)
+		ts.subscribe(list, nil, false)
+		want := slices.Compact(slices.Sorted(slices.Values(orig)))
+		if got := ts.names.all(); !slices.Equal(got, want) {
+			t.Errorf("subscribe(%v): names %v, want %v", orig, got, want)
+		}
+		if !slices.Equal(list, orig) {
+			t.Errorf("subscribe(%v) changed the list: %v", orig, list)
+		}
+	}
+}
+
+// TestShareHeld: two streams holding the same resources share the first
+// one's list; a third holding others keeps its own, and is the one shared
+// next.
+func TestShareHeld(t *testing.T) {
+	v := view{c: newCache([]string{EndpointType}, nil)}
+	a, b := &resource{name: "a"}, &resource{name: "b"}
+	first := []*resource{a, b}
+	if got := v.shareHeld(EndpointType, first); &got[0] != &first[0] {
+		t.Fatal("the first list was not kept")
+	}
+	if got := v.shareHeld(EndpointType, []*resource{a, b}); &got[0] != &first[0] {
+		t.Fatal("an equal list was not given the first")
+	}
+	other := []*resource{a, {name: "b", version: "2"}}
+	if got := v.shareHeld(EndpointType, other); &got[0] != &other[0] {
+		t.Fatal("a list of other resources was given the first")
+	}
+	if got := v.shareHeld(EndpointType, slices.Clone(other)); &got[0] != &other[0] {
+		t.Fatal("the last list kept is not the one shared")
 	}
 }
