@@ -14,6 +14,9 @@ import "slices"
 type changeLog[T any] struct {
 	list []keyChange[T]
 	at   map[string]int32 // key -> position in list, once list is long
+	// lastBig says the transaction before held more than largeChanges
+	// entries (see reset).
+	lastBig bool
 }
 
 // keyChange is one changed key of a changeLog.
@@ -27,6 +30,10 @@ type keyChange[T any] struct {
 }
 
 const fewChanges = 8
+
+// largeChanges is the most entries a log keeps its array for between
+// any two transactions (see reset).
+const largeChanges = 64
 
 func (l *changeLog[T]) len() int { return len(l.list) }
 
@@ -90,14 +97,21 @@ func (l *changeLog[T]) grow(n int) {
 }
 
 // reset empties the log for the next transaction, keeping a small one's
-// array and map: a large one's would slow every later iteration and hold
-// memory a bulk load needed once.
+// array and map. A large one's are dropped, as they would hold memory a
+// bulk load needed once, unless the transaction before was large too and
+// this one filled at least half of them: a run of large transactions,
+// such as repeated mesh-config changes that each recompute every
+// workload, then reuses one array and map rather than allocating and
+// zeroing megabytes each time. The first small transaction after such a
+// run drops them.
 func (l *changeLog[T]) reset() {
-	if cap(l.list) > 64 {
-		*l = changeLog[T]{}
+	big := len(l.list) > largeChanges
+	if cap(l.list) > largeChanges && !(big && l.lastBig && 2*len(l.list) >= cap(l.list)) {
+		*l = changeLog[T]{lastBig: big}
 		return
 	}
 	clear(l.list)
 	l.list = l.list[:0]
 	clear(l.at)
+	l.lastBig = big
 }

@@ -76,3 +76,44 @@ func TestChangeLogHintAfterSmall(t *testing.T) {
 		t.Fatalf("bulk-500 reads %+v", c)
 	}
 }
+
+// TestChangeLogLargeRun checks that a log drops a large array after one
+// large transaction, reuses it, zeroed, through a run of large ones, and
+// drops it again after the first small one.
+func TestChangeLogLargeRun(t *testing.T) {
+	const n = 4 * largeChanges
+	fill := func(l *changeLog[*int], prefix string, count int) {
+		for i := range count {
+			v := i
+			l.add(keyChange[*int]{key: fmt.Sprintf("%s-%d", prefix, i), cur: &v, hasCur: true}, count)
+		}
+	}
+	var l changeLog[*int]
+	fill(&l, "build", n)
+	l.reset()
+	if l.list != nil || l.at != nil {
+		t.Fatal("the first large transaction's array was kept")
+	}
+	fill(&l, "change1", n)
+	l.reset()
+	if cap(l.list) < n || l.at == nil {
+		t.Fatalf("a second large transaction's array was dropped: capacity %d", cap(l.list))
+	}
+	if full := l.list[:n]; full[0].cur != nil || full[n-1].key != "" {
+		t.Fatal("a kept array still holds the last transaction's entries")
+	}
+	array := &l.list[:1][0]
+	fill(&l, "change2", n)
+	if &l.list[0] != array {
+		t.Fatal("a run of large transactions did not reuse the array")
+	}
+	if c := l.get("change2-7"); c == nil || *c.cur != 7 || l.get("change1-7") != nil {
+		t.Fatalf("change2-7 reads %+v; change1-7 found: %v", c, l.get("change1-7") != nil)
+	}
+	l.reset()
+	fill(&l, "small", 2)
+	l.reset()
+	if cap(l.list) > largeChanges || l.at != nil {
+		t.Fatalf("a small transaction kept a large array: capacity %d", cap(l.list))
+	}
+}

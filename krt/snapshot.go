@@ -372,7 +372,7 @@ func (s *store[T]) retire(committed, held bool) bool {
 	defer s.mu.Unlock()
 	if committed && held && s.changes.len() > 0 {
 		s.kept = append(s.kept, undoRecord[T]{version: s.liveVersion, changes: s.changes})
-		s.changes = changeLog[T]{}
+		s.changes = changeLog[T]{lastBig: s.changes.len() > largeChanges} // the record holds the array
 	} else {
 		s.changes.reset()
 	}
