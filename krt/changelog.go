@@ -106,7 +106,7 @@ func (l *changeLog[T]) grow(n int) {
 // run drops them.
 func (l *changeLog[T]) reset() {
 	big := len(l.list) > largeChanges
-	if cap(l.list) > largeChanges && !(big && l.lastBig && 2*len(l.list) >= cap(l.list)) {
+	if cap(l.list) > largeChanges && !(l.inLargeRun() && 2*len(l.list) >= cap(l.list)) {
 		*l = changeLog[T]{lastBig: big}
 		return
 	}
@@ -114,4 +114,11 @@ func (l *changeLog[T]) reset() {
 	l.list = l.list[:0]
 	clear(l.at)
 	l.lastBig = big
+}
+
+// inLargeRun reports whether the log holds more than largeChanges entries
+// and the transaction before held as many: the second or a later of a run
+// of large transactions, whose scratch space is worth keeping.
+func (l *changeLog[T]) inLargeRun() bool {
+	return l.lastBig && len(l.list) > largeChanges
 }

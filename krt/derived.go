@@ -23,6 +23,7 @@ type derived[I, O any] struct {
 	// points at its entry).
 	inputs    inputTable
 	dirty     []*inputState           // marked since the last process, each once
+	bigDirty  bool                    // the last process had more than largeChanges dirty inputs
 	owners    map[string]string       // output key -> input that produced it
 	outs      map[string][]string     // input -> its outputs' keys, if not one keyed like it
 	contested map[string]map[string]O // output key -> every claimant, while >1
@@ -196,10 +197,15 @@ func (d *derived[I, O]) process(tx *Txn) {
 		}
 	}
 	d.changeHint = 0
-	if cap(dirty) <= 64 && d.dirty == nil { // keep a small list for the next transaction
+	// Keep a small list for the next transaction, and a large one through
+	// a run of large transactions, as the changes' log does (see
+	// changeLog.reset): a bulk load's list is dropped.
+	big := len(dirty) > largeChanges
+	if (cap(dirty) <= largeChanges || big && d.bigDirty) && d.dirty == nil {
 		clear(dirty)
 		d.dirty = dirty[:0]
 	}
+	d.bigDirty = big
 	d.tally.flush(&d.stats)
 	d.stats.failing.Store(int32(len(d.failing)))
 	d.stats.conflicts.Store(int32(len(d.contested)))

@@ -13,3 +13,13 @@ func ForceParallel(g *Graph) {
 // ParallelRuns reports how many times g has computed a collection's inputs
 // in parallel.
 func ParallelRuns(g *Graph) uint64 { return g.parallelRuns.Load() }
+
+// ScratchCapacities reports the capacities of the arrays c, a collection
+// made by NewCollection from inputs of type I, may keep between
+// transactions: its dirty list, its queue of changes to propagate and
+// its changes' log.
+func ScratchCapacities[I, O any](c Collection[O]) (dirty, unprop, changes int) {
+	s := c.core()
+	d := s.self().(*derived[I, O])
+	return cap(d.dirty), cap(s.unprop), cap(s.changes.list)
+}

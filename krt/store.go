@@ -241,7 +241,7 @@ func (s *store[T]) finish(version uint64) int {
 		return s.finishUnwatched(version)
 	}
 	s.unprop = s.unprop[:0]
-	if cap(s.unprop) > 1024 {
+	if cap(s.unprop) > 1024 && !s.changes.inLargeRun() {
 		s.unprop = nil // a bulk load's scratch space is not worth keeping
 	}
 	if s.changes.len() == 0 || version == 0 {
