@@ -45,53 +45,76 @@ const rbacFilterName = "envoy.filters.http.rbac"
 // (ClusterSecurity), so the mesh stays reachable, and plaintext callers
 // carry no principal, which principal rules then never match.
 func buildServerChain(port int32, mode MTLSMode, rbac WorkloadRBAC) *listenerv3.FilterChain {
+	key := inboundKey{port: port, tls: mode == MTLSStrict}
 	chain := &listenerv3.FilterChain{
 		Name: "inbound|" + strconv.Itoa(int(port)),
 		Filters: []*listenerv3.Filter{{
 			Name:       hcmFilterName,
-			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: inboundHCM(port, rbac)},
+			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: inboundHCM(key, rbac)},
 		}},
 	}
-	if mode == MTLSStrict {
+	if key.tls {
 		chain.TransportSocket = sharedDownstreamTLS()
 	}
 	return chain
 }
 
-// plainInboundHCMs holds, per port, the packed HCM of the server
-// listeners without RBAC filters, which every workload serving the port
-// with no policy shares: a hundred thousand workloads would otherwise each
-// marshal, and hold, a copy of the same bytes. A stored value is never
-// modified.
-var plainInboundHCMs sync.Map // int32 → *anyMsg
+// plainInboundHCMs holds, per port and TLS mode, the packed HCM of the
+// server listeners without RBAC filters, which every workload serving the
+// port with no policy shares: a hundred thousand workloads would otherwise
+// each marshal, and hold, a copy of the same bytes. A stored value is
+// never modified.
+var plainInboundHCMs sync.Map // inboundKey → *anyMsg
+
+// inboundKey is what a server listener's HCM depends on besides RBAC.
+type inboundKey struct {
+	port int32
+	// tls: the chain is mutual TLS (STRICT). The HCM says so in its
+	// stat_prefix, which gRPC ignores, so that a chain changing only its
+	// transport socket also changes its HCM bytes: @grpc/grpc-js-xds
+	// (1.14.1) compares a new listener with its current one filter by
+	// filter first and, when those bytes are equal, reads the transport
+	// socket of the current chain without checking it has one. Plaintext
+	// to mTLS then crashes the server (TypeError), and mTLS to plaintext
+	// is taken for no change.
+	tls bool
+}
+
+// statPrefix is the HCM's stat_prefix of k.
+func (k inboundKey) statPrefix() string {
+	if k.tls {
+		return "inbound_mtls_" + strconv.Itoa(int(k.port))
+	}
+	return "inbound_" + strconv.Itoa(int(k.port))
+}
 
 // sharedDownstreamTLS is the transport socket every STRICT server filter
 // chain shares; it is never modified.
 var sharedDownstreamTLS = sync.OnceValue(downstreamTLS)
 
-// inboundHCM returns the packed HCM of a server listener on port: the
+// inboundHCM returns the packed HCM of a server listener of k: the
 // workload's RBAC filters, then the router; every RPC is routed to the
 // server itself.
-func inboundHCM(port int32, rbac WorkloadRBAC) *anyMsg {
+func inboundHCM(k inboundKey, rbac WorkloadRBAC) *anyMsg {
 	filters := rbacFilters(rbac)
 	if len(filters) > 0 {
-		return mustAny(buildInboundHCM(port, filters))
+		return mustAny(buildInboundHCM(k, filters))
 	}
-	if a, ok := plainInboundHCMs.Load(port); ok {
+	if a, ok := plainInboundHCMs.Load(k); ok {
 		return a.(*anyMsg)
 	}
-	a, _ := plainInboundHCMs.LoadOrStore(port, mustAny(buildInboundHCM(port, nil)))
+	a, _ := plainInboundHCMs.LoadOrStore(k, mustAny(buildInboundHCM(k, nil)))
 	return a.(*anyMsg)
 }
 
-// buildInboundHCM returns the HCM of a server listener on port with the
+// buildInboundHCM returns the HCM of a server listener of k with the
 // given RBAC filters.
-func buildInboundHCM(port int32, rbacFilters []*hcmv3.HttpFilter) *hcmv3.HttpConnectionManager {
+func buildInboundHCM(k inboundKey, rbacFilters []*hcmv3.HttpFilter) *hcmv3.HttpConnectionManager {
 	return &hcmv3.HttpConnectionManager{
-		StatPrefix: "inbound_" + strconv.Itoa(int(port)),
+		StatPrefix: k.statPrefix(),
 		CodecType:  hcmv3.HttpConnectionManager_AUTO,
 		RouteSpecifier: &hcmv3.HttpConnectionManager_RouteConfig{RouteConfig: &routev3.RouteConfiguration{
-			Name: "inbound|" + strconv.Itoa(int(port)),
+			Name: "inbound|" + strconv.Itoa(int(k.port)),
 			VirtualHosts: []*routev3.VirtualHost{{
 				Name:    "inbound",
 				Domains: []string{"*"},
