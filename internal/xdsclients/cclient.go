@@ -29,17 +29,26 @@ var cCore = Implementation{
 		return "grpcio " + v
 	},
 	Install: func() error { _, err := cCoreInstall(); return err },
-	Start: func(t testing.TB, bootstrap []byte) Client {
+	Start:   func(t testing.TB, bootstrap []byte) Client { t.Helper(); return startCCore(t, bootstrap) },
+	Serve: func(t testing.TB, bootstrap []byte, addr string) {
 		t.Helper()
-		if _, err := cCoreInstall(); err != nil {
-			t.Skipf("gRPC C-core (python3-grpcio) unavailable: %v", err)
-		}
-		script := filepath.Join(t.TempDir(), "cclient.py")
-		if err := os.WriteFile(script, cCoreScript, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return startProcess(t, "c-core", bootstrap, []string{"GRPC_VERBOSITY=ERROR", "PYTHONUNBUFFERED=1"}, python, script)
+		waitStarted(t, startCCore(t, bootstrap, "serve", addr))
 	},
+}
+
+// startCCore runs the C-core script with args, installing python3-grpcio
+// first, or skips t when it cannot be.
+func startCCore(t testing.TB, bootstrap []byte, args ...string) *process {
+	t.Helper()
+	if _, err := cCoreInstall(); err != nil {
+		t.Skipf("gRPC C-core (python3-grpcio) unavailable: %v", err)
+	}
+	script := filepath.Join(t.TempDir(), "cclient.py")
+	if err := os.WriteFile(script, cCoreScript, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"GRPC_VERBOSITY=ERROR", "PYTHONUNBUFFERED=1"}
+	return startProcess(t, "c-core", bootstrap, env, append([]string{python, script}, args...)...)
 }
 
 var cCoreInstall = sync.OnceValues(installPythonGRPC)

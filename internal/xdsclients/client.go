@@ -56,6 +56,15 @@ type Implementation struct {
 	// Start starts a client with the bootstrap file's contents, installing
 	// the implementation first when needed; it skips t when it cannot.
 	Start func(t testing.TB, bootstrap []byte) Client
+	// Serve, when not nil, starts an xDS server of the implementation at
+	// addr (host:port) with the bootstrap, which must name a server
+	// listener template: it serves grpc.health.v1.Health/Check with xDS
+	// server credentials (mTLS or plaintext as its listener says),
+	// answering with PeerHeader, and stops at the end of the test. It
+	// returns once the server is up (see waitStarted), installing the
+	// implementation first when needed; it skips t when it cannot. It is
+	// nil for grpc-go, which tests run in process (grpc/xds).
+	Serve func(t testing.TB, bootstrap []byte, addr string)
 }
 
 // Implementations returns every implementation, grpc-go first.

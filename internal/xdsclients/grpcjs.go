@@ -28,18 +28,26 @@ var grpcJS = Implementation{
 	Name:    "grpc-js",
 	Version: grpcJSVersions,
 	Install: func() error { _, err := grpcJSInstall(); return err },
-	Start: func(t testing.TB, bootstrap []byte) Client {
+	Start:   func(t testing.TB, bootstrap []byte) Client { t.Helper(); return startGRPCJS(t, bootstrap) },
+	Serve: func(t testing.TB, bootstrap []byte, addr string) {
 		t.Helper()
-		dir, err := grpcJSInstall()
-		if err != nil {
-			t.Skipf("grpc-js xDS client unavailable: %v", err)
-		}
-		script := filepath.Join(t.TempDir(), "client.js")
-		if err := os.WriteFile(script, grpcJSScript, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return startProcess(t, "grpc-js", bootstrap, []string{"NODE_PATH=" + filepath.Join(dir, "node_modules")}, "node", script)
+		waitStarted(t, startGRPCJS(t, bootstrap, "serve", addr))
 	},
+}
+
+// startGRPCJS runs the grpc-js script with args, installing its packages
+// first, or skips t when they cannot be.
+func startGRPCJS(t testing.TB, bootstrap []byte, args ...string) *process {
+	t.Helper()
+	dir, err := grpcJSInstall()
+	if err != nil {
+		t.Skipf("grpc-js xDS client unavailable: %v", err)
+	}
+	script := filepath.Join(t.TempDir(), "client.js")
+	if err := os.WriteFile(script, grpcJSScript, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startProcess(t, "grpc-js", bootstrap, []string{"NODE_PATH=" + filepath.Join(dir, "node_modules")}, append([]string{"node", script}, args...)...)
 }
 
 // grpcJSVersions names the pinned versions of both packages.
