@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -45,7 +44,8 @@ func newMeshWorkload(t *testing.T, ca *xdstest.CA, xdsAddr, node, id string) mes
 	b, err := json.Marshal(map[string]any{
 		"xds_servers": []any{map[string]any{"server_uri": xdsAddr, "channel_creds": []any{map[string]string{"type": "insecure"}},
 			"server_features": []string{"xds_v3"}}},
-		"node": map[string]any{"id": node},
+		// grpc-js refuses a node without a locality; an empty one is none.
+		"node": map[string]any{"id": node, "locality": map[string]any{}},
 		"certificate_providers": map[string]any{collections.CertProviderInstance: map[string]any{
 			"plugin_name": "file_watcher",
 			"config": map[string]string{
@@ -170,21 +170,26 @@ status:
   conditions: [{type: Ready, status: "True"}]
 `
 
-// startMTLSMesh runs meshd on a folder holding mtlsMesh, a grpc-go xDS
-// server for echo-0 and returns an xDS client of identity front, a
-// plaintext client of the server, and a function writing (or, for empty
-// content, removing) a file of the folder.
-func startMTLSMesh(t *testing.T) (mesh, plain *grpc.ClientConn, write func(name, content string)) {
+// testMesh is meshd running on a folder holding mtlsMesh, whose echo-0
+// serves at addr: an xDS server the test starts.
+type testMesh struct {
+	r    *running
+	ca   *xdstest.CA
+	addr string
+	// write writes (or, for empty content, removes) a file of the folder.
+	write func(name, content string)
+}
+
+// startTestMesh starts meshd for an echo-0 that will serve on lis's
+// port.
+func startTestMesh(t *testing.T, lis net.Listener) *testMesh {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.21:0")
-	if err != nil {
-		t.Skipf("loopback alias unavailable: %v", err)
-	}
-	port := lis.Addr().(*net.TCPAddr).Port
 	dir := t.TempDir()
-	write = func(name, content string) {
+	m := &testMesh{ca: xdstest.NewCA(t), addr: lis.Addr().String()}
+	m.write = func(name, content string) {
 		t.Helper()
 		path := filepath.Join(dir, name)
+		var err error
 		if content == "" {
 			err = os.Remove(path)
 		} else {
@@ -194,23 +199,56 @@ func startMTLSMesh(t *testing.T) (mesh, plain *grpc.ClientConn, write func(name,
 			t.Fatal(err)
 		}
 	}
-	write("mesh.yaml", fmt.Sprintf(mtlsMesh, port))
+	m.write("mesh.yaml", fmt.Sprintf(mtlsMesh, lis.Addr().(*net.TCPAddr).Port))
 	cfg, err := ParseFlags([]string{"--config-dir", dir, "--push-debounce", "10ms", "--xds-addr", "127.0.0.1:0", "--debug-addr", "127.0.0.2:0"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := start(t, cfg)
-	r.waitReady(t)
+	m.r = start(t, cfg)
+	m.r.waitReady(t)
+	return m
+}
 
-	ca := xdstest.NewCA(t)
-	serveXDS(t, newMeshWorkload(t, ca, r.app.XDSAddr(), "echo-0.shop", echoID), lis)
-	mesh = xdsClient(t, newMeshWorkload(t, ca, r.app.XDSAddr(), "front-0.shop", frontID), "echo.shop.svc.cluster.local:7000")
-	plain, err = grpc.NewClient("127.0.0.21:"+strconv.Itoa(port), grpc.WithTransportCredentials(insecure.NewCredentials()))
+// listenEcho listens on echo-0's address, skipping t without the
+// loopback alias.
+func listenEcho(t *testing.T) net.Listener {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.21:0")
+	if err != nil {
+		t.Skipf("loopback alias unavailable: %v", err)
+	}
+	return lis
+}
+
+// echo is the workload of echo-0, the server.
+func (m *testMesh) echo(t *testing.T) meshWorkload {
+	t.Helper()
+	return newMeshWorkload(t, m.ca, m.r.app.XDSAddr(), "echo-0.shop", echoID)
+}
+
+// clients returns a grpc-go xDS client of identity front and a plaintext
+// client of the server.
+func (m *testMesh) clients(t *testing.T) (mesh, plain *grpc.ClientConn) {
+	t.Helper()
+	mesh = xdsClient(t, newMeshWorkload(t, m.ca, m.r.app.XDSAddr(), "front-0.shop", frontID), "echo.shop.svc.cluster.local:7000")
+	plain, err := grpc.NewClient(m.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { plain.Close() })
-	return mesh, plain, write
+	return mesh, plain
+}
+
+// startMTLSMesh runs meshd on a folder holding mtlsMesh, a grpc-go xDS
+// server for echo-0 and returns an xDS client of identity front, a
+// plaintext client of the server, and testMesh.write.
+func startMTLSMesh(t *testing.T) (mesh, plain *grpc.ClientConn, write func(name, content string)) {
+	t.Helper()
+	lis := listenEcho(t)
+	m := startTestMesh(t, lis)
+	serveXDS(t, m.echo(t), lis)
+	mesh, plain = m.clients(t)
+	return mesh, plain, m.write
 }
 
 // The identities of the test mesh's client and server.
