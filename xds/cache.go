@@ -61,6 +61,10 @@ type cache struct {
 	// held after a first response built name by name, shared with the
 	// next stream that holds the same (view.shareHeld); also firstMu's.
 	held map[string][]*resource
+	// names is, per type URL, the last list of names a stream subscribed
+	// to in one go, shared with the next stream that subscribes to the
+	// same (view.shareNames); also firstMu's.
+	names map[string][]string
 
 	// ready is closed once the initial state has been applied.
 	ready     chan struct{}
@@ -103,6 +107,7 @@ func newCache(typeURLs []string, variants map[string][]string) *cache {
 	c := &cache{types: make(map[string]map[string]*resource), own: make(map[string]map[string]*resource),
 		variants: variants, unpushed: map[string]map[string]struct{}{}, firsts: map[string]*wildcardFirst{},
 		held:  map[string][]*resource{},
+		names: map[string][]string{},
 		ready: make(chan struct{})}
 	for _, t := range typeURLs {
 		c.types[t] = make(map[string]*resource)
@@ -221,4 +226,23 @@ func (v view) shareHeld(key string, held []*resource) []*resource {
 	}
 	c.held[key] = held
 	return held
+}
+
+// shareNames returns the list of names another stream subscribes to of
+// typeURL if it is the same as names (sorted, each once), or else names,
+// kept for the next stream: a hundred Delta clients subscribing to the
+// same RDS and EDS names, each list decoded afresh, then keep one. The
+// request codec hands out the cache's own strings, so equal names are
+// mostly the same pointers and comparing them is cheap. Both names and
+// the result are read only from now on.
+func (v view) shareNames(typeURL string, names []string) []string {
+	c := v.c
+	c.firstMu.Lock()
+	defer c.firstMu.Unlock()
+	last := c.names[typeURL]
+	if len(last) == len(names) && (len(last) == 0 || &last[0] == &names[0] || slices.Equal(last, names)) {
+		return last
+	}
+	c.names[typeURL] = names
+	return names
 }

@@ -133,7 +133,13 @@ func (s *session) addPending(typeURL string, names []string) {
 // subscribe applies a subscription change of ts's type and marks what it
 // affects as pending.
 func (s *session) subscribe(ts *typeState, v view, add, remove []string, wildcard bool) {
+	empty := ts.names.len() == 0
 	names, all := ts.subscribe(add, remove, wildcard)
+	if empty && v.c != nil && ts.names.len() >= minSharedHeld {
+		// Subscribed in one go: the list is offered to the cache, as a
+		// first response's held list is (view.shareNames).
+		ts.names.share(func(names []string) []string { return v.shareNames(ts.typeURL, names) })
+	}
 	if s.proto.namespaceOf != nil && len(names) > 0 {
 		s.deny(v, ts.typeURL, names)
 	}

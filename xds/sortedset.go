@@ -211,9 +211,11 @@ func (s *sortedSet[V, K]) fill(sorted []V) {
 }
 
 // share replaces the values of s, merged, by those intern returns for
-// them (equal, ordered by name), and shares that slice from now on.
+// them (equal, ordered by name), and shares that slice from now on. A
+// slice shared already (fill) is offered too: it may be a list no other
+// set holds, decoded for this one.
 func (s *sortedSet[V, K]) share(intern func([]V) []V) {
-	if all := s.all(); len(all) > 0 && !s.shared {
+	if all := s.all(); len(all) > 0 {
 		s.sorted, s.shared = intern(all), true
 	}
 }

@@ -122,3 +122,20 @@ func TestSortedSetShare(t *testing.T) {
 		t.Fatalf("a change after share: shared %v, set %v", other[0], h.all()[0])
 	}
 }
+
+// TestSortedSetShareFilled: a set sharing a slice it was filled with
+// offers it to intern too, and takes the list intern returns.
+func TestSortedSetShareFilled(t *testing.T) {
+	mine, kept := []string{"a", "b"}, append(make([]string, 0, 4), "a", "b")
+	var n nameSet
+	n.fill(mine)
+	var offered []string
+	n.share(func(l []string) []string { offered = l; return kept })
+	if &offered[0] != &mine[0] || &n.all()[0] != &kept[0] {
+		t.Fatal("a filled set was not interned")
+	}
+	n.put("c")
+	if kept[:3][2] != "" || !slices.Equal(n.all(), []string{"a", "b", "c"}) {
+		t.Fatalf("a change after share: kept %v, set %v", kept, n.all())
+	}
+}

@@ -1,9 +1,12 @@
 package xds
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 )
 
 // TestAnswerPerResponse: with two responses in flight, an ACK of the first
@@ -110,5 +113,49 @@ func TestShareHeld(t *testing.T) {
 	}
 	if got := v.shareHeld(EndpointType, slices.Clone(other)); &got[0] != &other[0] {
 		t.Fatal("the last list kept is not the one shared")
+	}
+}
+
+// TestDeltaSubscribeSharesNames: Delta streams subscribing to the same
+// names, each request decoded afresh, keep one list (the cache's); a
+// later subscribe or unsubscribe copies it for that stream alone, and a
+// stream asking for other names keeps its own.
+func TestDeltaSubscribeSharesNames(t *testing.T) {
+	c := newCache([]string{EndpointType}, nil)
+	p := &protocol{typeURLs: []string{EndpointType}}
+	names := make([]string, minSharedHeld)
+	for i := range names {
+		names[i] = fmt.Sprintf("ep-%03d", i)
+	}
+	subscribe := func(s *session, add, remove []string) []string {
+		t.Helper()
+		req := &discovery.DeltaDiscoveryRequest{TypeUrl: EndpointType,
+			ResourceNamesSubscribe: add, ResourceNamesUnsubscribe: remove}
+		c.read(func(v view) {
+			if err := s.delta(req, v, time.Now()); err != nil {
+				t.Fatalf("delta: %v", err)
+			}
+		})
+		return s.types[EndpointType].names.all()
+	}
+	a, b, other := newSession(p, Delta), newSession(p, Delta), newSession(p, Delta)
+	got := subscribe(a, slices.Clone(names), nil)
+	if g := subscribe(b, slices.Clone(names), nil); &g[0] != &got[0] {
+		t.Fatal("two streams subscribing to the same names keep two lists")
+	}
+	if g := subscribe(other, slices.Clone(names[1:]), nil); &g[0] == &got[0] {
+		t.Fatal("a stream subscribing to other names was given the first list")
+	}
+	changed := subscribe(a, []string{"ep-999"}, []string{names[0]})
+	want := append(slices.Clone(names[1:]), "ep-999")
+	if !slices.Equal(changed, want) {
+		t.Fatalf("names after a change %v, want %v", changed, want)
+	}
+	if g := b.types[EndpointType].names.all(); &g[0] != &got[0] || !slices.Equal(g, names) {
+		t.Fatalf("the change reached the other stream's shared list: %v", g)
+	}
+	if g := subscribe(b, nil, []string{names[len(names)-1]}); !slices.Equal(g, names[:len(names)-1]) ||
+		!slices.Equal(got, names) {
+		t.Fatalf("after an unsubscribe: names %v, shared list %v", g, got)
 	}
 }
