@@ -218,14 +218,7 @@ func (v view) wildcardFirst(key string) *wildcardFirst {
 // compares versions too. Both held and the result are read only from
 // now on.
 func (v view) shareHeld(key string, held []*resource) []*resource {
-	c := v.c
-	c.firstMu.Lock()
-	defer c.firstMu.Unlock()
-	if last := c.held[key]; slices.Equal(last, held) {
-		return last
-	}
-	c.held[key] = held
-	return held
+	return shareLast(&v.c.firstMu, v.c.held, key, held)
 }
 
 // shareNames returns the list of names another stream subscribes to of
@@ -236,13 +229,19 @@ func (v view) shareHeld(key string, held []*resource) []*resource {
 // mostly the same pointers and comparing them is cheap. Both names and
 // the result are read only from now on.
 func (v view) shareNames(typeURL string, names []string) []string {
-	c := v.c
-	c.firstMu.Lock()
-	defer c.firstMu.Unlock()
-	last := c.names[typeURL]
-	if len(last) == len(names) && (len(last) == 0 || &last[0] == &names[0] || slices.Equal(last, names)) {
+	return shareLast(&v.c.firstMu, v.c.names, typeURL, names)
+}
+
+// shareLast returns lasts[key] if it equals list, or else keeps list there
+// for the next caller and returns it, under mu. Lists that share their
+// first element are the same list, which spares the element compare.
+func shareLast[E comparable](mu *sync.Mutex, lasts map[string][]E, key string, list []E) []E {
+	mu.Lock()
+	defer mu.Unlock()
+	last := lasts[key]
+	if len(last) == len(list) && (len(last) == 0 || &last[0] == &list[0] || slices.Equal(last, list)) {
 		return last
 	}
-	c.names[typeURL] = names
-	return names
+	lasts[key] = list
+	return list
 }
