@@ -110,6 +110,7 @@ func shareFilter(set *recSet, rec *fetchRec) {
 		compared = x.filter
 		if x.filter.equal(rec.filter) {
 			rec.filter = x.filter
+			x.filter.markShared()
 			return
 		}
 	}

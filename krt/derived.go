@@ -282,7 +282,7 @@ func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
 		in = v
 	}
 	fc := &slot.fc // the slot's, reused: a HandlerContext is valid only during the call
-	*fc = fetchCtx{owner: &d.owner, in: st, input: st.key, prev: &st.reads}
+	*fc = fetchCtx{owner: &d.owner, in: st, input: st.key, prev: &st.reads, bulk: d.changeHint >= memoMinInputs}
 	start := monoNow()
 	slot.begin(&d.owner, st, start)
 	c := result[O]{st: st}

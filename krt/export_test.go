@@ -1,5 +1,10 @@
 package krt
 
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
 // ForceParallel makes g compute every collection's dirty inputs on all its
 // workers (see WithParallelism), whatever their number and GOMAXPROCS, so
 // tests exercise the parallel path.
@@ -22,4 +27,26 @@ func ScratchCapacities[I, O any](c Collection[O]) (dirty, unprop, changes int) {
 	s := c.core()
 	d := s.self().(*derived[I, O])
 	return cap(d.dirty), cap(s.unprop), cap(s.changes.list)
+}
+
+// QueryMemos reports how many inputs of c, a collection made by
+// NewCollection from inputs of type I, hold a read whose shared filter
+// keeps a query's result (see fetchmemo.go).
+func QueryMemos[I, O any](c Collection[O]) int {
+	d := c.core().self().(*derived[I, O])
+	n := 0
+	for _, st := range d.inputs.all() {
+		if st == nil {
+			continue
+		}
+		has := false
+		st.reads.each(func(r *fetchRec) {
+			p := atomic.LoadPointer(&r.filter.memo)
+			has = has || (p != nil && p != unsafe.Pointer(sharedMark))
+		})
+		if has {
+			n++
+		}
+	}
+	return n
 }

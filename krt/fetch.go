@@ -26,6 +26,9 @@ type fetchCtx struct {
 	kept   int        // the reads so far, while each is prev's at its position
 	fresh  []fetchRec // nil while kept counts the reads; else all of them
 	failed error
+	// bulk says many inputs of the collection recompute at once, when
+	// the fetches that repeat a shared read reuse its result (fetchmemo.go).
+	bulk bool
 }
 
 func (c *fetchCtx) Fail(err error) {
@@ -51,19 +54,24 @@ func Fetch[T any](ctx HandlerContext, c Collection[T], filters ...Filter) []T {
 // fetch is Fetch; same, when not nil, is a PartialFetch's equality of two
 // values of an item, func(a, b T) bool.
 func fetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same any) []T {
-	s, fs, ok := beginFetch(ctx, c, filters, same)
+	s, fs, kept, ok := beginFetch(ctx, c, filters, same)
 	if !ok {
 		return nil
 	}
 	if unlock := s.g.guardSelfFetch(s.id); unlock != nil {
 		defer unlock()
 	}
+	if kept != nil && ctx.fetchContext().bulk {
+		return s.queryMemo(kept, &fs)
+	}
 	return s.query(&fs)
 }
 
 // beginFetch checks and records a fetch from c with filters, and returns
-// its collection and filter; ok is false when it can find nothing.
-func beginFetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same any) (s *store[T], fs filterSet, ok bool) {
+// its collection and filter, and the recorded filter of the input's last
+// computation's read that it repeats, if any; ok is false when it can
+// find nothing.
+func beginFetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, same any) (s *store[T], fs filterSet, kept *filterSet, ok bool) {
 	if ctx == nil {
 		panic("krt: Fetch called without a HandlerContext")
 	}
@@ -86,34 +94,35 @@ func beginFetch[T any](ctx HandlerContext, c Collection[T], filters []Filter, sa
 		fs.rare = &r
 	}
 	if s.stopped { // its sub-graph stopped: empty, and never changes again
-		return s, fs, false
+		return s, fs, nil, false
 	}
 	if err := s.checkAccessors(&fs); err != nil {
 		if fc.failed == nil {
 			fc.failed = err
 		}
-		return s, fs, false
+		return s, fs, nil, false
 	}
-	fc.record(&fs)
-	return s, fs, true
+	return s, fs, fc.record(&fs), true
 }
 
-// record adds a read with fs to the computation's reads. In the
-// steady state a computation reads what it read last time: it counts
+// record adds a read with fs to the computation's reads, and returns the
+// recorded filter of the last computation's read it repeats, or nil. In
+// the steady state a computation reads what it read last time: it counts
 // those reads rather than copying them, and allocates nothing.
-func (c *fetchCtx) record(fs *filterSet) {
+func (c *fetchCtx) record(fs *filterSet) *filterSet {
 	if c.fresh == nil {
 		if c.prev.matches(c.kept, fs) {
 			c.kept++
-			return
+			return c.prev.at(c.kept - 1).filter
 		}
 		c.fresh = c.prev.appendTo(make([]fetchRec, 0, max(c.prev.len(), c.kept+1, 2)), c.kept)
 	}
 	if i := len(c.fresh); c.prev.matches(i, fs) {
 		c.fresh = append(c.fresh, *c.prev.at(i)) // and the filter it shares
-		return
+		return c.prev.at(i).filter
 	}
 	c.fresh = append(c.fresh, fetchRec{in: c.in, filter: c.owner.keepFilter(fs)})
+	return nil
 }
 
 // reads returns what the computation read, unfiled, and same, true when
@@ -132,7 +141,7 @@ func (c *fetchCtx) reads() (recs []fetchRec, same bool) {
 // dependency, as Fetch does. When several items pass, it returns the one
 // with the smallest key; when none does, ok is false.
 func FetchOne[T any](ctx HandlerContext, c Collection[T], filters ...Filter) (v T, ok bool) {
-	s, fs, ok := beginFetch(ctx, c, filters, nil)
+	s, fs, _, ok := beginFetch(ctx, c, filters, nil)
 	if !ok {
 		return v, false
 	}

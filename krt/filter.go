@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // Filter narrows what Fetch returns, and so which changes recompute the
@@ -64,6 +65,10 @@ type filterSet struct {
 	hasNS      bool
 	hasLabels  bool
 	hasSelects bool
+	// memo is nil until the filter is shared by the reads of several
+	// inputs, then their last query's result (see fetchmemo.go); read
+	// and written atomically.
+	memo unsafe.Pointer
 }
 
 // keepFilter returns a copy of f, a filter of o's inputs, for a read's

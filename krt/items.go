@@ -30,6 +30,9 @@ type itemTable[T any] struct {
 	n     int      // items held
 	free  []int32  // cleared slots, reused last first
 	freed []uint64 // a bit per slot, set while it is free; nil while none is
+	// gen counts the changes to the items: a query's result is the same
+	// while it is (see fetchmemo.go).
+	gen uint64
 }
 
 type itemSlot[T any] struct {
@@ -93,6 +96,7 @@ func (t *itemTable[T]) has(key string) bool {
 
 // set stores v under key and returns its slot.
 func (t *itemTable[T]) set(key string, v T) int32 {
+	t.gen++
 	h := hashKey(key)
 	if t.n > 0 {
 		if _, id, ok := t.lookup(key, h); ok {
@@ -125,6 +129,7 @@ func (t *itemTable[T]) hashOf(id int32) uint32 { return hashKey(t.slots[id].key)
 
 // deleteAt removes the item in slot id, clearing the slot for reuse.
 func (t *itemTable[T]) deleteAt(id int32) {
+	t.gen++
 	key := t.slots[id].key
 	pos, _, _ := t.lookup(key, hashKey(key))
 	t.index.unindex(pos, t.hashOf)
