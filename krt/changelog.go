@@ -9,11 +9,14 @@ import "slices"
 // at an older version finds the value before it there (see snapshot.go).
 //
 // Most transactions change one key or a few: lookups scan the list until
-// it holds more than fewChanges, and go through a map of positions from
-// then on. The zero value is an empty log.
+// it holds more than fewChanges, and go through an index of positions
+// from then on: a slotIndex over the list, as itemTable's over its slots,
+// where a Go map would keep every key again and cost a bulk load of
+// 10,000 items a map insertion each, on the writer's goroutine. The zero
+// value is an empty log.
 type changeLog[T any] struct {
 	list []keyChange[T]
-	at   map[string]int32 // key -> position in list, once list is long
+	at   slotIndex // positions in list, once list is long
 	// lastBig says the transaction before held more than largeChanges
 	// entries (see reset).
 	lastBig bool
@@ -41,10 +44,7 @@ func (l *changeLog[T]) len() int { return len(l.list) }
 // has not changed it.
 func (l *changeLog[T]) find(key string) int32 {
 	if l.at != nil {
-		if i, ok := l.at[key]; ok {
-			return i
-		}
-		return -1
+		return l.lookup(key, hashKey(key))
 	}
 	for i := range l.list {
 		if l.list[i].key == key {
@@ -75,26 +75,59 @@ func (l *changeLog[T]) add(c keyChange[T], hint int) int32 {
 	l.list = append(l.list, c)
 	switch {
 	case l.at != nil:
-		l.at[c.key] = i
+		l.at = l.at.grow(len(l.list), l.hashOf)
+		l.index(i)
 	case len(l.list) > fewChanges:
-		l.at = make(map[string]int32, 2*len(l.list))
-		for j := range l.list {
-			l.at[l.list[j].key] = int32(j)
-		}
+		l.reindex(2 * len(l.list))
 	}
 	return i
 }
 
-// grow makes room for n more entries in the list and the map of
+// grow makes room for n more entries in the list and the index of
 // positions, so that a bulk change neither regrows the list, copying
-// every entry each time, nor rehashes the map.
+// every entry each time, nor rehashes the index.
 func (l *changeLog[T]) grow(n int) {
 	l.list = slices.Grow(l.list, n)
-	l.at = make(map[string]int32, len(l.list)+n)
+	l.reindex(len(l.list) + n)
+}
+
+// reindex makes a fresh index, large enough for n entries, of the list.
+func (l *changeLog[T]) reindex(n int) {
+	l.at = slotIndex(nil).grow(n, l.hashOf)
 	for j := range l.list {
-		l.at[l.list[j].key] = int32(j)
+		l.index(int32(j))
 	}
 }
+
+// index files position i, whose key the index does not hold yet.
+func (l *changeLog[T]) index(i int32) {
+	h := hashKey(l.list[i].key)
+	mask := l.at.mask()
+	pos := h & mask
+	for l.at[pos] != 0 {
+		pos = (pos + 1) & mask
+	}
+	l.at[pos] = l.at.entry(h, i)
+}
+
+// lookup returns the position of key's entry, whose hash is h, or -1.
+func (l *changeLog[T]) lookup(key string, h uint32) int32 {
+	mask := l.at.mask()
+	for pos := h & mask; ; pos = (pos + 1) & mask {
+		e := l.at[pos]
+		if e == 0 {
+			return -1
+		}
+		if l.at.tagged(e, h) {
+			if i := l.at.slotOf(e); l.list[i].key == key {
+				return i
+			}
+		}
+	}
+}
+
+// hashOf returns the hash of the key at position i.
+func (l *changeLog[T]) hashOf(i int32) uint32 { return hashKey(l.list[i].key) }
 
 // reset empties the log for the next transaction, keeping a small one's
 // array and map. A large one's are dropped, as they would hold memory a

@@ -265,14 +265,20 @@ func (d *derived[I, O]) keyOutputs(c *result[O]) {
 // recompute runs the transformation of input k again, or withdraws k's
 // outputs when k is gone, and records what the run read.
 func (d *derived[I, O]) recompute(tx *Txn, st *inputState) {
-	c := d.compute(st, &d.g.computing[0])
+	slot := &d.g.computing[0]
+	slot.spare = slot.scratch[:] // apply files the reads before the next run
+	c := d.compute(st, slot, 0)
 	d.apply(tx, &c)
+	slot.spare = nil
+	clear(slot.scratch[:]) // keeps no filter, and so no collection, alive
 }
 
 // compute runs the transformation of input st, reporting the run in
-// slot. It changes nothing but counters, so that several inputs of one
-// collection can be computed in parallel (see recomputeParallel).
-func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
+// slot, whose spare room its reads may take, as may those of the ahead
+// computations after it. It changes nothing but counters, so that
+// several inputs of one collection can be computed in parallel (see
+// recomputeParallel).
+func (d *derived[I, O]) compute(st *inputState, slot *computing, ahead int) result[O] {
 	var in I
 	if d.parent != nil {
 		v, ok := d.parent.items.get(st.key)
@@ -282,7 +288,8 @@ func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
 		in = v
 	}
 	fc := &slot.fc // the slot's, reused: a HandlerContext is valid only during the call
-	*fc = fetchCtx{owner: &d.owner, in: st, input: st.key, prev: &st.reads, bulk: d.changeHint >= memoMinInputs}
+	*fc = fetchCtx{owner: &d.owner, in: st, input: st.key, prev: &st.reads,
+		bulk: d.changeHint >= memoMinInputs, spare: slot.spare, ahead: ahead}
 	start := monoNow()
 	slot.begin(&d.owner, st, start)
 	c := result[O]{st: st}
@@ -290,6 +297,7 @@ func (d *derived[I, O]) compute(st *inputState, slot *computing) result[O] {
 	slot.end()
 	c.took = time.Duration(monoNow() - start)
 	c.reads, c.sameReads = fc.reads()
+	slot.spare = fc.spare
 	*fc = fetchCtx{} // keeps nothing of the input alive
 	return c
 }

@@ -50,3 +50,7 @@ func QueryMemos[I, O any](c Collection[O]) int {
 	}
 	return n
 }
+
+// ChangesLogged reports how many keys the open transaction's change log
+// of c holds; call it inside Graph.Update.
+func ChangesLogged[T any](c Collection[T]) int { return c.core().changes.len() }

@@ -29,6 +29,28 @@ type fetchCtx struct {
 	// bulk says many inputs of the collection recompute at once, when
 	// the fetches that repeat a shared read reuse its result (fetchmemo.go).
 	bulk bool
+	// spare is room fresh may take its array from (see room), and ahead
+	// how many computations after this one will take theirs from the
+	// same room: those of the rest of a parallel run's chunk.
+	spare []fetchRec
+	ahead int
+}
+
+// room returns an empty slice with room for n reads, carved from spare
+// when it has that much: a build records every input's reads afresh, and
+// a chunk's inputs then take one array between them, or a serial run's
+// the slot's scratch, rather than one each. When spare is short and
+// computations follow, it is remade for them all, as many reads each.
+func (c *fetchCtx) room(n int) []fetchRec {
+	if cap(c.spare) < n {
+		if c.ahead == 0 {
+			return make([]fetchRec, 0, n)
+		}
+		c.spare = make([]fetchRec, n*(c.ahead+1))
+	}
+	r := c.spare[:0:n] // a read past n regrows r, not into the next one's
+	c.spare = c.spare[n:]
+	return r
 }
 
 func (c *fetchCtx) Fail(err error) {
@@ -115,7 +137,7 @@ func (c *fetchCtx) record(fs *filterSet) *filterSet {
 			c.kept++
 			return c.prev.at(c.kept - 1).filter
 		}
-		c.fresh = c.prev.appendTo(make([]fetchRec, 0, max(c.prev.len(), c.kept+1, 2)), c.kept)
+		c.fresh = c.prev.appendTo(c.room(max(c.prev.len(), c.kept+1, 2)), c.kept)
 	}
 	if i := len(c.fresh); c.prev.matches(i, fs) {
 		c.fresh = append(c.fresh, *c.prev.at(i)) // and the filter it shares

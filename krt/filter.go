@@ -256,13 +256,25 @@ func (s *store[T]) matchesExcept(f *filterSet, key string, v T, done filterKind)
 	if f.hasLabels && (len(f.labels) == 0 || !selectorMatches(f.labels, s.labelsOf(v))) {
 		return false
 	}
-	if f.hasSelects && (s.acc.selector == nil || !selects(s.acc.selector(v), f.selects)) {
+	if f.hasSelects && !s.selectedBy(f, v, done == filterSelects) {
 		return false
 	}
 	if p := f.predicate(); p != nil && !p(v) {
 		return false
 	}
 	return true
+}
+
+// selectedBy reports whether v's selector selects f's labels. indexed
+// says the selector index gave v, under a pair of its selector that the
+// labels hold (see candidates): a selector of one pair, the common case,
+// then selects them, and its map need not be read again.
+func (s *store[T]) selectedBy(f *filterSet, v T, indexed bool) bool {
+	if s.acc.selector == nil {
+		return false
+	}
+	sel := s.acc.selector(v)
+	return indexed && len(sel) == 1 || selects(sel, f.selects)
 }
 
 // selectsNothing reports whether no item can pass f: an empty label
@@ -380,6 +392,7 @@ func (s *store[T]) candidates(f *filterSet, ids []int32) ([]int32, filterKind) {
 		appendSet(s.labelIdx[p])
 	case f.hasSelects:
 		s.ensureSelectorIndex()
+		done = filterSelects
 		// Each item is filed under one pair only, so no slot repeats.
 		for k, v := range f.selects {
 			appendSet(s.selIdx[labelPair{k, v}])

@@ -180,8 +180,9 @@ func (d *derived[I, O]) computeChunk(r *parallelRun[O], c int, slot *computing) 
 	start, end := r.bounds(c)
 	buf := d.chunkBuffer(end - start)
 	for i := range buf {
-		buf[i] = d.compute(r.states[start+i], slot)
+		buf[i] = d.compute(r.states[start+i], slot, len(buf)-1-i)
 	}
+	slot.spare = nil // the chunk's reads hold it until they are filed
 	r.results[c] = buf
 	r.done[c].Store(true) // publishes results[c] to the writer
 }

@@ -49,3 +49,28 @@ func TestReadList(t *testing.T) {
 		}
 	}
 }
+
+// TestSerialRunScratchCleared builds a collection serially, where each
+// input's reads are recorded in the writer's slot's scratch, and checks
+// that the slot keeps none of them afterwards: a kept read's filter
+// points at the collection, which would then outlive its sub-graph.
+func TestSerialRunScratchCleared(t *testing.T) {
+	g := NewGraph(WithParallelism(1))
+	key := WithKey(func(s string) string { return s })
+	in := NewStatic[string](g, key)
+	other := NewStatic[string](g, key)
+	in.Set("a", "b", "c")
+	other.Set("x")
+	out := NewCollection(g, in, func(ctx HandlerContext, s string) *string {
+		Fetch(ctx, other, FilterKey("x"))
+		Fetch(ctx, other)
+		return &s
+	}, key)
+	if out.Len() != 3 {
+		t.Fatalf("%d outputs, want 3", out.Len())
+	}
+	slot := &g.computing[0]
+	if slot.scratch != [len(slot.scratch)]fetchRec{} || slot.spare != nil {
+		t.Fatalf("the writer's slot keeps reads: scratch %v, spare %d", slot.scratch, len(slot.spare))
+	}
+}

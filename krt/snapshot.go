@@ -161,6 +161,9 @@ func (v View[T]) Lookup(idx Index[T], key string) []T {
 type undoRecord[T any] struct {
 	version uint64
 	changes changeLog[T]
+	// loaded says the transaction was a load (see load.go): the
+	// collection was empty before it, and the log is empty.
+	loaded bool
 }
 
 // readVersion returns the version a plain Get or List reads, refusing a
@@ -181,11 +184,17 @@ func (s *store[T]) beforeLocked(v uint64, key string) (old T, had, found bool) {
 			if pc := u.changes.get(key); pc != nil {
 				return pc.old, pc.hadOld, true
 			}
+			if u.loaded {
+				return old, false, true
+			}
 		}
 	}
 	if s.liveVersion > v {
 		if pc := s.changes.get(key); pc != nil {
 			return pc.old, pc.hadOld, true
+		}
+		if s.loading {
+			return old, false, true
 		}
 	}
 	return old, false, false
@@ -193,7 +202,7 @@ func (s *store[T]) beforeLocked(v uint64, key string) (old T, had, found bool) {
 
 // overlaidLocked reports whether any record must be consulted at v.
 func (s *store[T]) overlaidLocked(v uint64) bool {
-	if s.liveVersion > v && s.changes.len() > 0 {
+	if s.liveVersion > v && (s.changes.len() > 0 || s.loading) {
 		return true
 	}
 	return len(s.kept) > 0 && s.kept[len(s.kept)-1].version > v
@@ -202,6 +211,10 @@ func (s *store[T]) overlaidLocked(v uint64) bool {
 func (s *store[T]) getAt(v uint64, key string) (T, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.emptyAtLocked(v) {
+		var zero T
+		return zero, false
+	}
 	if old, had, found := s.beforeLocked(v, key); found {
 		return old, had
 	}
@@ -210,6 +223,9 @@ func (s *store[T]) getAt(v uint64, key string) (T, bool) {
 
 // keysAtLocked returns the keys present at v, unordered.
 func (s *store[T]) keysAtLocked(v uint64) []string {
+	if s.emptyAtLocked(v) {
+		return nil
+	}
 	keys := make([]string, 0, s.items.len())
 	if !s.overlaidLocked(v) {
 		for k := range s.items.keys() {
@@ -283,6 +299,9 @@ func (s *store[T]) valuesAtLocked(v uint64, keys []string) []T {
 func (s *store[T]) lenAt(v uint64) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.loadedAfterLocked(v) {
+		return len(s.keysAtLocked(v))
+	}
 	n := s.items.len()
 	if !s.overlaidLocked(v) {
 		return n
@@ -306,6 +325,9 @@ func (s *store[T]) lenAt(v uint64) int {
 func (s *store[T]) lookupAt(v uint64, id int, key string) []T {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.emptyAtLocked(v) {
+		return nil
+	}
 	ix := s.indexes[id]
 	set := ix.m[key]
 	filed := set.appendTo(nil)
@@ -342,6 +364,9 @@ func (s *store[T]) lookupAt(v uint64, id int, key string) []T {
 func (s *store[T]) indexKeysAt(v uint64, id int) []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.emptyAtLocked(v) {
+		return nil
+	}
 	ix := s.indexes[id]
 	if !s.overlaidLocked(v) {
 		out := make([]string, 0, len(ix.m))
@@ -370,13 +395,13 @@ func (s *store[T]) indexKeysAt(v uint64, id int) []string {
 func (s *store[T]) retire(committed, held bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if committed && held && s.changes.len() > 0 {
-		s.kept = append(s.kept, undoRecord[T]{version: s.liveVersion, changes: s.changes})
+	if committed && held && (s.changes.len() > 0 || s.loading) {
+		s.kept = append(s.kept, undoRecord[T]{version: s.liveVersion, changes: s.changes, loaded: s.loading})
 		s.changes = changeLog[T]{lastBig: s.changes.len() > largeChanges} // the record holds the array
 	} else {
 		s.changes.reset()
 	}
-	s.liveVersion = 0
+	s.liveVersion, s.loading = 0, false
 	return len(s.kept) > 0
 }
 

@@ -34,12 +34,17 @@ type Stall struct {
 // allocates a context; the watchdog and Busy, on other goroutines, read
 // only the atomics, which say which input has been computed since when.
 type computing struct {
-	fc    fetchCtx
-	runs  atomic.Uint64              // computations begun, to tell one from the next
-	since atomic.Int64               // monoNow when the current one began
-	input atomic.Pointer[inputState] // its input; nil when none runs
-	owner atomic.Pointer[inputOwner] // the input's collection
-	_     [64]byte                   // keeps the slots of two goroutines off one cache line
+	fc fetchCtx
+	// spare is room for the reads of the slot's next computations (see
+	// fetchCtx.room), and scratch that room for a serial recomputation,
+	// whose reads are filed before the next one begins.
+	spare   []fetchRec
+	scratch [4]fetchRec
+	runs    atomic.Uint64              // computations begun, to tell one from the next
+	since   atomic.Int64               // monoNow when the current one began
+	input   atomic.Pointer[inputState] // its input; nil when none runs
+	owner   atomic.Pointer[inputOwner] // the input's collection
+	_       [64]byte                   // keeps the slots of two goroutines off one cache line
 }
 
 // begin publishes a computation of st, an input of o, that began at

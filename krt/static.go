@@ -96,6 +96,7 @@ func (w Writer[T]) Set(items ...T) {
 		w.s.items.reserve(len(items)) // a bulk load: size once
 		w.s.mu.Unlock()
 	}
+	w.s.beginLoad(len(items))
 	w.s.changeHint = len(items)
 	for _, v := range items {
 		w.set(w.s.acc.key(v), v)
@@ -141,6 +142,10 @@ func (w Writer[T]) Modify(key string, fn func(old T, ok bool) (T, bool)) {
 func (s *static[T]) undo() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.loading {
+		s.undoLoad()
+		s.loading = false
+	}
 	for i := range s.changes.list {
 		pc := &s.changes.list[i]
 		id, ok := s.items.find(pc.key)

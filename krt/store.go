@@ -57,6 +57,9 @@ type store[T any] struct {
 	// changes it may make: changes is made that large at once rather
 	// than regrown as it grows.
 	changeHint int
+	// loading says the open transaction is a load into the empty
+	// collection, which keeps no change log (see load.go).
+	loading bool
 	// unwatched is set while the transaction that constructs the
 	// collection fills it. No handler, downstream, dependent or reader
 	// can reach it yet, so noteChange records nothing: every item at
@@ -180,15 +183,16 @@ func (s *store[T]) remove(tx *Txn, key string) bool {
 // lockItems takes mu for a change of the items, except while the
 // constructing transaction fills the collection: no reader can reach it
 // yet (see Graph.construct), and a lock per item would cost more than the
-// item.
+// item; nor while a load fills it, as readers then see it empty without
+// reading the items (see load.go).
 func (s *store[T]) lockItems() {
-	if !s.unwatched {
+	if !s.unwatched && !s.loading {
 		s.mu.Lock()
 	}
 }
 
 func (s *store[T]) unlockItems() {
-	if !s.unwatched {
+	if !s.unwatched && !s.loading {
 		s.mu.Unlock()
 	}
 }
@@ -197,7 +201,7 @@ func (s *store[T]) unlockItems() {
 // value before the transaction, the first time the transaction changes
 // it, and its value now; and queues key for propagation.
 func (s *store[T]) noteChangeLocked(key string, old T, had bool, cur T, hasCur bool) {
-	if s.unwatched {
+	if s.unwatched || s.loading {
 		return
 	}
 	if s.liveVersion == 0 {
@@ -224,6 +228,10 @@ func (s *store[T]) self() node { return s.g.nodes[s.id] }
 // every key changed since the last call.
 func (s *store[T]) propagateChanges(tx *Txn) {
 	s.round++ // what changes from now on is queued anew
+	if s.loading {
+		s.propagateLoad(tx)
+		return
+	}
 	for _, i := range s.unprop {
 		c := &s.changes.list[i]
 		for _, down := range s.downs {
@@ -244,10 +252,19 @@ func (s *store[T]) finish(version uint64) int {
 	if cap(s.unprop) > 1024 && !s.changes.inLargeRun() {
 		s.unprop = nil // a bulk load's scratch space is not worth keeping
 	}
+	if s.loading {
+		return s.finishLoad(version)
+	}
 	if s.changes.len() == 0 || version == 0 {
 		return 0
 	}
 	events, recent, n := s.netEvents(s.changes.list)
+	return s.publish(version, n, events, recent)
+}
+
+// publish counts a commit's n events, records recent in the history and
+// queues events, sorted by key, for delivery; it returns n.
+func (s *store[T]) publish(version uint64, n int, events []Event[T], recent []EventRecord) int {
 	s.stats.events.Add(uint64(n))
 	s.hist.events(version, s.g.commitClock, recent)
 	s.g.recentScratch = clearedScratch(recent)
