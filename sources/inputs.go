@@ -13,15 +13,15 @@ import (
 )
 
 // Inputs holds the collections the mesh model is derived from: the
-// Kubernetes objects the sources read, keyed as Key says, and the mesh
-// config, a collection of at most one item (none means
-// meshconfig.Default). The sources set the Kubernetes kinds they read; a
+// Kubernetes objects the sources read (of a Pod, its PodInfo), keyed as
+// Key says, and the mesh config, a collection of at most one item (none
+// means meshconfig.Default). The sources set the Kubernetes kinds they read; a
 // kind a source cannot read (for example routes on a cluster without the
 // Gateway API CRDs) is an empty, synced collection. Complete fills the
 // fields nobody set.
 type Inputs struct {
 	Services       krt.Collection[*corev1.Service]
-	Pods           krt.Collection[*corev1.Pod]
+	Pods           krt.Collection[*PodInfo]
 	Namespaces     krt.Collection[*corev1.Namespace]
 	EndpointSlices krt.Collection[*discoveryv1.EndpointSlice]
 	Nodes          krt.Collection[*corev1.Node]
@@ -45,7 +45,7 @@ type Inputs struct {
 // package.
 var inputKinds = []inputKind{
 	objectKind("services", func(in *Inputs) *krt.Collection[*corev1.Service] { return &in.Services }),
-	clusterKind("pods", func(in *Inputs) *krt.Collection[*corev1.Pod] { return &in.Pods }),
+	clusterKind("pods", func(in *Inputs) *krt.Collection[*PodInfo] { return &in.Pods }),
 	objectKind("namespaces", func(in *Inputs) *krt.Collection[*corev1.Namespace] { return &in.Namespaces }),
 	clusterKind("endpointslices", func(in *Inputs) *krt.Collection[*discoveryv1.EndpointSlice] { return &in.EndpointSlices }),
 	clusterKind("nodes", func(in *Inputs) *krt.Collection[*corev1.Node] { return &in.Nodes }),

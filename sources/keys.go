@@ -9,7 +9,8 @@ import (
 	"github.com/meshd/meshd/krt"
 )
 
-// Object is a pointer to a Kubernetes API object, such as *corev1.Pod.
+// Object is a pointer to a Kubernetes API object, such as *corev1.Service,
+// or to a slim one such as *PodInfo.
 type Object interface {
 	metav1.Object
 	runtime.Object

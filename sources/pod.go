@@ -32,11 +32,16 @@ type PodInfo struct {
 	NamedPorts map[string]int32
 	// Ready is the Ready condition's status being True.
 	Ready bool
+	// labels holds the shared label set that Labels is, so that the set
+	// stays interned while the PodInfo lives (labelSets); nil when the
+	// labels are empty or are a copy's.
+	labels *labelSet
 }
 
-// NewPodInfo returns the part of pod the model reads. The labels map is
-// shared with pod, which is not changed afterwards (an informer's copy, or
-// a decoded file).
+// NewPodInfo returns the part of pod the model reads. Its labels map is
+// shared with every PodInfo of equal labels (the first such pod's map),
+// so pod's must not be changed afterwards (it is an informer's copy, or
+// a decoded file), and neither may the PodInfo's.
 func NewPodInfo(pod *corev1.Pod) *PodInfo {
 	p := &PodInfo{
 		ObjectMeta: metav1.ObjectMeta{
@@ -53,6 +58,9 @@ func NewPodInfo(pod *corev1.Pod) *PodInfo {
 	}
 	if c, ok := pod.Annotations[AnnotationCluster]; ok {
 		p.Annotations = map[string]string{AnnotationCluster: c}
+	}
+	if p.labels = podLabels.intern(pod.Labels); p.labels != nil {
+		p.Labels = p.labels.m
 	}
 	p.Ready = readyCondition(pod)
 	p.NamedPorts = namedPorts(pod)
@@ -94,6 +102,7 @@ func (p *PodInfo) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectK
 func (p *PodInfo) DeepCopyObject() runtime.Object {
 	out := *p
 	p.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.labels = nil // the copy's labels are its own
 	out.NamedPorts = maps.Clone(p.NamedPorts)
 	return &out
 }

@@ -75,7 +75,7 @@ func TestJoinInputs(t *testing.T) {
 	// The joined collection keeps the Service selector for FilterSelects.
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", Labels: map[string]string{"app": "api"}}}
 	cluster.Set(pod)
-	selected := krt.NewCollection(g, in.Pods, func(ctx krt.HandlerContext, p *corev1.Pod) *string {
+	selected := krt.NewCollection(g, in.Pods, func(ctx krt.HandlerContext, p *sources.PodInfo) *string {
 		s, ok := krt.FetchOne(ctx, in.Services, krt.FilterNamespace(p.Namespace), krt.FilterSelects(p.Labels))
 		if !ok {
 			return nil

@@ -3,6 +3,8 @@ package sources
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/meshd/meshd/krt"
 )
 
@@ -31,32 +33,38 @@ func NewStaticInputs(g *krt.Graph, prefix string, extra ...krt.Option) StaticInp
 func (s StaticInputs) Inputs() Inputs { return s.in }
 
 // Set adds or replaces items, each in the collection of its type (a
-// *corev1.Pod in Pods, a meshconfig.MeshConfig in MeshConfig), in one
-// transaction, and returns the committed version. It panics when an item's
-// type has no collection: that is a programming error.
+// meshconfig.MeshConfig in MeshConfig), in one transaction, and returns
+// the committed version. A *corev1.Pod is stored as its PodInfo in Pods,
+// as the sources store it. It panics when an item's type has no
+// collection: that is a programming error.
 func (s StaticInputs) Set(items ...any) uint64 {
 	return s.g.Update(func(tx *krt.Txn) {
 		for _, item := range items {
-			s.write(item, func(k inputKind) bool { return k.set(tx, &s.in, item) })
+			s.write(item, func(k inputKind, item any) bool { return k.set(tx, &s.in, item) })
 		}
 	})
 }
 
 // Delete removes items, each from the collection of its type, by their
-// keys, in one transaction, and returns the committed version. Absent
-// items are ignored; it panics as Set does.
+// keys, in one transaction, and returns the committed version. A
+// *corev1.Pod deletes its PodInfo. Absent items are ignored; it panics as
+// Set does.
 func (s StaticInputs) Delete(items ...any) uint64 {
 	return s.g.Update(func(tx *krt.Txn) {
 		for _, item := range items {
-			s.write(item, func(k inputKind) bool { return k.del(tx, &s.in, item) })
+			s.write(item, func(k inputKind, item any) bool { return k.del(tx, &s.in, item) })
 		}
 	})
 }
 
-// write applies to item the first kind whose write accepts it.
-func (s StaticInputs) write(item any, apply func(inputKind) bool) {
+// write applies to item the first kind whose write accepts it. A Pod is
+// converted to its PodInfo first, and apply is given that.
+func (s StaticInputs) write(item any, apply func(k inputKind, item any) bool) {
+	if pod, ok := item.(*corev1.Pod); ok {
+		item = NewPodInfo(pod)
+	}
 	for _, k := range inputKinds {
-		if apply(k) {
+		if apply(k, item) {
 			return
 		}
 	}

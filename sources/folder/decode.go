@@ -175,6 +175,9 @@ func (d *decoder) decodeObject(p *parsed, path string, doc document, gvk schema.
 	}
 	meta.SetResourceVersion(strconv.FormatUint(hashBytes(js), 36))
 	id := objectID{kind: k, key: sources.Key(meta)}
+	if k != nil && k.convert != nil {
+		obj = k.convert(obj) // after the version is set: the stored object carries it
+	}
 	if k == nil {
 		id = objectID{kind: d.unstructured, key: unstructuredKey(gvk.GroupKind(), meta)}
 		fail(doc.line, SeverityWarning, label, "%s", unknownKindMessage(gvk, d.kindNames()))

@@ -17,6 +17,9 @@ type kind struct {
 	gvk        schema.GroupVersionKind
 	namespaced bool
 	validate   func(runtime.Object) error
+	// convert turns a decoded, validated object into the one stored, such
+	// as a Pod into its sources.PodInfo; nil stores the object itself.
+	convert func(runtime.Object) runtime.Object
 	// set and del write to the kind's collection within tx.
 	set        func(tx *krt.Txn, objs []runtime.Object)
 	del        func(tx *krt.Txn, keys []string)
@@ -57,6 +60,13 @@ func WithCollectionOptions(opts ...krt.Option) KindOption {
 // source's scheme under gvk. AddKind must be called before Load or Run, and
 // panics on a second registration of gvk, or when called later.
 func AddKind[T sources.Object](s *Source, gvk schema.GroupVersionKind, opts ...KindOption) krt.Collection[T] {
+	return addKindAs[T, T](s, gvk, nil, opts...)
+}
+
+// addKindAs is AddKind for a kind whose documents decode into D, are
+// validated as D, and are stored as convert makes them; a nil convert
+// stores the D itself, which must then be a T.
+func addKindAs[D, T sources.Object](s *Source, gvk schema.GroupVersionKind, convert func(D) T, opts ...KindOption) krt.Collection[T] {
 	var o kindOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -66,7 +76,7 @@ func AddKind[T sources.Object](s *Source, gvk schema.GroupVersionKind, opts ...K
 		name += "." + gvk.Group
 	}
 	static := krt.NewStatic[T](s.g, sources.CollectionOptions[T](name, append([]krt.Option{krt.WithUnsynced()}, o.krtOpts...)...)...)
-	s.addKind(&kind{
+	k := &kind{
 		gvk:        gvk,
 		namespaced: !o.clusterScoped,
 		validate:   o.validate,
@@ -79,7 +89,11 @@ func AddKind[T sources.Object](s *Source, gvk schema.GroupVersionKind, opts ...K
 		},
 		del:        func(tx *krt.Txn, keys []string) { static.In(tx).Delete(keys...) },
 		markSynced: static.MarkSynced,
-	}, newObject[T])
+	}
+	if convert != nil {
+		k.convert = func(obj runtime.Object) runtime.Object { return convert(obj.(D)) }
+	}
+	s.addKind(k, newObject[D])
 	return static
 }
 

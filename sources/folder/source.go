@@ -136,7 +136,7 @@ func newSource(g *krt.Graph, fsys fs.FS, opts []Option) *Source {
 	}
 	s.inputs = sources.Inputs{
 		Services:       addBuiltin[*corev1.Service](s, corev1.SchemeGroupVersion.WithKind("Service"), true),
-		Pods:           addBuiltin[*corev1.Pod](s, corev1.SchemeGroupVersion.WithKind("Pod"), true),
+		Pods:           addKindAs(s, corev1.SchemeGroupVersion.WithKind("Pod"), sources.NewPodInfo),
 		Namespaces:     addBuiltin[*corev1.Namespace](s, corev1.SchemeGroupVersion.WithKind("Namespace"), false),
 		EndpointSlices: addBuiltin[*discoveryv1.EndpointSlice](s, discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"), true),
 		Nodes:          addBuiltin[*corev1.Node](s, corev1.SchemeGroupVersion.WithKind("Node"), false),

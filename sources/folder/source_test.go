@@ -8,7 +8,6 @@ import (
 
 	"github.com/meshd/meshd/sources/internal/testcrd"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshd/meshd/krt"
@@ -72,6 +71,30 @@ func TestLoadFS(t *testing.T) {
 	checkSelectorIndex(t, g, in)
 }
 
+// A Pod manifest is checked as the full Pod and stored as its PodInfo.
+func TestPodStoredAsPodInfo(t *testing.T) {
+	fsys := fstest.MapFS{
+		"good.yaml": {Data: []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: shop}\n" +
+			"spec:\n  nodeName: node-1\n  containers: [{name: c, image: x, ports: [{name: http, containerPort: 8080}]}]\n" +
+			"status:\n  phase: Running\n  podIP: 10.0.0.1\n  conditions: [{type: Ready, status: \"True\"}]\n")},
+		"bad.yaml": {Data: []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: bad, namespace: shop}\nstatus: {podIP: not-an-ip}\n")},
+	}
+	s := NewFS(krt.NewGraph(), fsys)
+	if err := s.Load(); err != nil {
+		t.Fatal(err)
+	}
+	p, ok := s.Inputs().Pods.Get("shop/web-1")
+	if !ok || p.IP != "10.0.0.1" || p.Node != "node-1" || !p.Ready || p.NamedPorts["http"] != 8080 || p.ResourceVersion == "" {
+		t.Errorf("pod shop/web-1 = %+v, %v; want its PodInfo, with the file's version", p, ok)
+	}
+	if _, ok := s.Inputs().Pods.Get("shop/bad"); ok {
+		t.Error("a Pod with an invalid IP was stored")
+	}
+	if probs := s.Problems(); len(probs) != 1 || probs[0].Path != "bad.yaml" || !strings.Contains(probs[0].Message, "status.podIP") {
+		t.Errorf("problems %+v, want the bad pod's IP", probs)
+	}
+}
+
 func TestAddKind(t *testing.T) {
 	fsys := fstest.MapFS{
 		"w.yaml": {Data: []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\nspec: {size: 3}\n---\n" +
@@ -119,7 +142,7 @@ func loadFSTree() fstest.MapFS {
 func checkSelectorIndex(t *testing.T, g *krt.Graph, in sources.Inputs) {
 	t.Helper()
 	pod, _ := in.Pods.Get("shop/web-1")
-	web := krt.NewCollection(g, in.Pods, func(ctx krt.HandlerContext, p *corev1.Pod) *string {
+	web := krt.NewCollection(g, in.Pods, func(ctx krt.HandlerContext, p *sources.PodInfo) *string {
 		svcs := krt.Fetch(ctx, in.Services, krt.FilterNamespace(p.Namespace), krt.FilterSelects(p.Labels))
 		if len(svcs) == 0 {
 			return nil

@@ -11,9 +11,8 @@ import (
 
 	"github.com/meshd/meshd/internal/testrun"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/meshd/meshd/krt"
+	"github.com/meshd/meshd/sources"
 )
 
 // startDir runs a directory source on dir until the test ends and waits
@@ -65,7 +64,7 @@ func replace(t *testing.T, path string, content ...string) {
 }
 
 func podKeys(s *Source) string {
-	return keysOf(s.Inputs().Pods, func(p *corev1.Pod) string { return p.Namespace + "/" + p.Name })
+	return keysOf(s.Inputs().Pods, func(p *sources.PodInfo) string { return p.Namespace + "/" + p.Name })
 }
 
 // lastProblems is what hasProblem last saw, for failure messages.

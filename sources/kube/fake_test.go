@@ -226,29 +226,67 @@ func TestFakeTombstone(t *testing.T) {
 	src := New(krt.NewGraph(), Clients{Kube: kube})
 	run(t, src)
 	pods := src.Inputs().Pods
-	var f *feed[*corev1.Pod]
-	for _, r := range src.feeds {
-		if pf, ok := r.(*feed[*corev1.Pod]); ok {
-			f = pf
-		}
-	}
+	f := podFeed(t, src)
 	// A delete the watch missed reaches the handler as a tombstone; with
 	// or without the final object, the key is what counts.
-	f.delete(cache.DeletedFinalStateUnknown{Key: "shop/a", Obj: pod("shop", "a", "x")})
+	f.delete(cache.DeletedFinalStateUnknown{Key: "shop/a", Obj: sources.NewPodInfo(pod("shop", "a", "x"))})
 	f.delete(cache.DeletedFinalStateUnknown{Key: "shop/b"})
 	// A second delivery (a relist racing a watch) is harmless.
 	f.delete(cache.DeletedFinalStateUnknown{Key: "shop/b"})
 	if got := keys(pods); got != "" {
 		t.Errorf("pods after tombstones: %q", got)
 	}
-	f.upsert(pod("shop", "c", "x"), &f.adds)
-	f.upsert(pod("shop", "c", "x"), &f.adds)
+	f.upsert(sources.NewPodInfo(pod("shop", "c", "x")), &f.adds)
+	f.upsert(sources.NewPodInfo(pod("shop", "c", "x")), &f.adds)
 	if got := keys(pods); got != "shop/c" {
 		t.Errorf("pods after a repeated add: %q", got)
 	}
 	f.upsert("not a pod", &f.adds)
 	if st := f.stats(); st.BadObjects != 1 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// podFeed returns the feed of src's pods.
+func podFeed(t *testing.T, src *Source) *feed[*sources.PodInfo] {
+	t.Helper()
+	for _, r := range src.feeds {
+		if f, ok := r.(*feed[*sources.PodInfo]); ok {
+			return f
+		}
+	}
+	t.Fatal("no pod feed")
+	return nil
+}
+
+// The pod informer caches each Pod's PodInfo, made after the Watch's own
+// transform and the cluster annotation have seen the full Pod.
+func TestFakePodsCachedAsPodInfo(t *testing.T) {
+	full := pod("shop", "a", "x")
+	full.Spec.NodeName = "node-1"
+	full.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1",
+		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
+	var sawFull bool
+	own := func(obj any) (any, error) {
+		if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName == "node-1" {
+			sawFull = true
+		}
+		return obj, nil
+	}
+	src := New(krt.NewGraph(), Clients{Kube: fake.NewClientset(full)}, WithCluster("west"),
+		WithWatch("pods", Watch{Transform: own}))
+	run(t, src)
+	p, ok := src.Inputs().Pods.Get("west/shop/a")
+	if !ok || p.IP != "10.0.0.1" || p.Node != "node-1" || !p.Ready || sources.ClusterOf(p) != "west" {
+		t.Fatalf("pod west/shop/a = %+v, %v; want its PodInfo, annotated with the cluster", p, ok)
+	}
+	if !sawFull {
+		t.Error("the Watch's transform did not see the full Pod")
+	}
+	for _, obj := range podFeed(t, src).informer.GetStore().List() {
+		if _, ok := obj.(*sources.PodInfo); !ok {
+			t.Errorf("informer caches a %T, want *sources.PodInfo", obj)
+		}
 	}
 }
 

@@ -151,7 +151,7 @@ func serviceAndPodSteps(ctx context.Context, c Clients, ns string, in sources.In
 			p.Status.PodIPs = []corev1.PodIP{{IP: "10.1.2.3"}}
 			_, err = core.Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
 			return err
-		}, func() bool { p, ok := in.Pods.Get(ns + "/web-1"); return ok && p.Status.PodIP == "10.1.2.3" }},
+		}, func() bool { p, ok := in.Pods.Get(ns + "/web-1"); return ok && p.IP == "10.1.2.3" }},
 	}
 }
 

@@ -143,7 +143,7 @@ func New(g krt.Owner, clients Clients, opts ...Option) *Source {
 	s := &Source{g: g, clients: clients, opts: o}
 	s.inputs = sources.Inputs{
 		Services:              core[*corev1.Service](s, corev1.SchemeGroupVersion.WithResource("services")),
-		Pods:                  core[*corev1.Pod](s, corev1.SchemeGroupVersion.WithResource("pods")),
+		Pods:                  core[*sources.PodInfo](s, corev1.SchemeGroupVersion.WithResource("pods")),
 		Namespaces:            core[*corev1.Namespace](s, corev1.SchemeGroupVersion.WithResource("namespaces")),
 		EndpointSlices:        core[*discoveryv1.EndpointSlice](s, discoveryv1.SchemeGroupVersion.WithResource("endpointslices")),
 		Nodes:                 core[*corev1.Node](s, corev1.SchemeGroupVersion.WithResource("nodes")),
@@ -157,7 +157,9 @@ func New(g krt.Owner, clients Clients, opts ...Option) *Source {
 }
 
 // watchFor returns the Watch of a built-in resource, annotating each
-// object with its cluster under WithCluster.
+// object with its cluster under WithCluster. A Pod is turned into its
+// sources.PodInfo last, once the Watch's own transform and the annotation
+// have seen the full Pod, so that the informer caches only the PodInfo.
 func (s *Source) watchFor(resource string) Watch {
 	w, ok := s.opts.watches[resource]
 	if !ok {
@@ -166,7 +168,21 @@ func (s *Source) watchFor(resource string) Watch {
 	if s.opts.cluster != "" {
 		w.Transform = annotateCluster(w.transform(), s.opts.cluster)
 	}
+	if resource == "pods" {
+		w.Transform = then(w.transform(), sources.PodInfoTransform)
+	}
 	return w
+}
+
+// then returns the transform that runs first and then next.
+func then(first, next cache.TransformFunc) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		obj, err := first(obj)
+		if err != nil {
+			return nil, err
+		}
+		return next(obj)
+	}
 }
 
 // perCluster are the resources whose names repeat across clusters, keyed

@@ -17,7 +17,8 @@ type Watch struct {
 	FieldSelector string
 	// Transform changes each object before the informer caches it, for
 	// example to drop fields meshd never reads. It may modify the object
-	// it is given. Default: StripManagedFields.
+	// it is given. For pods it is given the full Pod, and the informer
+	// then caches the Pod's sources.PodInfo. Default: StripManagedFields.
 	Transform cache.TransformFunc
 }
 

@@ -14,7 +14,7 @@ import (
 // and kind, and the nested joins over them that the model reads.
 type joins struct {
 	services krt.Static[krt.Collection[*corev1.Service]]
-	pods     krt.Static[krt.Collection[*corev1.Pod]]
+	pods     krt.Static[krt.Collection[*sources.PodInfo]]
 	slices   krt.Static[krt.Collection[*discoveryv1.EndpointSlice]]
 	nodes    krt.Static[krt.Collection[*corev1.Node]]
 	// stale names the joined clusters that stopped answering.
@@ -28,7 +28,7 @@ type joins struct {
 func newJoins(g *krt.Graph) *joins {
 	j := &joins{
 		services: krt.NewStatic[krt.Collection[*corev1.Service]](g, krt.WithName("remotes/services")),
-		pods:     krt.NewStatic[krt.Collection[*corev1.Pod]](g, krt.WithName("remotes/pods")),
+		pods:     krt.NewStatic[krt.Collection[*sources.PodInfo]](g, krt.WithName("remotes/pods")),
 		slices:   krt.NewStatic[krt.Collection[*discoveryv1.EndpointSlice]](g, krt.WithName("remotes/endpointslices")),
 		nodes:    krt.NewStatic[krt.Collection[*corev1.Node]](g, krt.WithName("remotes/nodes")),
 		stale:    krt.NewStatic[sources.StaleCluster](g, krt.WithName("remotes/staleclusters")),

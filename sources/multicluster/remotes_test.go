@@ -24,14 +24,14 @@ type rig struct {
 	g   *krt.Graph
 	r   *Remotes
 	in  sources.Inputs
-	log *eventLog[*corev1.Pod]
+	log *eventLog[*sources.PodInfo]
 }
 
 func newRig(t *testing.T, opts ...Option) *rig {
 	t.Helper()
 	g := krt.NewGraph()
 	r := New(g, append([]Option{WithCheckInterval(50 * time.Millisecond)}, opts...)...)
-	rg := &rig{g: g, r: r, in: r.Inputs(), log: &eventLog[*corev1.Pod]{}}
+	rg := &rig{g: g, r: r, in: r.Inputs(), log: &eventLog[*sources.PodInfo]{}}
 	rg.in.Pods.Register(rg.log.record)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -195,7 +195,7 @@ func collectionsPerCluster(rg *rig) int {
 	return n
 }
 
-func countNS(pods []*corev1.Pod, ns string) int {
+func countNS(pods []*sources.PodInfo, ns string) int {
 	n := 0
 	for _, p := range pods {
 		if p.Namespace == ns {
