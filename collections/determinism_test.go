@@ -65,13 +65,13 @@ func (k detKind[T]) chains(r *rand.Rand) []detChain {
 	set := func(o T, what string) detStep {
 		return detStep{
 			desc:  fmt.Sprintf("%s %s: set %s", k.name, metaKey(o), what),
-			apply: func(tx *krt.Txn, in sources.StaticInputs) { sources.StaticOf[T](in).In(tx).Set(o.DeepCopy()) },
+			apply: func(tx *krt.Txn, in sources.StaticInputs) { setIn(tx, in, o.DeepCopy()) },
 		}
 	}
 	del := func(o T) detStep {
 		return detStep{
 			desc:  fmt.Sprintf("%s %s: delete", k.name, metaKey(o)),
-			apply: func(tx *krt.Txn, in sources.StaticInputs) { sources.StaticOf[T](in).In(tx).Delete(metaKey(o)) },
+			apply: func(tx *krt.Txn, in sources.StaticInputs) { deleteIn[T](tx, in, metaKey(o)) },
 		}
 	}
 	variant := func(o T) detStep { return set(k.vary(r, o), "variant") }
@@ -109,6 +109,10 @@ func (k detKind[T]) chains(r *rand.Rand) []detChain {
 				items := make([]T, len(k.finals))
 				for i, o := range k.finals {
 					items[i] = o.DeepCopy()
+				}
+				if pods, ok := podInfos(items); ok {
+					sources.StaticOf[*sources.PodInfo](in).In(tx).Reset(pods)
+					return
 				}
 				sources.StaticOf[T](in).In(tx).Reset(items)
 			},
@@ -216,9 +220,24 @@ func detLoad(tx *krt.Txn, in sources.StaticInputs, u detUniverse) {
 	setIn(tx, in, u.mesh)
 }
 
-// setIn sets items, as part of tx, in the collection of in holding T.
+// setIn sets items, as part of tx, in the collection of in holding T; a
+// Pod as its PodInfo, as the sources store it.
 func setIn[T any](tx *krt.Txn, in sources.StaticInputs, items ...T) {
+	if pods, ok := podInfos(items); ok {
+		sources.StaticOf[*sources.PodInfo](in).In(tx).Set(pods...)
+		return
+	}
 	sources.StaticOf[T](in).In(tx).Set(items...)
+}
+
+// deleteIn deletes key, as part of tx, from the collection of in holding
+// T (the PodInfos for a Pod).
+func deleteIn[T any](tx *krt.Txn, in sources.StaticInputs, key string) {
+	if isPod[T]() {
+		sources.StaticOf[*sources.PodInfo](in).In(tx).Delete(key)
+		return
+	}
+	sources.StaticOf[T](in).In(tx).Delete(key)
 }
 
 // detSnapshot is what a replica serves and reports.

@@ -128,6 +128,11 @@ func markStale(ctx krt.HandlerContext, stale krt.Collection[sources.StaleCluster
 // of that port, as Kubernetes does.
 func podEndpoints(svc ServiceInfo, selected []Workload) [][]Endpoint {
 	perPort := make([][]Endpoint, len(svc.Ports))
+	for i := range perPort {
+		// Sized for every workload: the slices are kept as the item's,
+		// and growing them by appending left a third of each unused.
+		perPort[i] = make([]Endpoint, 0, len(selected))
+	}
 	for _, w := range selected {
 		if w.IP == "" {
 			continue

@@ -28,11 +28,44 @@ func metaKey(o metav1.Object) string {
 // of its kind.
 func newTestInputs(g *krt.Graph) sources.StaticInputs { return sources.NewStaticInputs(g, "test") }
 
-// set sets items, in one transaction, in the collection of in holding T.
-func set[T any](in sources.StaticInputs, items ...T) { sources.StaticOf[T](in).Set(items...) }
+// set sets items, in one transaction, in the collection of in holding T;
+// Pods as their PodInfos, as the sources store them.
+func set[T any](in sources.StaticInputs, items ...T) {
+	if pods, ok := podInfos(items); ok {
+		sources.StaticOf[*sources.PodInfo](in).Set(pods...)
+		return
+	}
+	sources.StaticOf[T](in).Set(items...)
+}
 
-// del deletes the items of type T at keys.
-func del[T any](in sources.StaticInputs, keys ...string) { sources.StaticOf[T](in).Delete(keys...) }
+// del deletes the items of type T at keys (for Pods, their PodInfos).
+func del[T any](in sources.StaticInputs, keys ...string) {
+	if isPod[T]() {
+		sources.StaticOf[*sources.PodInfo](in).Delete(keys...)
+		return
+	}
+	sources.StaticOf[T](in).Delete(keys...)
+}
+
+// isPod reports whether T is *corev1.Pod, which the inputs hold as
+// *sources.PodInfo.
+func isPod[T any]() bool {
+	var zero T
+	_, ok := any(zero).(*corev1.Pod)
+	return ok
+}
+
+// podInfos returns the PodInfos of items when T is *corev1.Pod.
+func podInfos[T any](items []T) ([]*sources.PodInfo, bool) {
+	if !isPod[T]() {
+		return nil, false
+	}
+	out := make([]*sources.PodInfo, len(items))
+	for i, it := range items {
+		out[i] = sources.NewPodInfo(any(it).(*corev1.Pod))
+	}
+	return out, true
+}
 
 // newTestModel builds a model over fresh static inputs.
 func newTestModel(opts ...Option) (*krt.Graph, sources.StaticInputs, *Model) {

@@ -38,10 +38,6 @@ type Model struct {
 	// "namespace/name".
 	PeerAuthentications   krt.Collection[PeerAuthn]
 	AuthorizationPolicies krt.Collection[AuthzPolicy]
-	// WorkloadSecurity holds, per workload (keyed as Workloads), its
-	// SPIFFE ID, the mTLS mode of its ports and the authorization rules
-	// that apply to it.
-	WorkloadSecurity krt.Collection[WorkloadSecurity]
 	// ClusterSecurity, per cluster, says whether clients use mTLS and
 	// which server identities they accept.
 	ClusterSecurity krt.Collection[ClusterSecurity]
@@ -63,6 +59,10 @@ type Model struct {
 	// for gRPC xDS servers: ServerListenerName(ip, port); only those
 	// asked for with WithServerListenerDemand.
 	ServerListeners krt.Collection[Resource[*listenerv3.Listener]]
+	// LegacyServerListeners: the VariantGRPCLegacy form of those
+	// ServerListeners that older gRPC C-core servers would reject (an
+	// RBAC header matcher's string_match), to serve as that variant.
+	LegacyServerListeners krt.Collection[Resource[*listenerv3.Listener]]
 	// GRPCListeners: one ApiListener per service port, "<host>:<port>".
 	GRPCListeners krt.Collection[Resource[*listenerv3.Listener]]
 	// GRPCRouteConfigurations: one per service port, "<host>:<port>".
@@ -81,6 +81,26 @@ type Model struct {
 	// SidecarRouteConfigurations: one per HTTP port number, "<port>", with
 	// a virtual host per service on that port.
 	SidecarRouteConfigurations krt.Collection[Resource[*routev3.RouteConfiguration]]
+
+	graph    *krt.Graph
+	applying applyingPolicies
+}
+
+// WorkloadSecurity returns the security of the workload of key (keyed as
+// Workloads): its SPIFFE ID, the mTLS mode of its ports and the
+// authorization rules that apply to it, as of the last committed
+// transaction; ok is false when there is no such workload. It is derived
+// on each call, not held: only the server listeners asked for need it
+// (ClusterSecurity reads what it needs per service). It must not be
+// called from inside a transformation or a transaction (krt.Graph.Read).
+func (m *Model) WorkloadSecurity(key string) (sec WorkloadSecurity, ok bool) {
+	m.graph.Read(func(s *krt.Snapshot) {
+		var w Workload
+		if w, ok = m.Workloads.At(s).Get(key); ok {
+			sec = m.applying.securityAt(s, w)
+		}
+	})
+	return sec, ok
 }
 
 // Option configures Build.
@@ -139,7 +159,7 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 		opt(&o)
 	}
 	in = in.Complete(g, "empty")
-	m := &Model{}
+	m := &Model{graph: g}
 	m.MeshConfig = newMesh(g, in.MeshConfig)
 	m.Services = newServiceInfos(g, in.Services, m.MeshConfig)
 	m.Workloads = newWorkloads(g, in.Pods, in.Nodes, m.Services, m.MeshConfig, o.clusterName)
@@ -178,6 +198,7 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 		return &r
 	}, krt.WithName("GRPCListeners"))
 	m.LegacyGRPCRouteConfigurations = newLegacyGRPCRoutes(g, m.PortRoutes)
+	m.LegacyServerListeners = newLegacyServerListeners(g, m.ServerListeners)
 	routeConfigs := []krt.Collection[Resource[*routev3.RouteConfiguration]]{m.GRPCRouteConfigurations}
 	listeners := []krt.Collection[Resource[*listenerv3.Listener]]{m.GRPCListeners, m.ServerListeners}
 	if o.sidecar {
@@ -196,11 +217,11 @@ func Build(g *krt.Graph, in sources.Inputs, opts ...Option) *Model {
 func (m *Model) buildSecurity(g *krt.Graph, in sources.Inputs, demand krt.Collection[string]) {
 	m.PeerAuthentications = newPeerAuthns(g, in.PeerAuthentications, m.MeshConfig)
 	m.AuthorizationPolicies = newAuthzPolicies(g, in.AuthorizationPolicies, m.MeshConfig)
-	m.WorkloadSecurity = newWorkloadSecurity(g, m.Workloads, m.MeshConfig, m.PeerAuthentications, m.AuthorizationPolicies)
-	m.ClusterSecurity = newClusterSecurity(g, m.Endpoints, m.WorkloadSecurity)
+	m.applying = newApplyingPolicies(g, m.MeshConfig, m.PeerAuthentications, m.AuthorizationPolicies)
+	m.ClusterSecurity = newClusterSecurity(g, m.Endpoints, m.Workloads, m.applying)
 	if demand != nil {
-		m.ServerListeners = newDemandedServerListeners(g, demand, m.Workloads, m.Services, m.WorkloadSecurity)
+		m.ServerListeners = newDemandedServerListeners(g, demand, m.Workloads, m.Services, m.applying)
 		return
 	}
-	m.ServerListeners = newServerListeners(g, m.Workloads, m.Services, m.WorkloadSecurity)
+	m.ServerListeners = newServerListeners(g, m.Workloads, m.Services, m.applying)
 }

@@ -52,8 +52,10 @@ func TestServiceAcrossClusters(t *testing.T) {
 // service's clients accept the identities of both.
 func checkSecurityAcrossClusters(t *testing.T, m *Model) {
 	t.Helper()
-	if got := krttest.Keys(m.WorkloadSecurity); !slices.Equal(got, []string{"ns/web-0", "west/ns/web-0"}) {
-		t.Errorf("workload security keys = %v, want the workloads'", got)
+	for key, sa := range map[string]string{"ns/web-0": "web", "west/ns/web-0": "web-west"} {
+		if sec, ok := m.WorkloadSecurity(key); !ok || sec.ResourceName() != key || sec.ServiceAccount != sa {
+			t.Errorf("workload security of %s = %+v, %v; want its own, of account %s", key, sec, ok, sa)
+		}
 	}
 	cs, _ := m.ClusterSecurity.Get(ClusterName(80, "web.ns.svc.cluster.local"))
 	if want := []string{"spiffe://cluster.local/ns/ns/sa/web", "spiffe://cluster.local/ns/ns/sa/web-west"}; !slices.Equal(cs.SANs, want) {

@@ -82,28 +82,35 @@ type applyingPolicies struct {
 	mesh     krt.Singleton[meshSecurity]
 	policies krt.Collection[securityPolicy]
 	byScope  krt.Index[securityPolicy]
+	// peers and peersByScope are the PeerAuthentications alone, which
+	// is all that the clients of a workload depend on.
+	peers        krt.Collection[securityPolicy]
+	peersByScope krt.Index[securityPolicy]
 }
 
 // newApplyingPolicies gathers both kinds of policies, indexed by their
 // scopeKeys, and what applies mesh-wide.
 func newApplyingPolicies(g *krt.Graph, mesh krt.Collection[meshconfig.MeshConfig], pas krt.Collection[PeerAuthn],
 	aps krt.Collection[AuthzPolicy]) applyingPolicies {
+	peers := krt.NewCollection(g, pas, func(_ krt.HandlerContext, p PeerAuthn) *securityPolicy {
+		return &securityPolicy{peer: &p}
+	}, krt.WithName("PeerAuthenticationScopes"))
 	policies := krt.Join(g, []krt.Collection[securityPolicy]{
-		krt.NewCollection(g, pas, func(_ krt.HandlerContext, p PeerAuthn) *securityPolicy {
-			return &securityPolicy{peer: &p}
-		}, krt.WithName("PeerAuthenticationScopes")),
+		peers,
 		krt.NewCollection(g, aps, func(_ krt.HandlerContext, p AuthzPolicy) *securityPolicy {
 			return &securityPolicy{authz: &p}
 		}, krt.WithName("AuthorizationPolicyScopes")),
 	}, krt.WithName("SecurityPolicies"))
-	byScope := krt.NewIndex(policies, "by-scope", func(p securityPolicy) []string { return p.scope().scopeKeys() })
+	scopeKeys := func(p securityPolicy) []string { return p.scope().scopeKeys() }
+	byScope := krt.NewIndex(policies, "by-scope", scopeKeys)
 	meshWide := krt.NewSingleton(g, func(ctx krt.HandlerContext) *meshSecurity {
 		return &meshSecurity{
 			TrustDomain: fetchMesh(ctx, mesh).TrustDomain,
 			Policies:    krt.Fetch(ctx, policies, krt.FilterIndex(byScope, meshScopeKey)),
 		}
 	}, krt.WithName("MeshSecurity"))
-	return applyingPolicies{mesh: meshWide, policies: policies, byScope: byScope}
+	return applyingPolicies{mesh: meshWide, policies: policies, byScope: byScope,
+		peers: peers, peersByScope: krt.NewIndex(peers, "by-scope", scopeKeys)}
 }
 
 // fetch returns what applies to workload w: the mesh's, and the policies
@@ -117,4 +124,41 @@ func (a applyingPolicies) fetch(ctx krt.HandlerContext, w Workload) (mesh meshSe
 		sel = krt.Fetch(ctx, a.policies, krt.FilterNamespace(w.Namespace), krt.FilterSelects(w.Labels))
 	}
 	return mesh, ns, sel
+}
+
+// peersOnly returns m with its PeerAuthentications only.
+func (m meshSecurity) peersOnly() meshSecurity {
+	out := meshSecurity{TrustDomain: m.TrustDomain}
+	for _, p := range m.Policies {
+		if p.peer != nil {
+			out.Policies = append(out.Policies, p)
+		}
+	}
+	return out
+}
+
+// fetchMeshPeers returns the trust domain and the mesh-wide
+// PeerAuthentications; a mesh-wide AuthorizationPolicy does not
+// recompute the caller.
+func (a applyingPolicies) fetchMeshPeers(ctx krt.HandlerContext) meshSecurity {
+	if ms := krt.PartialFetch(ctx, a.mesh, meshSecurity.peersOnly); len(ms) > 0 {
+		return ms[0]
+	}
+	return meshSecurity{}
+}
+
+// fetchNamespacePeers returns the PeerAuthentications of namespace ns
+// without a selector. Only PeerAuthentications are read, so that no
+// AuthorizationPolicy recomputes the caller.
+func (a applyingPolicies) fetchNamespacePeers(ctx krt.HandlerContext, ns string) []securityPolicy {
+	return krt.Fetch(ctx, a.peers, krt.FilterIndex(a.peersByScope, namespaceScopeKey(ns)))
+}
+
+// fetchSelectingPeers returns the PeerAuthentications of namespace ns
+// that select labels, reading no AuthorizationPolicy either.
+func (a applyingPolicies) fetchSelectingPeers(ctx krt.HandlerContext, ns string, labels map[string]string) []securityPolicy {
+	if len(labels) == 0 {
+		return nil
+	}
+	return krt.Fetch(ctx, a.peers, krt.FilterNamespace(ns), krt.FilterSelects(labels))
 }

@@ -49,20 +49,25 @@ func (c ClusterSecurity) Equals(o ClusterSecurity) bool {
 // ServerListeners), so one STRICT endpoint makes the whole cluster use
 // mutual TLS: the endpoints still on plaintext then fail the handshake
 // rather than receive the cluster's traffic in the clear.
-func newClusterSecurity(g *krt.Graph, endpoints krt.Collection[ServiceEndpoints], security krt.Collection[WorkloadSecurity]) krt.Collection[ClusterSecurity] {
+func newClusterSecurity(g *krt.Graph, endpoints krt.Collection[ServiceEndpoints], workloads krt.Collection[Workload],
+	applying applyingPolicies) krt.Collection[ClusterSecurity] {
 	return krt.NewCollection(g, endpoints, func(ctx krt.HandlerContext, se ServiceEndpoints) *ClusterSecurity {
 		cs := &ClusterSecurity{Cluster: se.Cluster}
 		keys := endpointWorkloads(se.Endpoints)
 		if len(keys) == 0 {
 			return cs
 		}
-		// One read for all the endpoints, not one per endpoint: a
-		// hundred thousand workloads would otherwise keep as many
-		// dependency records. The projection leaves out RBAC, so an
+		// One read for all the endpoints' workloads, not one per
+		// endpoint, of what their identity and modes depend on; the
+		// policies are read once per kind of workload (peerClasses):
+		// a hundred thousand pods would otherwise keep as many
+		// dependency records. Only PeerAuthentications are read, so an
 		// authorization policy recomputes no cluster.
+		classes := newPeerClasses(ctx, applying)
 		peers := make(map[string]clientView, len(keys))
-		for _, p := range krt.PartialFetch(ctx, security, WorkloadSecurity.clientView, krt.FilterKeys(keys...)) {
-			peers[p.key] = p
+		for _, w := range krt.PartialFetch(ctx, workloads, Workload.peerView, krt.FilterKeys(keys...)) {
+			p := classes.view(w)
+			peers[w.key] = p
 			if p.SPIFFEID != "" {
 				cs.SANs = append(cs.SANs, p.SPIFFEID)
 			}
@@ -81,18 +86,8 @@ func newClusterSecurity(g *krt.Graph, endpoints krt.Collection[ServiceEndpoints]
 
 // clientView is the part of a workload's security its clients depend on.
 type clientView struct {
-	key      string
 	SPIFFEID string
 	MTLS     WorkloadMTLS
-}
-
-func (w WorkloadSecurity) clientView() clientView {
-	return clientView{key: w.ResourceName(), SPIFFEID: w.SPIFFEID, MTLS: w.MTLS}
-}
-
-// Equals reports whether v and o are the same.
-func (v clientView) Equals(o clientView) bool {
-	return v.key == o.key && v.SPIFFEID == o.SPIFFEID && v.MTLS.Equals(o.MTLS)
 }
 
 // endpointWorkloads returns the keys of the workloads behind eps, in

@@ -104,8 +104,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 	deny := authzPolicy("ns", "deny", "svc-3", securityv1beta1.AuthorizationPolicy_DENY, fromPrincipals("cluster.local/ns/x/sa/y"))
 	step("selector policy", func() { s.in.Set(deny) }, map[string][2]uint64{
 		"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
-		"AuthorizationPolicyScopes": {1, 1}, "SecurityPolicies": {1, 1},
-		"WorkloadSecurity": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
+		"AuthorizationPolicyScopes": {1, 1}, "SecurityPolicies": {1, 1}, "ServerListeners": {3, 6}, "Listeners": {6, 6}, "LegacyServerListeners": {6, 0},
 	})
 	l, _ := s.m.ServerListeners.Get(ServerListenerName("10.0.3.1", 9090))
 	if got := listenerSummary(t, l.Message()); got != "plain DENY[ns/deny/rules[0]]" {
@@ -115,8 +114,7 @@ func TestPolicyChangeTouchesSelectedListeners(t *testing.T) {
 		s.in.Set(peerAuthn("ns", "strict", "svc-4", securityv1beta1.PeerAuthentication_MutualTLS_STRICT))
 	}, map[string][2]uint64{
 		"test/peerauthentications": {0, 1}, "PeerAuthentications": {1, 1},
-		"PeerAuthenticationScopes": {1, 1}, "SecurityPolicies": {1, 1},
-		"WorkloadSecurity": {3, 3}, "ServerListeners": {3, 6}, "Listeners": {6, 6},
+		"PeerAuthenticationScopes": {1, 1}, "SecurityPolicies": {1, 1}, "ServerListeners": {3, 6}, "Listeners": {6, 6}, "LegacyServerListeners": {6, 0},
 		// Both ports' clusters switch to mTLS.
 		"ClusterSecurity": {2, 2}, "Clusters": {1, 2}, "AllClusters": {2, 2},
 	})
@@ -139,8 +137,7 @@ func checkBroadPolicies(t *testing.T, s securityModel, step func(what string, ch
 		s.in.Set(authzPolicy("ns", "allow-all", "", securityv1beta1.AuthorizationPolicy_ALLOW, &securityv1beta1.Rule{}))
 	}, map[string][2]uint64{
 		"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
-		"AuthorizationPolicyScopes": {1, 1}, "SecurityPolicies": {1, 1},
-		"WorkloadSecurity": {60, 60}, "ServerListeners": {60, 120}, "Listeners": {120, 120},
+		"AuthorizationPolicyScopes": {1, 1}, "SecurityPolicies": {1, 1}, "ServerListeners": {60, 120}, "Listeners": {120, 120}, "LegacyServerListeners": {120, 0},
 	})
 	// A policy of another namespace touches nothing here.
 	step("other namespace", func() {
@@ -157,8 +154,7 @@ func checkBroadPolicies(t *testing.T, s securityModel, step func(what string, ch
 		s.in.Set(authzPolicy("istio-system", "deny-z", "", securityv1beta1.AuthorizationPolicy_DENY, fromPrincipals("cluster.local/ns/x/sa/z")))
 	}, map[string][2]uint64{
 		"test/authorizationpolicies": {0, 1}, "AuthorizationPolicies": {1, 1},
-		"AuthorizationPolicyScopes": {1, 1}, "SecurityPolicies": {1, 1}, "MeshSecurity": {1, 1},
-		"WorkloadSecurity": {60, 60}, "ServerListeners": {60, 120}, "Listeners": {120, 120},
+		"AuthorizationPolicyScopes": {1, 1}, "SecurityPolicies": {1, 1}, "MeshSecurity": {1, 1}, "ServerListeners": {60, 120}, "Listeners": {120, 120}, "LegacyServerListeners": {120, 0},
 	})
 	l, _ = s.m.ServerListeners.Get(ServerListenerName("10.0.4.1", 8080))
 	if got := listenerSummary(t, l.Message()); got != "tls DENY[istio-system/deny-z/rules[0]] ALLOW[ns/allow-all/rules[0]]" {

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/meshd/meshd/krt"
-	"github.com/meshd/meshd/sources/meshconfig"
 )
 
 // WorkloadSecurity is what the mesh config and the security policies make
@@ -77,20 +76,57 @@ func resolveRBAC(levels ...[]AuthzPolicy) WorkloadRBAC {
 	return out
 }
 
-// newWorkloadSecurity derives each workload's security from the trust
-// domain and the policies that apply to it, read by scope
-// (applyingPolicies.fetch), so that a policy change recomputes only the
-// workloads it applies to.
-func newWorkloadSecurity(g *krt.Graph, workloads krt.Collection[Workload], mesh krt.Collection[meshconfig.MeshConfig],
-	pas krt.Collection[PeerAuthn], aps krt.Collection[AuthzPolicy]) krt.Collection[WorkloadSecurity] {
-	applying := newApplyingPolicies(g, mesh, pas, aps)
-	return krt.NewCollection(g, workloads, func(ctx krt.HandlerContext, w Workload) *WorkloadSecurity {
-		out := &WorkloadSecurity{Name: w.Name, Namespace: w.Namespace, Cluster: w.Cluster, ServiceAccount: w.ServiceAccount}
-		meshWide, ns, sel := applying.fetch(ctx, w)
-		out.SPIFFEID, _ = SPIFFEID(meshWide.TrustDomain, w.Namespace, w.ServiceAccount)
-		peers, authz := securityPolicy.peerAuthn, securityPolicy.authzPolicy
-		out.MTLS = resolveMTLS(ofKind(meshWide.Policies, peers), ofKind(ns, peers), ofKind(sel, peers))
-		out.RBAC = resolveRBAC(ofKind(meshWide.Policies, authz), ofKind(ns, authz), ofKind(sel, authz))
-		return out
-	}, krt.WithName("WorkloadSecurity"))
+// workloadSecurity returns the security of w under what applies to it:
+// the mesh's, and the policies of w's namespace, namespace-wide (ns) and
+// selecting w (sel), each in key order.
+func workloadSecurity(w Workload, meshWide meshSecurity, ns, sel []securityPolicy) WorkloadSecurity {
+	out := WorkloadSecurity{Name: w.Name, Namespace: w.Namespace, Cluster: w.Cluster, ServiceAccount: w.ServiceAccount}
+	out.SPIFFEID, _ = SPIFFEID(meshWide.TrustDomain, w.Namespace, w.ServiceAccount)
+	peers, authz := securityPolicy.peerAuthn, securityPolicy.authzPolicy
+	out.MTLS = resolveMTLS(ofKind(meshWide.Policies, peers), ofKind(ns, peers), ofKind(sel, peers))
+	out.RBAC = resolveRBAC(ofKind(meshWide.Policies, authz), ofKind(ns, authz), ofKind(sel, authz))
+	return out
+}
+
+// security derives w's security from the trust domain and the policies
+// that apply to it, read by scope (applyingPolicies.fetch), so that a
+// policy change recomputes only the computations of the workloads it
+// applies to. There is no collection of every workload's security: only
+// the server listeners asked for need a whole one, and a hundred
+// thousand items with three reads each cost 26 MiB (ClusterSecurity
+// reads what it needs per service).
+func (a applyingPolicies) security(ctx krt.HandlerContext, w Workload) WorkloadSecurity {
+	meshWide, ns, sel := a.fetch(ctx, w)
+	return workloadSecurity(w, meshWide, ns, sel)
+}
+
+// securityAt is security as of snapshot s, read outside any
+// transformation.
+func (a applyingPolicies) securityAt(s *krt.Snapshot, w Workload) WorkloadSecurity {
+	meshWide, _ := a.mesh.At(s).Get(krt.SingletonKey)
+	policies := a.policies.At(s)
+	ns := policies.Lookup(a.byScope, namespaceScopeKey(w.Namespace))
+	var sel []securityPolicy
+	if len(w.Labels) > 0 {
+		for _, p := range policies.List() {
+			if p.GetNamespace() == w.Namespace && selectorSelects(p.GetSelector(), w.Labels) {
+				sel = append(sel, p)
+			}
+		}
+	}
+	return workloadSecurity(w, meshWide, ns, sel)
+}
+
+// selectorSelects reports whether a policy's selector selects labels, as
+// krt.FilterSelects decides: an empty selector selects nothing.
+func selectorSelects(selector, labels map[string]string) bool {
+	if len(selector) == 0 || len(selector) > len(labels) {
+		return false
+	}
+	for k, v := range selector {
+		if lv, ok := labels[k]; !ok || lv != v {
+			return false
+		}
+	}
+	return true
 }

@@ -83,7 +83,8 @@ type Workload struct {
 	// IP is the pod's primary IP; empty until the pod is scheduled and
 	// networked, and such a workload is no endpoint.
 	IP string
-	// Labels is the pod's own map, shared: like every item, read-only.
+	// Labels is the PodInfo's map, which pods of equal labels share
+	// (sources.NewPodInfo): like every item, read-only.
 	Labels         map[string]string
 	ServiceAccount string
 	// Node is the name of the node the pod runs on.
@@ -128,48 +129,28 @@ func (w Workload) Equals(o Workload) bool {
 
 // podReady reports whether a pod can serve: Running, Ready=True, and not
 // terminating.
-func podReady(pod *corev1.Pod) bool {
-	if pod.Status.Phase != corev1.PodRunning || pod.DeletionTimestamp != nil {
-		return false
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+func podReady(pod *sources.PodInfo) bool {
+	return pod.Phase == corev1.PodRunning && pod.DeletionTimestamp == nil && pod.Ready
 }
 
-func newWorkloads(g *krt.Graph, pods krt.Collection[*corev1.Pod], nodes krt.Collection[*corev1.Node],
+func newWorkloads(g *krt.Graph, pods krt.Collection[*sources.PodInfo], nodes krt.Collection[*corev1.Node],
 	services krt.Collection[ServiceInfo], mesh krt.Collection[meshconfig.MeshConfig], clusterName string) krt.Collection[Workload] {
-	return krt.NewCollection(g, pods, func(ctx krt.HandlerContext, pod *corev1.Pod) *Workload {
+	return krt.NewCollection(g, pods, func(ctx krt.HandlerContext, pod *sources.PodInfo) *Workload {
 		// A finished pod's IP may already belong to another pod.
-		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		if pod.Phase == corev1.PodSucceeded || pod.Phase == corev1.PodFailed {
 			return nil
 		}
 		w := &Workload{
 			Name:           pod.Name,
 			Namespace:      pod.Namespace,
 			Cluster:        sources.ClusterOf(pod),
-			IP:             pod.Status.PodIP,
+			IP:             pod.IP,
 			Labels:         pod.Labels,
-			ServiceAccount: pod.Spec.ServiceAccountName,
-			Node:           pod.Spec.NodeName,
+			ServiceAccount: cmp.Or(pod.ServiceAccount, "default"),
+			Node:           pod.Node,
 			Ready:          podReady(pod),
-		}
-		if w.ServiceAccount == "" {
-			w.ServiceAccount = "default"
-		}
-		for _, c := range pod.Spec.Containers {
-			for _, p := range c.Ports {
-				if p.Name == "" || (p.Protocol != "" && p.Protocol != corev1.ProtocolTCP) {
-					continue
-				}
-				if w.NamedPorts == nil {
-					w.NamedPorts = map[string]int32{}
-				}
-				w.NamedPorts[p.Name] = p.ContainerPort
-			}
+			// Shared with the PodInfo, which no one changes.
+			NamedPorts: pod.NamedPorts,
 		}
 		w.Locality = workloadLocality(ctx, nodes, mesh, w.Cluster, w.Node)
 		w.Locality.Cluster = cmp.Or(w.Cluster, clusterName)

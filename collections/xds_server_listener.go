@@ -183,10 +183,10 @@ func serverPorts(ctx krt.HandlerContext, services krt.Collection[ServiceInfo], w
 
 // newServerListeners derives a workload's server listeners from the
 // workload, its services' ports and its security's mTLS modes and RBAC.
-// A policy change reaches only the WorkloadSecurity items of the workloads
-// it applies to, and so recomputes only their listeners.
+// A policy change recomputes only the listeners of the workloads it
+// applies to (applyingPolicies.security).
 func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], services krt.Collection[ServiceInfo],
-	security krt.Collection[WorkloadSecurity]) krt.Collection[Resource[*listenerv3.Listener]] {
+	applying applyingPolicies) krt.Collection[Resource[*listenerv3.Listener]] {
 	return krt.NewManyCollection(g, workloads, func(ctx krt.HandlerContext, w Workload) []Resource[*listenerv3.Listener] {
 		if w.IP == "" {
 			return nil
@@ -195,23 +195,13 @@ func newServerListeners(g *krt.Graph, workloads krt.Collection[Workload], servic
 		if len(ports) == 0 {
 			return nil
 		}
-		sec := fetchSecurity(ctx, security, w)
+		sec := applying.security(ctx, w)
 		out := make([]Resource[*listenerv3.Listener], 0, len(ports))
 		for _, port := range ports {
 			out = append(out, serverListener(w, port, sec))
 		}
 		return out
 	}, krt.WithName("ServerListeners"))
-}
-
-// fetchSecurity reads the security of w.
-func fetchSecurity(ctx krt.HandlerContext, security krt.Collection[WorkloadSecurity], w Workload) WorkloadSecurity {
-	// A plain read, not a PartialFetch of the modes and RBAC: a
-	// projection's record costs as much again per workload, and only a
-	// trust domain change, which recomputes every workload's security
-	// anyway, would recompute these listeners in vain.
-	sec, _ := krt.FetchOne(ctx, security, krt.FilterKey(w.ResourceName()))
-	return sec
 }
 
 // serverListener returns the server listener of w on port, which w
@@ -233,7 +223,7 @@ func serverListener(w Workload, port int32, sec WorkloadSecurity) Resource[*list
 // server asks for them; those of a hundred thousand pods would be most
 // of the model's listener bytes, and of its items.
 func newDemandedServerListeners(g *krt.Graph, demand krt.Collection[string], workloads krt.Collection[Workload],
-	services krt.Collection[ServiceInfo], security krt.Collection[WorkloadSecurity]) krt.Collection[Resource[*listenerv3.Listener]] {
+	services krt.Collection[ServiceInfo], applying applyingPolicies) krt.Collection[Resource[*listenerv3.Listener]] {
 	byIP := krt.NewIndex(workloads, "by-ip", func(w Workload) []string {
 		if w.IP == "" {
 			return nil
@@ -247,7 +237,7 @@ func newDemandedServerListeners(g *krt.Graph, demand krt.Collection[string], wor
 		}
 		for _, w := range krt.Fetch(ctx, workloads, krt.FilterIndex(byIP, ip)) {
 			if _, serves := slices.BinarySearch(serverPorts(ctx, services, w), port); serves {
-				r := serverListener(w, port, fetchSecurity(ctx, security, w))
+				r := serverListener(w, port, applying.security(ctx, w))
 				return &r
 			}
 		}
