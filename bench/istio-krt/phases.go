@@ -80,6 +80,7 @@ func (b *bench) latency() {
 	b.tr.ResetCounts()
 	lat := make([]time.Duration, 0, b.c.LatencyChanges)
 	latCPU := make([]time.Duration, 0, b.c.LatencyChanges)
+	seen := make([]time.Duration, 0, b.c.LatencyChanges)
 	for i := 0; i < b.c.LatencyChanges; i++ {
 		j := b.rng.Intn(b.c.M)
 		k := workload.PodKey(j, b.c.N)
@@ -93,13 +94,14 @@ func (b *bench) latency() {
 		b.gr.pods.UpdateObject(np)
 		waitOrTimeout(done, b.c.Timeout, "single change", b.tr)
 		lat = append(lat, time.Since(t0))
+		seen = append(seen, b.tr.SeenAt().Sub(t0))
 		latCPU = append(latCPU, metric.CPU()-c0)
 		ep := b.gr.endpoints.GetKey(workload.ServiceKey(j % b.c.N))
 		if ep == nil || !slices.Contains(ep.IPs, np.IP) || slices.Contains(ep.IPs, cur.IP) {
 			metric.Fatalf("latency change %d: endpoints for %s do not reflect %s -> %s", i, k, cur.IP, np.IP)
 		}
 	}
-	metric.EmitLatency(lat, latCPU)
+	metric.EmitLatency(lat, seen, latCPU)
 	metric.Emit("latency_handler_batches", b.tr.Batches(), "count")
 	metric.Emit("latency_handler_events", b.tr.Events(), "count")
 	metric.Emit("verify_latency_retries", b.verify(initialDomain, 30*time.Second, "after latency phase"), "count")

@@ -141,6 +141,7 @@ func run(c workload.Config, prof *profiler) {
 	prof.begin("latency")
 	lat := make([]time.Duration, 0, c.LatencyChanges)
 	latCPU := make([]time.Duration, 0, c.LatencyChanges)
+	seen := make([]time.Duration, 0, c.LatencyChanges)
 	for i := 0; i < c.LatencyChanges; i++ {
 		j := rng.Intn(M)
 		k := workload.PodKey(j, N)
@@ -154,6 +155,7 @@ func run(c workload.Config, prof *profiler) {
 		gr.pods.Set(np)
 		waitOrTimeout(done, c.Timeout, "single change", tr)
 		lat = append(lat, time.Since(t0))
+		seen = append(seen, tr.SeenAt().Sub(t0))
 		latCPU = append(latCPU, metric.CPU()-c0)
 		ep, ok := gr.endpoints.Get(np.Namespace + "/" + np.Labels["app"])
 		if !ok || !slices.Contains(ep.IPs, np.IP) || slices.Contains(ep.IPs, cur.IP) {
@@ -161,7 +163,7 @@ func run(c workload.Config, prof *profiler) {
 		}
 	}
 	prof.end("latency")
-	metric.EmitLatency(lat, latCPU)
+	metric.EmitLatency(lat, seen, latCPU)
 	metric.Emit("latency_handler_batches", tr.Batches(), "count")
 	metric.Emit("latency_handler_events", tr.Events(), "count")
 	metric.Emit("verify_latency_retries", verifyEventually(gr, N, M, domain, 30*time.Second, "after latency phase"), "count")

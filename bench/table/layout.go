@@ -81,6 +81,8 @@ var krtMetrics = []metricSpec{
 	{name: "latency_p50"},
 	{name: "latency_p99", target: 3},
 	{name: "latency_max"},
+	{name: "latency_seen_p50"},
+	{name: "latency_seen_p99"},
 	{name: "latency_cpu_p50"},
 	{name: "latency_cpu_p99"},
 	{name: "churn_submit", note: "n/a (sync vs async)"},

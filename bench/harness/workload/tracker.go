@@ -18,6 +18,9 @@ type Tracker struct {
 	mu      sync.Mutex // guards following
 	pending map[string]struct{}
 	waitCh  chan struct{} // closed once pending is empty; nil when unarmed
+	// seenAt is when an event last emptied pending for an armed waiter:
+	// when the handler held the change, before the waiter wakes.
+	seenAt time.Time
 	// probeSvc, when set, is a service whose every IP list is recorded
 	// in probeSeen.
 	probeSvc  string
@@ -51,6 +54,7 @@ func Observe[E any](t *Tracker, events []E, newValue func(E) *Endpoints) {
 		}
 	}
 	if len(t.pending) == 0 && t.waitCh != nil {
+		t.seenAt = time.Now()
 		close(t.waitCh)
 		t.waitCh = nil
 	}
@@ -75,6 +79,7 @@ func (t *Tracker) Arm() <-chan struct{} {
 	defer t.mu.Unlock()
 	ch := make(chan struct{})
 	if len(t.pending) == 0 {
+		t.seenAt = time.Now() // all seen already: no later event closes ch
 		close(ch)
 		return ch
 	}
@@ -94,6 +99,16 @@ func (t *Tracker) Await(ch <-chan struct{}, d time.Duration) error {
 	case <-time.After(d):
 		return fmt.Errorf("timeout after %v (%d expected IPs still unseen)", d, t.Pending())
 	}
+}
+
+// SeenAt returns when the handler was given the event that closed the
+// channel Arm last returned, or when Arm closed it at once (zero if
+// neither has happened): a single change's latency to the handler ends
+// there, the waiter's wake-up after it.
+func (t *Tracker) SeenAt() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.seenAt
 }
 
 // Pending returns how many expected IPs no event has shown yet.

@@ -3,6 +3,7 @@ package workload
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 // event is an engine's event as the tests feed it: the new value, nil for
@@ -33,17 +34,25 @@ func TestTracker(t *testing.T) {
 	if !isClosed(tr.Arm()) {
 		t.Fatal("Arm with nothing pending returned an open channel")
 	}
+	armed := tr.SeenAt()
+	if armed.IsZero() {
+		t.Error("Arm with nothing pending left SeenAt zero")
+	}
 	tr.Expect("a", "")
 	tr.Expect("b", "")
 	tr.Expect("c", "b") // c supersedes b
 	done := tr.Arm()
 	Observe(tr, endpointsEvents(&Endpoints{Service: "s", IPs: []string{"a"}}, nil), newOf)
-	if isClosed(done) || tr.Pending() != 1 {
-		t.Fatalf("after a: closed %v, pending %d; want open, 1 (c)", isClosed(done), tr.Pending())
+	if isClosed(done) || tr.Pending() != 1 || !tr.SeenAt().Equal(armed) {
+		t.Fatalf("after a: closed %v, pending %d, seen at %v; want open, 1 (c), %v", isClosed(done), tr.Pending(), tr.SeenAt(), armed)
 	}
+	before := time.Now()
 	Observe(tr, endpointsEvents(&Endpoints{Service: "s", IPs: []string{"c", "z"}}), newOf)
 	if !isClosed(done) || tr.Pending() != 0 {
 		t.Fatalf("after c: closed %v, pending %d; want closed, 0", isClosed(done), tr.Pending())
+	}
+	if at := tr.SeenAt(); at.Before(before) || at.After(time.Now()) {
+		t.Errorf("SeenAt %v, want the time of the event that emptied pending (after %v)", at, before)
 	}
 	if tr.Batches() != 2 || tr.Events() != 3 {
 		t.Errorf("counts %d batches, %d events; want 2, 3", tr.Batches(), tr.Events())
