@@ -47,8 +47,16 @@ func startGRPCJS(t testing.TB, bootstrap []byte, args ...string) *process {
 	if err := os.WriteFile(script, grpcJSScript, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return startProcess(t, "grpc-js", bootstrap, []string{"NODE_PATH=" + filepath.Join(dir, "node_modules")}, append([]string{"node", script}, args...)...)
+	env := []string{"NODE_PATH=" + filepath.Join(dir, "node_modules"), grpcJSRBAC}
+	return startProcess(t, "grpc-js", bootstrap, env, append([]string{"node", script}, args...)...)
 }
+
+// grpcJSRBAC turns on the RBAC HTTP filter of @grpc/grpc-js-xds, which
+// 1.14 registers only with this variable set: without it a server NACKs
+// every listener carrying meshd's RBAC filters ("envoy.filters.http.
+// rbac.deny filter validation failed"), since an unknown filter that is
+// not optional fails validation. docs/clients.md tells operators the same.
+const grpcJSRBAC = "GRPC_XDS_EXPERIMENTAL_RBAC=true"
 
 // grpcJSVersions names the pinned versions of both packages.
 func grpcJSVersions() string {

@@ -86,7 +86,8 @@ func childEnv() []string {
 }
 
 // stop closes the child's stdin, on which it exits, and kills it if it
-// has not within 10s.
+// has not within 10s. It logs the child's stderr when the child failed
+// or was killed, or when t failed: what the child logged is often why.
 func (p *process) stop(t testing.TB, read <-chan struct{}) {
 	p.stdin.Close()
 	done := make(chan error, 1)
@@ -99,8 +100,11 @@ func (p *process) stop(t testing.TB, read <-chan struct{}) {
 	}()
 	select {
 	case err := <-done:
-		if err != nil {
+		switch {
+		case err != nil:
 			t.Logf("%s exited: %v\n%s", p.name, err, p.stderr)
+		case t.Failed():
+			t.Logf("%s stderr:\n%s", p.name, p.stderr)
 		}
 	case <-time.After(10 * time.Second):
 		p.cmd.Process.Kill()

@@ -202,7 +202,7 @@ func startReplica(w *workload, debounce, timeout time.Duration) (*replica, error
 	srv := newServer(g, mesh, debounce)
 	g.Update(func(tx *krt.Txn) {
 		sources.StaticOf[*corev1.Service](mesh.Inputs).In(tx).Set(w.services()...)
-		sources.StaticOf[*corev1.Pod](mesh.Inputs).In(tx).Set(w.pods()...)
+		sources.StaticOf[*sources.PodInfo](mesh.Inputs).In(tx).Set(w.pods()...)
 	})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

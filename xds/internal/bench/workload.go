@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/meshd/meshd/collections"
+	"github.com/meshd/meshd/sources"
 )
 
 // workload is the anchors' mesh: n services, m pods, pod j in service j%n.
@@ -74,10 +75,11 @@ func (w *workload) services() []*corev1.Service {
 	return out
 }
 
-func (w *workload) pods() []*corev1.Pod {
-	out := make([]*corev1.Pod, w.m)
+// pods returns every pod as the sources store it, its sources.PodInfo.
+func (w *workload) pods() []*sources.PodInfo {
+	out := make([]*sources.PodInfo, w.m)
 	for j := range out {
-		out[j] = w.pod(j, w.ips[j])
+		out[j] = sources.NewPodInfo(w.pod(j, w.ips[j]))
 	}
 	return out
 }
