@@ -191,7 +191,7 @@ func (a *App) buildXDS() error {
 	// Every source has added its problem report by now.
 	a.metrics = append(a.metrics, metrics.NewXDSCollector(s), metrics.NewProblemsCollector(a.problems))
 	a.proxies = proxyView{s: s, mtls: func(key string) (collections.WorkloadMTLS, bool) {
-		w, ok := m.WorkloadSecurity.Get(key)
+		w, ok := m.WorkloadSecurity(key)
 		return w.MTLS, ok
 	}}
 	a.components = append(a.components, component{"xds", func(ctx context.Context) error {
@@ -235,9 +235,9 @@ func (a *App) isolationOptions() []xds.Option {
 }
 
 // xdsSources are the model's resources, with the clusters gRPC clients
-// and the route configurations older gRPC C-core clients are sent
-// instead (collections.ClientVariant); the streams naming server
-// listeners feed serverDemand.
+// and the route configurations and server listeners older gRPC C-core
+// clients are sent instead (collections.ClientVariant); the streams
+// naming server listeners feed serverDemand.
 func xdsSources(m *collections.Model, serverDemand *xds.Demand, isolation bool) []xds.Source {
 	return []xds.Source{
 		resourceSource(xds.ClusterType, m.Clusters, isolation),
@@ -249,6 +249,8 @@ func xdsSources(m *collections.Model, serverDemand *xds.Demand, isolation bool) 
 		resourceSource(xds.RouteType, m.RouteConfigurations, isolation),
 		resourceSource(xds.RouteType, m.LegacyGRPCRouteConfigurations, isolation,
 			xds.AsVariant[collections.Resource[*routev3.RouteConfiguration]](collections.VariantGRPCLegacy)),
+		resourceSource(xds.ListenerType, m.LegacyServerListeners, isolation,
+			xds.AsVariant[collections.Resource[*listenerv3.Listener]](collections.VariantGRPCLegacy)),
 	}
 }
 

@@ -364,6 +364,12 @@ func testProxiesTab(t *testing.T, b *headless.Browser, proxies *fakeProxies) {
 	if !slices.Equal(verdicts, []string{"up to date", "rejecting config"}) {
 		t.Errorf("verdicts %v", verdicts)
 	}
+	// The variant of the resources a proxy is sent shows beside its
+	// address, for those sent one.
+	heads := headless.Eval[[]string](b, `[...document.querySelectorAll('#proxies .proxy .proxy-head .muted')].map(s => s.textContent)`)
+	if !slices.Equal(heads, []string{"web · 127.0.0.1:50001 · delta", "api · 127.0.0.1:50002 · sotw · variant grpc-legacy"}) {
+		t.Errorf("proxy heads %q", heads)
+	}
 	if r := headless.Eval[string](b, `document.querySelector('#proxies .proxy.v-rejecting tr.rejecting .nack-reason').textContent`); r != nackReason {
 		t.Errorf("NACK reason %q, want %q", r, nackReason)
 	}

@@ -36,7 +36,7 @@ func newFakeProxies(now time.Time) *fakeProxies {
 		},
 		{
 			NodeID: "sidecar~10.0.0.2~api-02.default~default.svc.cluster.local", Cluster: "api", Address: "127.0.0.1:50002",
-			Protocol: "sotw", State: ProxyConnected, ConnectedSince: now.Add(-8 * time.Minute), LastPush: now.Add(-6 * time.Second),
+			Protocol: "sotw", Variant: "grpc-legacy", State: ProxyConnected, ConnectedSince: now.Add(-8 * time.Minute), LastPush: now.Add(-6 * time.Second),
 			Types: []TypeStatus{rejected, acked("endpoint.v3.ClusterLoadAssignment", "v7"),
 				acked("listener.v3.Listener", "v7"), acked("route.v3.RouteConfiguration", "v7")},
 		},
