@@ -21,6 +21,11 @@ type Fleet struct {
 	Quiet, Timeout time.Duration
 	// Seed chooses which pods change.
 	Seed int64
+	// StaticWindows has the clients fix their HTTP/2 flow-control
+	// windows, as Envoy does. grpc-go's clients otherwise estimate the
+	// bandwidth and send a PING after DATA frames, which the server must
+	// answer: a second write per push that Envoy never asks for.
+	StaticWindows bool
 }
 
 // Register defines the flags of f on fs, with their defaults.
@@ -32,6 +37,7 @@ func (f *Fleet) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.Quiet, "quiet", 100*time.Millisecond, "a change is settled when no client has received anything for this long")
 	fs.DurationVar(&f.Timeout, "timeout", 5*time.Minute, "timeout for any single wait")
 	fs.Int64Var(&f.Seed, "seed", 1, "seed for choosing which pods change")
+	fs.BoolVar(&f.StaticWindows, "static-windows", false, "the clients fix their HTTP/2 windows as Envoy does, so send no bandwidth-estimation PINGs for the server to answer")
 }
 
 // Check returns an error naming the flags of a run f cannot make.
@@ -48,6 +54,7 @@ func (f *Fleet) EmitParams() {
 	metric.Emit("param_pods", f.M, "count")
 	metric.Emit("param_clients", f.P, "count")
 	metric.Emit("param_changes", f.Changes, "count")
+	metric.Emit("param_static_windows", f.StaticWindows, "flag")
 	metric.Emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
 }
 
@@ -58,7 +65,7 @@ func (f *Fleet) EmitParams() {
 func (f *Fleet) Start(bin, addr string, delta bool, subscribe int) (*Process, error) {
 	p, err := Start(bin, []string{"-addr", addr, "-p", strconv.Itoa(f.P), "-n", strconv.Itoa(f.N),
 		"-m", strconv.Itoa(f.M), "-quiet", f.Quiet.String(), "-delta=" + strconv.FormatBool(delta),
-		"-subscribe", strconv.Itoa(subscribe)}, f.Timeout)
+		"-subscribe", strconv.Itoa(subscribe), "-static-windows=" + strconv.FormatBool(f.StaticWindows)}, f.Timeout)
 	if err != nil {
 		return nil, err
 	}

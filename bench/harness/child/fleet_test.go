@@ -11,10 +11,10 @@ func TestFleetFlags(t *testing.T) {
 	var f Fleet
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	f.Register(fs)
-	if err := fs.Parse([]string{"-n", "5", "-m", "20", "-quiet", "1s"}); err != nil {
+	if err := fs.Parse([]string{"-n", "5", "-m", "20", "-quiet", "1s", "-static-windows"}); err != nil {
 		t.Fatal(err)
 	}
-	want := Fleet{N: 5, M: 20, P: 100, Changes: 100, Quiet: time.Second, Timeout: 5 * time.Minute, Seed: 1}
+	want := Fleet{N: 5, M: 20, P: 100, Changes: 100, Quiet: time.Second, Timeout: 5 * time.Minute, Seed: 1, StaticWindows: true}
 	if f != want {
 		t.Errorf("parsed %+v, want %+v", f, want)
 	}

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/meshd/meshd/bench/harness/child"
 	"github.com/meshd/meshd/bench/harness/metric"
 	"github.com/meshd/meshd/xds"
 )
@@ -32,6 +33,8 @@ import (
 // fleet is the child's P clients and what they have received.
 type fleet struct {
 	n int
+	// staticWindows fixes each connection's HTTP/2 windows (see dial).
+	staticWindows bool
 	// subscribe is the number of services each client asks for by name;
 	// 0 asks for everything (wildcard).
 	subscribe int
@@ -97,8 +100,9 @@ type client struct {
 
 // runClients is the child: it reads commands on stdin and answers on
 // stdout.
-func runClients(addr string, p, n, subscribe int, quiet time.Duration, delta bool) {
-	f := &fleet{n: n, subscribe: subscribe, holders: map[string]int{}}
+func runClients(addr string, fl child.Fleet, subscribe int, delta bool) {
+	p, quiet := fl.P, fl.Quiet
+	f := &fleet{n: fl.N, subscribe: subscribe, staticWindows: fl.StaticWindows, holders: map[string]int{}}
 	in := bufio.NewScanner(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
 	say := func(format string, args ...any) {
@@ -179,10 +183,18 @@ func waitFleet(f *fleet, p int) {
 	}
 }
 
-// dial returns a connection of its own to addr, as each proxy has.
-func dial(addr string) (*grpc.ClientConn, error) {
-	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))
+// dial returns a connection of its own to addr, as each proxy has. With
+// staticWindows its HTTP/2 windows are fixed, as Envoy's are: grpc-go
+// then makes no bandwidth estimate, whose PINGs the server must answer.
+func dial(addr string, staticWindows bool) (*grpc.ClientConn, error) {
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1 << 30))}
+	if staticWindows {
+		// Envoy's HTTP/2 defaults: 256 MiB for a stream and for the
+		// connection.
+		opts = append(opts, grpc.WithStaticStreamWindowSize(256<<20), grpc.WithStaticConnWindowSize(256<<20))
+	}
+	return grpc.NewClient(addr, opts...)
 }
 
 // openSotW opens a SotW stream to addr and runs it in goroutines of its

@@ -47,7 +47,7 @@ func main() {
 		metric.Fatalf("%v", err)
 	}
 	if *childMode {
-		runClients(*addr, f.P, f.N, *subscribe, f.Quiet, *delta)
+		runClients(*addr, f, *subscribe, *delta)
 		return
 	}
 	if *subscribe > f.N {

@@ -25,7 +25,7 @@ import (
 // for drop.
 func openStream[S any](c *client, ctx context.Context, addr string,
 	open func(discovery.AggregatedDiscoveryServiceClient, context.Context, ...grpc.CallOption) (S, error)) (S, error) {
-	cc, err := dial(addr)
+	cc, err := dial(addr, c.f.staticWindows)
 	if err != nil {
 		var none S
 		return none, err
