@@ -1,6 +1,7 @@
 package krt_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -148,4 +149,22 @@ func ExampleNewStaticSingleton() {
 	after, _ := capped.Get("a")
 	fmt.Println(before.N, after.N)
 	// Output: 10 20
+}
+
+// A stream of changes, such as an informer's, is queued rather than
+// committed one by one: the queued updates commit together, in order.
+func ExampleGraph_UpdateLater() {
+	g := krt.NewGraph()
+	pods := krt.NewStatic[Num](g)
+	for i := range 1000 {
+		g.UpdateLater(func(tx *krt.Txn) {
+			pods.In(tx).Set(Num{Key: "restarts", N: i + 1})
+		})
+	}
+	if _, err := g.Flush(context.Background()); err != nil {
+		panic(err)
+	}
+	last, _ := pods.Get("restarts")
+	fmt.Println(last.N)
+	// Output: 1000
 }

@@ -37,6 +37,7 @@ type Graph struct {
 	deliverMu sync.Mutex
 
 	commits  versionSignal // tells WaitVersion callers that a version committed
+	queue    writeQueue    // UpdateLater's updates (queue.go)
 	unsynced []node        // guarded by lock: nodes not yet synced, in id order
 	txn      Txn           // guarded by lock: the transaction, reused
 	// recentScratch, guarded by lock, is the array finish collects a

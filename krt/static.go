@@ -44,6 +44,27 @@ func (s Static[T]) Delete(keys ...string) uint64 {
 	return s.g.Update(func(tx *Txn) { s.In(tx).Delete(keys...) })
 }
 
+// SetLater is Set queued with Graph.UpdateLater: it returns at once and
+// commits batched with the other queued updates, in queue order. A
+// source feeding a stream of changes (an informer's) writes this way.
+// Queued writes to a collection whose sub-graph has stopped are dropped.
+func (s Static[T]) SetLater(items ...T) {
+	s.g.UpdateLater(func(tx *Txn) {
+		if !s.stopped {
+			s.In(tx).Set(items...)
+		}
+	})
+}
+
+// DeleteLater is Delete queued as SetLater is.
+func (s Static[T]) DeleteLater(keys ...string) {
+	s.g.UpdateLater(func(tx *Txn) {
+		if !s.stopped {
+			s.In(tx).Delete(keys...)
+		}
+	})
+}
+
 // Reset replaces the whole content with items.
 func (s Static[T]) Reset(items []T) uint64 {
 	return s.g.Update(func(tx *Txn) { s.In(tx).Reset(items) })

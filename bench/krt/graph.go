@@ -11,6 +11,10 @@ import (
 // -parallelism flag); 0 keeps krt's default.
 var parallelism int
 
+// churnWrites is how the churn phase writes (the -churn-writes flag):
+// "sync" or "queued".
+var churnWrites string
+
 // graph is the workload's dataflow: three inputs and two derived collections.
 type graph struct {
 	g         *krt.Graph

@@ -19,12 +19,16 @@ func main() {
 	c.Register(flag.CommandLine, "ns (FilterNamespace + FilterSelects), selector (an index on ns/key=value + FilterSelects), none (an unindexed predicate over every service)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of -profile-phase to this file")
 	memProfile := flag.String("memprofile", "", "write a heap profile at the end of -profile-phase to this file (for build: after the memory phase's GC)")
+	flag.StringVar(&churnWrites, "churn-writes", "sync", "how the churn phase writes: sync (a Static.Set per change, each its own transaction) or queued (Graph.UpdateLater per change: group commit, as a source feeding a burst would)")
 	flag.IntVar(&parallelism, "parallelism", 0, "goroutines computing one collection's dirty inputs (krt.WithParallelism); 0: krt's default, GOMAXPROCS")
 	profilePhase := flag.String("profile-phase", "all", "phase the profiles cover: all, build, latency, churn, probe, meshconfig")
 	child := flag.Bool(childFlag, false, "internal: the GOMAXPROCS=1 run a run starts, which starts none itself")
 	flag.Parse()
 	if err := c.Check(); err != nil {
 		metric.Fatalf("%v", err)
+	}
+	if churnWrites != "sync" && churnWrites != "queued" {
+		metric.Fatalf("-churn-writes %s: want sync or queued", churnWrites)
 	}
 	run(c, &profiler{cpuPath: *cpuProfile, memPath: *memProfile, phase: *profilePhase})
 	if !*child {
@@ -43,6 +47,7 @@ func run(c workload.Config, prof *profiler) {
 	metric.Emit("param_gomaxprocs", runtime.GOMAXPROCS(0), "count")
 	metric.Emit("param_svc_lookup_"+c.SvcLookup, 1, "flag")
 	metric.Emit("param_build_"+c.Build, 1, "flag")
+	metric.Emit("param_churn_writes_"+churnWrites, 1, "flag")
 	prof.begin("all")
 
 	baseInuse, baseAlloc := metric.Heap()
@@ -175,6 +180,10 @@ func run(c workload.Config, prof *profiler) {
 	prof.begin("churn")
 	c0, t0 := metric.CPU(), time.Now()
 	for _, ch := range plan {
+		if churnWrites == "queued" {
+			last[ch.Pod] = queuePodChange(gr, tr, ch, last[ch.Pod])
+			continue
+		}
 		last[ch.Pod] = changePod(ch, last[ch.Pod])
 	}
 	submitDur := time.Since(t0)
@@ -265,6 +274,31 @@ func run(c workload.Config, prof *profiler) {
 		metric.Fatalf("graph run: %v", err)
 	}
 	prof.end("all")
+}
+
+// queuePodChange queues ch, a change of a pod whose IP is prevIP ("": as
+// committed), with Graph.UpdateLater, and returns its new IP. The tracker
+// expects it before it is queued, so that Arm, called once every change
+// is queued, waits for all of them.
+func queuePodChange(gr *graph, tr *workload.Tracker, ch workload.Change, prevIP string) string {
+	if prevIP == "" {
+		cur, ok := gr.pods.Get(ch.Key)
+		if !ok {
+			metric.Fatalf("pod %s missing", ch.Key)
+		}
+		prevIP = cur.IP
+	}
+	tr.Expect(ch.IP, prevIP)
+	gr.g.UpdateLater(func(tx *krt.Txn) {
+		w := gr.pods.In(tx)
+		cur, _ := w.Get(ch.Key)
+		if cur.IP != prevIP {
+			metric.Fatalf("pod %s has ip %s, expected %s", ch.Key, cur.IP, prevIP)
+		}
+		cur.IP = ch.IP
+		w.Set(cur)
+	})
+	return ch.IP
 }
 
 func must(err error) {
