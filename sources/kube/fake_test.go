@@ -223,7 +223,8 @@ func otherKindSteps(ctx context.Context, kube *fake.Clientset, gw *gatewayfake.C
 
 func TestFakeTombstone(t *testing.T) {
 	kube := fake.NewClientset(pod("shop", "a", "x"), pod("shop", "b", "x"))
-	src := New(krt.NewGraph(), Clients{Kube: kube})
+	g := krt.NewGraph()
+	src := New(g, Clients{Kube: kube})
 	run(t, src)
 	pods := src.Inputs().Pods
 	f := podFeed(t, src)
@@ -233,17 +234,27 @@ func TestFakeTombstone(t *testing.T) {
 	f.delete(cache.DeletedFinalStateUnknown{Key: "shop/b"})
 	// A second delivery (a relist racing a watch) is harmless.
 	f.delete(cache.DeletedFinalStateUnknown{Key: "shop/b"})
+	flush(t, g) // the feed queues its writes
 	if got := keys(pods); got != "" {
 		t.Errorf("pods after tombstones: %q", got)
 	}
 	f.upsert(sources.NewPodInfo(pod("shop", "c", "x")), &f.adds)
 	f.upsert(sources.NewPodInfo(pod("shop", "c", "x")), &f.adds)
+	flush(t, g)
 	if got := keys(pods); got != "shop/c" {
 		t.Errorf("pods after a repeated add: %q", got)
 	}
 	f.upsert("not a pod", &f.adds)
 	if st := f.stats(); st.BadObjects != 1 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// flush waits until the writes the feeds queued have committed.
+func flush(t *testing.T, g *krt.Graph) {
+	t.Helper()
+	if _, err := g.Flush(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
 

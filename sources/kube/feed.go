@@ -115,7 +115,10 @@ func (f *feed[T]) onWatchError(r *cache.Reflector, err error) {
 }
 
 // upsert adds or replaces obj. Informer handlers run one at a time, in
-// order, so a plain Set is idempotent across relists.
+// order, so a plain Set is idempotent across relists. The write is queued
+// (SetLater): a burst of events, a rollout's, commits in a few batched
+// transactions instead of one per event, and the informer never waits
+// for propagation.
 func (f *feed[T]) upsert(obj any, counter *atomic.Uint64) {
 	t, ok := obj.(T)
 	if !ok {
@@ -130,7 +133,7 @@ func (f *feed[T]) upsert(obj any, counter *atomic.Uint64) {
 		f.pending[f.key(t)] = t
 		return
 	}
-	f.static.Set(t)
+	f.static.SetLater(t)
 }
 
 func (f *feed[T]) delete(obj any) {
@@ -158,7 +161,7 @@ func (f *feed[T]) delete(obj any) {
 		delete(f.pending, key)
 		return
 	}
-	f.static.Delete(key)
+	f.static.DeleteLater(key)
 }
 
 func (f *feed[T]) gvr() schema.GroupVersionResource { return f.resource }
