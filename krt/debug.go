@@ -20,6 +20,8 @@ type GraphInfo struct {
 	// EdgesStale is set when a transaction was running, so Edges are those
 	// of the last description made between transactions.
 	EdgesStale bool `json:"edgesStale,omitempty"`
+	// Queue counts the updates queued with UpdateLater.
+	Queue QueueInfo `json:"queue"`
 }
 
 // CollectionInfo describes one collection.
@@ -99,7 +101,7 @@ type Item struct {
 // description made between transactions (EdgesStale).
 func (g *Graph) Describe() GraphInfo {
 	nodes := *g.listed.Load()
-	info := GraphInfo{Version: g.version.Load(), Stalled: g.currentStall()}
+	info := GraphInfo{Version: g.version.Load(), Stalled: g.currentStall(), Queue: g.queue.info()}
 	for id, n := range nodes {
 		info.Collections = append(info.Collections, n.describe(id, info.Version))
 	}

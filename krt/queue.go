@@ -24,8 +24,10 @@ type writeQueue struct {
 	fns      []func(*Txn)
 	spare    []func(*Txn) // the last batch's array, for the next one
 	draining bool         // a goroutine is committing
-	// queued counts the updates queued, done those committed or dropped.
-	queued, done uint64
+	// queued counts the updates queued, done those committed or dropped;
+	// batches the transactions that committed them, dropped those that
+	// panicked.
+	queued, done, batches, dropped uint64
 	// flushed is closed, and replaced, whenever a batch is done.
 	flushed chan struct{}
 }
@@ -72,6 +74,23 @@ func (g *Graph) Flush(ctx context.Context) (uint64, error) {
 	return g.Version(), nil
 }
 
+// QueueInfo counts a graph's queued updates (Graph.UpdateLater).
+type QueueInfo struct {
+	// Waiting is how many are queued and not yet committed.
+	Waiting uint64 `json:"waiting"`
+	// Committed counts those committed, Batches the transactions that
+	// committed them, and Dropped those that panicked and were dropped.
+	Committed uint64 `json:"committed"`
+	Batches   uint64 `json:"batches"`
+	Dropped   uint64 `json:"dropped"`
+}
+
+func (q *writeQueue) info() QueueInfo {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return QueueInfo{Waiting: q.queued - q.done, Committed: q.done - q.dropped, Batches: q.batches, Dropped: q.dropped}
+}
+
 func (q *writeQueue) flushedLocked() chan struct{} {
 	if q.flushed == nil {
 		q.flushed = make(chan struct{})
@@ -93,10 +112,12 @@ func (g *Graph) drainQueue() {
 		q.fns, q.spare = q.spare[:0], nil
 		q.mu.Unlock()
 
-		g.commitBatch(batch)
+		dropped := g.commitBatch(batch)
 
 		q.mu.Lock()
 		q.done += uint64(len(batch))
+		q.batches++
+		q.dropped += uint64(dropped)
 		clear(batch) // let the closures go
 		q.spare = batch[:0]
 		if q.flushed != nil {
@@ -108,16 +129,17 @@ func (g *Graph) drainQueue() {
 }
 
 // commitBatch runs fns in one transaction and commits it; a fn that
-// panics is dropped and the rest run again in a new one.
-func (g *Graph) commitBatch(fns []func(*Txn)) {
+// panics is dropped and the rest run again in a new one. It returns how
+// many were dropped.
+func (g *Graph) commitBatch(fns []func(*Txn)) (dropped int) {
 	g.lockWrite()
 	defer g.unlockWrite()
-	for {
+	for ; ; dropped++ {
 		tx := g.newTxn()
 		bad, err := runBatch(tx, fns)
 		if bad < 0 {
 			tx.commit()
-			return
+			return dropped
 		}
 		tx.rollback()
 		g.log.Error("krt: a queued update panicked; its writes are dropped", "error", err)

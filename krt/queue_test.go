@@ -81,6 +81,9 @@ func TestUpdateLaterDropsOnlyThePanickingUpdate(t *testing.T) {
 	if out := logs.String(); !strings.Contains(out, "queued update panicked") || !strings.Contains(out, "a bug in a writer") {
 		t.Errorf("log lacks the dropped update and its panic:\n%s", out)
 	}
+	if q := g.Describe().Queue; q.Dropped != 1 || q.Committed != 2 || q.Waiting != 0 || q.Batches == 0 {
+		t.Errorf("Describe().Queue = %+v, want 2 committed, 1 dropped, none waiting", q)
+	}
 }
 
 func TestFlushReturnsWhenItsContextEnds(t *testing.T) {

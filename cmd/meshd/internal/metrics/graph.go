@@ -22,6 +22,8 @@ type GraphCollector struct {
 	version, size, synced, failing, conflicts *prometheus.Desc
 	recomputes, events, errs, duration        *prometheus.Desc
 	stalls, stalled                           *prometheus.Desc
+	queueWaiting, queueCommitted              *prometheus.Desc
+	queueBatches, queueDropped                *prometheus.Desc
 }
 
 // NewGraphCollector returns a collector of g's per-collection series. Each
@@ -47,6 +49,11 @@ func NewGraphCollector(g Describer) *GraphCollector {
 		duration:   d("recompute_duration_seconds", "Duration of the collection's transformations."),
 		stalls:     d("stalls_total", "Transformations of the collection reported as running past krt's stall threshold."),
 		stalled:    d("stalled_seconds", "How long the collection's stalled transformation has been running; 0 when none is."),
+
+		queueWaiting:   prometheus.NewDesc("meshd_krt_queue_waiting", "Queued writes (informer events) not yet committed.", nil, nil),
+		queueCommitted: prometheus.NewDesc("meshd_krt_queue_committed_total", "Queued writes committed.", nil, nil),
+		queueBatches:   prometheus.NewDesc("meshd_krt_queue_batches_total", "Transactions that committed queued writes.", nil, nil),
+		queueDropped:   prometheus.NewDesc("meshd_krt_queue_dropped_total", "Queued writes dropped because they panicked (logged with their stack).", nil, nil),
 	}
 }
 
@@ -55,6 +62,7 @@ func (c *GraphCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		c.version, c.size, c.synced, c.failing, c.conflicts,
 		c.recomputes, c.events, c.errs, c.duration, c.stalls, c.stalled,
+		c.queueWaiting, c.queueCommitted, c.queueBatches, c.queueDropped,
 	} {
 		ch <- d
 	}
@@ -64,6 +72,11 @@ func (c *GraphCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *GraphCollector) Collect(ch chan<- prometheus.Metric) {
 	info := c.g.Describe()
 	ch <- prometheus.MustNewConstMetric(c.version, prometheus.GaugeValue, float64(info.Version))
+	q := info.Queue
+	ch <- prometheus.MustNewConstMetric(c.queueWaiting, prometheus.GaugeValue, float64(q.Waiting))
+	ch <- prometheus.MustNewConstMetric(c.queueCommitted, prometheus.CounterValue, float64(q.Committed))
+	ch <- prometheus.MustNewConstMetric(c.queueBatches, prometheus.CounterValue, float64(q.Batches))
+	ch <- prometheus.MustNewConstMetric(c.queueDropped, prometheus.CounterValue, float64(q.Dropped))
 	seen := make(map[string]bool, len(info.Collections))
 	bounds := krt.HistogramBounds()
 	for _, ci := range info.Collections {

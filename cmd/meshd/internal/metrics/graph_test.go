@@ -36,21 +36,25 @@ func TestGraphCollector(t *testing.T) {
 	g, in := testGraph()
 	in.Set(item{"a", "x"}, item{"b", "y"})
 	in.Set(item{"a", "bad"})
+	in.SetLater(item{"c", "z"}) // a queued write, as the informers make
+	if _, err := g.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 
 	got := gatherFamilies(t, NewRegistry(g))
 	tests := []struct {
 		name, collection string
 		want             float64
 	}{
-		{"meshd_krt_collection_size", "inputs", 2},
-		{"meshd_krt_collection_size", "upper", 2}, // a keeps its last good output
+		{"meshd_krt_collection_size", "inputs", 3},
+		{"meshd_krt_collection_size", "upper", 3}, // a keeps its last good output
 		{"meshd_krt_collection_synced", "upper", 1},
 		{"meshd_krt_collection_failing_inputs", "upper", 1},
 		{"meshd_krt_collection_errors_total", "upper", 1},
-		{"meshd_krt_collection_recomputes_total", "upper", 3},
-		{"meshd_krt_collection_events_total", "inputs", 3}, // add a, add b, update a
-		{"meshd_krt_collection_events_total", "upper", 2},  // the failed update emits nothing
-		{"meshd_krt_collection_recompute_duration_seconds", "upper", 3},
+		{"meshd_krt_collection_recomputes_total", "upper", 4},
+		{"meshd_krt_collection_events_total", "inputs", 4}, // add a, add b, update a, add c
+		{"meshd_krt_collection_events_total", "upper", 3},  // the failed update emits nothing
+		{"meshd_krt_collection_recompute_duration_seconds", "upper", 4},
 		{"meshd_krt_collection_stalls_total", "upper", 0},
 		{"meshd_krt_collection_stalled_seconds", "upper", 0},
 	}
@@ -60,6 +64,11 @@ func TestGraphCollector(t *testing.T) {
 				t.Errorf("%s{collection=%q} = %v, want %v", tc.name, tc.collection, v, tc.want)
 			}
 		})
+	}
+	for fam, want := range map[string]float64{"meshd_krt_queue_waiting": 0, "meshd_krt_queue_committed_total": 1, "meshd_krt_queue_batches_total": 1} {
+		if m := got[fam].GetMetric(); len(m) != 1 || m[0].GetGauge().GetValue()+m[0].GetCounter().GetValue() != want {
+			t.Errorf("%s = %v, want %v", fam, m, want)
+		}
 	}
 	if v := got["meshd_krt_graph_version"].GetMetric()[0].GetGauge().GetValue(); v != float64(g.Version()) {
 		t.Errorf("graph version = %v, want %d", v, g.Version())
