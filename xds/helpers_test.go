@@ -115,6 +115,9 @@ func newWalkFixture(t testing.TB) *fixture {
 	f := newFixture(t)
 	f.cds.Set(edsCluster("a"), edsCluster("b"))
 	f.eds.Set(cla("a", "10.0.0.1:80"), cla("b", "10.0.0.2:80"), cla("c", "10.0.0.3:80"))
+	// The walks' first responses must carry these: a stream opened
+	// before the server holds them is answered, correctly, without them.
+	f.synced(t)
 	return f
 }
 
