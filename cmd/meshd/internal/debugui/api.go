@@ -24,6 +24,9 @@ type GraphSummary struct {
 	// Stalled is the transformation running past krt's stall threshold,
 	// with its goroutine's stack, while it lasts.
 	Stalled *krt.Stall `json:"stalled,omitempty"`
+	// Queue counts the queued writes (the informers' events): a backlog
+	// waiting, and any dropped because they panicked.
+	Queue krt.QueueInfo `json:"queue"`
 }
 
 // CollectionSummary is one node of the graph.
@@ -131,7 +134,7 @@ func (h *Handler) summary(now time.Time) GraphSummary {
 	info := h.g.Describe()
 	rates := h.rates.observe(now, info.Collections)
 	problems := h.problemsByCollection()
-	s := GraphSummary{Version: info.Version, Collections: make([]CollectionSummary, len(info.Collections)), Edges: info.Edges, Stalled: info.Stalled}
+	s := GraphSummary{Version: info.Version, Collections: make([]CollectionSummary, len(info.Collections)), Edges: info.Edges, Stalled: info.Stalled, Queue: info.Queue}
 	if s.Edges == nil {
 		s.Edges = []krt.Edge{}
 	}

@@ -1,6 +1,7 @@
 package debugui
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"io/fs"
@@ -572,5 +573,22 @@ func TestAPIIndex(t *testing.T) {
 		if strings.Contains(rec.Body.String(), "no such API") {
 			t.Errorf("%s is listed but not served", a.Path)
 		}
+	}
+}
+
+// The graph summary counts the queued writes the informers make, so the
+// UI can show a backlog and any dropped write.
+func TestGraphSummaryCountsQueuedWrites(t *testing.T) {
+	g := krt.NewGraph()
+	pods := krt.NewStatic[fxPod](g, krt.WithName("pods"))
+	pods.SetLater(fxPod{Name: "a"})
+	g.UpdateLater(func(*krt.Txn) { panic("a broken writer") })
+	if _, err := g.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := getJSON[GraphSummary](t, New(g), "/debug/api/graph", http.StatusOK)
+	// The two writes commit in one batch or two, as the committer finds them.
+	if q := s.Queue; q.Committed != 1 || q.Dropped != 1 || q.Waiting != 0 || q.Batches < 1 || q.Batches > 2 {
+		t.Errorf("queue %+v, want 1 committed, 1 dropped, none waiting", q)
 	}
 }

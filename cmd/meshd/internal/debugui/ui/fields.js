@@ -24,6 +24,13 @@ export const types = {
     collections: '[]CollectionSummary',
     edges: '[]Edge',
     stalled: 'Stall,omitempty',
+    queue: 'QueueInfo',
+  },
+  QueueInfo: { // all
+    waiting: 'number',
+    committed: 'number',
+    batches: 'number',
+    dropped: 'number',
   },
   Stall: { // all
     collection: 'string',

@@ -27,8 +27,12 @@ export function showSummary(s) {
   // A stalled transformation holds every later write: say which, and for
   // how long (for is in nanoseconds); its stack is in the tooltip.
   const stall = s.stalled ? ` · stalled: ${s.stalled.collection} ${s.stalled.key} for ${Math.round(s.stalled.for / 1e9)}s` : '';
+  // Queued writes waiting say the engine is behind its sources; dropped
+  // ones are a bug (the log has their stacks).
+  const q = s.queue;
+  const queued = (q.waiting ? ` · ${q.waiting} writes queued` : '') + (q.dropped ? ` · ${q.dropped} queued writes dropped` : '');
   $('graph-meta').textContent = `version ${s.version} · ${s.collections.length} collections · ${state.edges.length} edges` +
-    (errs ? ` · ${errs} failing` : '') + stall;
+    (errs ? ` · ${errs} failing` : '') + queued + stall;
   $('graph-meta').title = s.stalled ? s.stalled.stack : '';
   const now = JSON.stringify([s.collections.map((c) => [c.id, c.name, c.kind]), state.edges.map((e) => [e.from, e.to, e.kinds])]);
   if (now !== structure) {
