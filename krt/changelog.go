@@ -100,15 +100,7 @@ func (l *changeLog[T]) reindex(n int) {
 }
 
 // index files position i, whose key the index does not hold yet.
-func (l *changeLog[T]) index(i int32) {
-	h := hashKey(l.list[i].key)
-	mask := l.at.mask()
-	pos := h & mask
-	for l.at[pos] != 0 {
-		pos = (pos + 1) & mask
-	}
-	l.at[pos] = l.at.entry(h, i)
-}
+func (l *changeLog[T]) index(i int32) { l.at.insert(l.hashOf(i), i) }
 
 // lookup returns the position of key's entry, whose hash is h, or -1.
 func (l *changeLog[T]) lookup(key string, h uint32) int32 {

@@ -50,10 +50,8 @@ func (t *inputTable) get(key string) *inputState {
 
 // add stores st, whose key the table must not hold yet.
 func (t *inputTable) add(st *inputState) {
-	h := hashKey(st.key)
 	t.index = t.index.grow(len(t.slots)+1, t.hashOf)
-	pos, _ := t.lookup(st.key, h)
-	t.index[pos] = t.index.entry(h, int32(len(t.slots)))
+	t.index.insert(hashKey(st.key), int32(len(t.slots)))
 	t.slots = append(t.slots, st)
 }
 

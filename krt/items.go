@@ -115,8 +115,7 @@ func (t *itemTable[T]) set(key string, v T) int32 {
 		t.slots = append(t.slots, itemSlot[T]{key: key, val: v})
 	}
 	t.resizeIndex(max(t.n+1, len(t.slots)))
-	pos, _, _ := t.lookup(key, h)
-	t.index[pos] = t.index.entry(h, id)
+	t.index.insert(h, id)
 	t.n++
 	return id
 }

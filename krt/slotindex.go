@@ -35,20 +35,24 @@ func (x slotIndex) grow(n int, hashOf func(id int32) uint32) slotIndex {
 		size *= 2
 	}
 	grown := make(slotIndex, size)
-	mask := grown.mask()
 	for _, e := range x {
-		if e == 0 {
-			continue
+		if e != 0 {
+			id := x.slotOf(e)
+			grown.insert(hashOf(id), id)
 		}
-		id := x.slotOf(e)
-		h := hashOf(id)
-		pos := h & mask
-		for grown[pos] != 0 {
-			pos = (pos + 1) & mask
-		}
-		grown[pos] = grown.entry(h, id)
 	}
 	return grown
+}
+
+// insert files slot id, of a key whose hash is h and which x does not
+// hold, at the first empty entry of its probe. x must have room.
+func (x slotIndex) insert(h uint32, id int32) {
+	mask := x.mask()
+	pos := h & mask
+	for x[pos] != 0 {
+		pos = (pos + 1) & mask
+	}
+	x[pos] = x.entry(h, id)
 }
 
 // unindex empties the entry at pos, moving back the entries after it
