@@ -48,3 +48,39 @@ func Write(dir, name string, data []byte, mode fs.FileMode) error {
 	}
 	return nil
 }
+
+// File is one file of a WriteAll.
+type File struct {
+	Name string
+	Data []byte
+	Mode fs.FileMode
+}
+
+// WriteAll replaces each of files in dir, in order, as Write does, but
+// writes and syncs them all before it renames the first. A reader of two
+// of them (a key and its certificate) can then only see a mix of old and
+// new between two back-to-back renames, never across a disk sync, which
+// on a busy disk takes long enough for a reader to hit it. On an error
+// it removes the temporary files it has not moved; files moved stay.
+func WriteAll(dir string, files []File) error {
+	tmps := make([]string, 0, len(files))
+	defer func() {
+		for _, tmp := range tmps {
+			os.Remove(tmp)
+		}
+	}()
+	for _, f := range files {
+		tmp, err := Temp(dir, f.Name, f.Data, f.Mode)
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, tmp)
+	}
+	for len(tmps) > 0 {
+		if err := os.Rename(tmps[0], filepath.Join(dir, files[0].Name)); err != nil {
+			return err
+		}
+		tmps, files = tmps[1:], files[1:]
+	}
+	return nil
+}

@@ -55,3 +55,31 @@ func TestWriteToMissingDirFails(t *testing.T) {
 		t.Fatalf("Write into a missing directory: %v, want ErrNotExist", err)
 	}
 }
+
+// TestWriteAllReplacesInOrder: every file holds its new content and no
+// temporary file is left; a later file that cannot be written leaves the
+// earlier ones unmoved.
+func TestWriteAllReplacesInOrder(t *testing.T) {
+	dir := t.TempDir()
+	files := []File{{"root.pem", []byte("root"), 0o644}, {"key.pem", []byte("key"), 0o600}, {"cert.pem", []byte("cert"), 0o644}}
+	if err := WriteAll(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		got, err := os.ReadFile(filepath.Join(dir, f.Name))
+		fi, _ := os.Stat(filepath.Join(dir, f.Name))
+		if err != nil || string(got) != string(f.Data) || fi.Mode().Perm() != f.Mode {
+			t.Fatalf("%s: %q (%v), mode %v; want %q, %v", f.Name, got, err, fi.Mode(), f.Data, f.Mode)
+		}
+	}
+	bad := []File{{"root.pem", []byte("root2"), 0o644}, {"sub/key.pem", []byte("key2"), 0o600}}
+	if err := WriteAll(dir, bad); err == nil {
+		t.Fatal("WriteAll with a file it cannot create succeeded")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "root.pem")); string(got) != "root" {
+		t.Fatalf("root.pem = %q after a failed WriteAll, want the old content", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != len(files) {
+		t.Fatalf("directory holds %v, want the three files alone", entries)
+	}
+}

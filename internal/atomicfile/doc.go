@@ -4,6 +4,7 @@
 // replaces the old file) or a link (which fails if the name exists, for a
 // create that only one writer wins).
 //
-// Write is the whole replace; Temp is its first half, for callers that
-// move the file into place themselves.
+// Write is the whole replace; WriteAll replaces several files that are
+// read together; Temp is the first half, for callers that move the file
+// into place themselves.
 package atomicfile

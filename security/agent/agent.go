@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/meshd/meshd/internal/atomicfile"
 	"github.com/meshd/meshd/security"
 )
 
@@ -126,14 +127,16 @@ func (a *Agent) write(key *ecdsa.PrivateKey, chain, bundle []byte) error {
 	if err := os.MkdirAll(a.cfg.OutDir, 0o755); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
-	for _, f := range []struct {
-		name string
-		data []byte
-		mode os.FileMode
-	}{{RootCertFile, bundle, 0o644}, {KeyFile, keyPEM, 0o600}, {CertChainFile, chain, 0o644}} {
-		if err := writeAtomic(a.cfg.OutDir, f.name, f.data, f.mode); err != nil {
-			return err
-		}
+	// Staged together: grpc's file watcher reads the key and the chain one
+	// after the other, and a pair that does not match stalls a handshake
+	// until its next refresh.
+	err = atomicfile.WriteAll(a.cfg.OutDir, []atomicfile.File{
+		{Name: RootCertFile, Data: bundle, Mode: 0o644},
+		{Name: KeyFile, Data: keyPEM, Mode: 0o600},
+		{Name: CertChainFile, Data: chain, Mode: 0o644},
+	})
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
 	}
 	return nil
 }

@@ -111,10 +111,10 @@ func xdsClient(t *testing.T, w meshWorkload, target string) *grpc.ClientConn {
 	return xdstest.DialXDS(t, w.bootstrap, target, grpc.WithTransportCredentials(creds))
 }
 
-// call makes one RPC (Check or List) with optional request headers and
-// returns the identity the server saw.
-func call(cc *grpc.ClientConn, method string, kv ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+// call makes one RPC (Check or List) with optional request headers, given
+// timeout to finish, and returns the identity the server saw.
+func call(cc *grpc.ClientConn, timeout time.Duration, method string, kv ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	ctx = metadata.AppendToOutgoingContext(ctx, kv...)
 	var hdr metadata.MD
@@ -141,7 +141,7 @@ func expect(t *testing.T, what string, cc *grpc.ClientConn, method string, code 
 	var last string
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		got, err := call(cc, method, kv...)
+		got, err := call(cc, 2*time.Second, method, kv...)
 		if status.Code(err) == code && (code != codes.OK || got == who) {
 			return
 		}

@@ -22,6 +22,15 @@ import (
 // agents renew every 3 s, and a root rotation takes two lives.
 const rotationLeafTTL = 6 * time.Second
 
+// rotationRPCTimeout bounds each RPC of the rotation test. A certificate
+// that does not verify fails an RPC at once (Unavailable: the channel is
+// in transient failure, and the RPCs do not wait for ready), so the bound
+// only has to outlast a reconnection on a loaded machine. A key and chain
+// that did not match once stalled a reconnection for a file-watcher
+// refresh, past 2 s under -race in CI; the agent now stages them together,
+// and the log shows the slowest RPC.
+const rotationRPCTimeout = 5 * time.Second
+
 // TestIdentitiesThroughRenewalAndRotation runs a client and a server whose
 // identities come from meshd's agent, under STRICT mTLS, with a steady
 // stream of RPCs while every certificate renews each few seconds and the
@@ -44,10 +53,14 @@ func TestIdentitiesThroughRenewalAndRotation(t *testing.T) {
 
 	signers := map[string]map[string]bool{"echo": {}, "front": {}}
 	var rpcs int
+	var slowest time.Duration
 	for end := time.Now().Add(4 * rotationLeafTTL); time.Now().Before(end); rpcs++ {
-		if who, err := call(cc, "Check"); err != nil || who != frontID {
-			t.Fatalf("RPC %d: server saw %q, err %v; want %s and no error", rpcs, who, err, frontID)
+		began := time.Now()
+		if who, err := call(cc, rotationRPCTimeout, "Check"); err != nil || who != frontID {
+			t.Fatalf("RPC %d (after %v, channel %v): server saw %q, err %v; want %s and no error",
+				rpcs, time.Since(began).Round(time.Millisecond), cc.GetState(), who, err, frontID)
 		}
+		slowest = max(slowest, time.Since(began))
 		for name, dir := range map[string]string{"echo": echoDir, "front": frontDir} {
 			if issuer := leafIssuer(t, dir); issuer != "" {
 				signers[name][issuer] = true
@@ -60,7 +73,8 @@ func TestIdentitiesThroughRenewalAndRotation(t *testing.T) {
 			t.Errorf("%s's certificates were signed by %d root(s) over the test, want a rotation (2 or more)", name, len(roots))
 		}
 	}
-	t.Logf("%d RPCs, no failure; signers: echo %d, front %d", rpcs, len(signers["echo"]), len(signers["front"]))
+	t.Logf("%d RPCs, no failure, the slowest %v; signers: echo %d, front %d",
+		rpcs, slowest.Round(time.Millisecond), len(signers["echo"]), len(signers["front"]))
 }
 
 // startRotatingCA runs meshd with its CA on a folder holding mtlsMesh
