@@ -97,3 +97,28 @@ func ExampleKeyOf() {
 	fmt.Println(krt.KeyOf[Pod](pods, Pod{Name: "web-1", Namespace: "shop"}))
 	// Output: shop/web-1
 }
+
+func ExampleInline() {
+	g := krt.NewGraph()
+	pods := krt.NewStatic[Pod](g)
+	dirty := map[string]bool{} // written by the handler inside Set
+	reg := pods.Register(func(b krt.Batch[Pod]) {
+		for _, e := range b.Events {
+			dirty[e.Key] = true
+		}
+	}, krt.Inline())
+	defer reg.Unregister()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- g.Run(ctx) }()
+	// Batches wait for Run; once it delivers, a Set returns after the
+	// inline handler has had the Set's events.
+	if err := reg.WaitVersion(ctx, pods.Set(Pod{Name: "a", Namespace: "ns"})); err != nil {
+		fmt.Println(err)
+	}
+	pods.Set(Pod{Name: "b", Namespace: "ns"})
+	fmt.Println(dirty["ns/a"], dirty["ns/b"])
+	cancel()
+	<-done
+	// Output: true true
+}

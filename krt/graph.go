@@ -36,6 +36,10 @@ type Graph struct {
 	// published version and misses no later batch.
 	deliverMu sync.Mutex
 
+	// inlinePending, guarded by lock, lists the Inline handlers the
+	// commits under the lock gave batches, delivered once it is released.
+	inlinePending []inlineDrainer
+
 	commits  versionSignal // tells WaitVersion callers that a version committed
 	queue    writeQueue    // UpdateLater's updates (queue.go)
 	unsynced []node        // guarded by lock: nodes not yet synced, in id order
@@ -135,8 +139,10 @@ func (g *Graph) Run(ctx context.Context) error {
 func (g *Graph) startHandlerLocked(h handlerRunner) {
 	g.hwg.Add(1)
 	ctx := g.runCtx
+	h.attach(&ctx)
 	go func() {
 		defer g.hwg.Done()
+		defer h.detach(&ctx)
 		h.run(ctx)
 	}()
 }
@@ -171,8 +177,11 @@ func (g *Graph) lockWrite() {
 }
 
 func (g *Graph) unlockWrite() {
+	pending := g.inlinePending
+	g.inlinePending = nil
 	g.writing.Store(false)
 	g.lock.unlock()
+	deliverInline(pending)
 }
 
 // Update runs fn as one transaction: writes made through Static.In(tx)

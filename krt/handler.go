@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Registration is a handler added with Collection.Register.
@@ -24,8 +25,11 @@ func (r *Registration) Unregister() { r.unregister() }
 func (r *Registration) HasSynced() bool { return r.synced() }
 
 // handlerRunner is the type-erased handler the graph starts goroutines for.
+// attach and detach bracket a Run, for inline delivery.
 type handlerRunner interface {
 	run(ctx context.Context)
+	attach(ctx *context.Context)
+	detach(ctx *context.Context)
 }
 
 type handler[T any] struct {
@@ -35,15 +39,18 @@ type handler[T any] struct {
 
 	mu            sync.Mutex
 	queue         []Batch[T]
-	inflight      []Batch[T] // taken from queue by run; inflight[next:] not delivered yet
+	inflight      []Batch[T] // taken from queue by take; inflight[next:] not delivered yet
 	next          int
 	spare         []Batch[T]    // a delivered inflight, emptied: the next queue's array
 	progress      chan struct{} // closed when a batch has been delivered; made by waiters
 	pendingReplay bool
+	delivering    bool // a goroutine holds the turn to deliver (take to release)
 	wake          chan struct{}
 	stopped       chan struct{}
 	stopOnce      sync.Once
 	replayed      atomic.Bool
+	inline        atomic.Bool                     // delivered by the committer (Inline)
+	runCtx        atomic.Pointer[context.Context] // the Run the goroutine serves; nil while none
 }
 
 func newHandler[T any](s *store[T], fn func(Batch[T])) *handler[T] {
@@ -62,10 +69,21 @@ func newHandler[T any](s *store[T], fn func(Batch[T])) *handler[T] {
 }
 
 // enqueue appends b; it never blocks, so a slow handler delays no one.
+// An inline handler is not woken: the commit lists it for delivery once
+// the write lock is released (inline.go). The caller holds the write lock.
 func (h *handler[T]) enqueue(b Batch[T]) {
 	h.mu.Lock()
 	h.queue = append(h.queue, b)
 	h.mu.Unlock()
+	if h.inline.Load() {
+		h.s.g.inlinePending = append(h.s.g.inlinePending, h)
+		return
+	}
+	h.wakeUp()
+}
+
+// wakeUp makes the handler's goroutine look at its queue.
+func (h *handler[T]) wakeUp() {
 	select {
 	case h.wake <- struct{}{}:
 	default:
@@ -74,30 +92,8 @@ func (h *handler[T]) enqueue(b Batch[T]) {
 
 func (h *handler[T]) run(ctx context.Context) {
 	for {
-		h.mu.Lock()
-		batches := h.queue
-		h.queue, h.spare = h.spare, nil
-		h.inflight, h.next = batches, 0
-		replay := h.pendingReplay
-		h.pendingReplay = false
-		h.mu.Unlock()
-		for i, b := range batches {
-			select {
-			case <-h.stopped:
-				return
-			case <-ctx.Done():
-				h.requeue(batches[i:], replay && i == 0)
-				return
-			default:
-			}
-			h.deliver(b)
-			h.delivered()
-			if i == 0 && replay {
-				h.replayed.Store(true)
-			}
-		}
-		if len(batches) == 0 && !replay {
-			h.replayed.Store(true)
+		if !h.drain(ctx, false) {
+			return
 		}
 		select {
 		case <-ctx.Done():
@@ -108,6 +104,79 @@ func (h *handler[T]) run(ctx context.Context) {
 		case <-h.wake:
 		}
 	}
+}
+
+// drain delivers what is queued until nothing is, and returns whether
+// the handler is still registered and ctx alive. Only one goroutine
+// delivers at a time: a caller that finds another delivering leaves the
+// queue to it, which looks again before it stops. Delivering inline,
+// drain stops after batches that took longer than their budget, and
+// moves the handler to its goroutine.
+func (h *handler[T]) drain(ctx context.Context, inline bool) bool {
+	for {
+		batches, replay, ok := h.take()
+		if !ok {
+			return true
+		}
+		began := time.Now()
+		alive := h.deliverAll(ctx, batches, replay)
+		h.release()
+		if !alive {
+			return false
+		}
+		if took := time.Since(began); inline && took > inlineBudget(batches) {
+			h.demote(took, inlineBudget(batches))
+			return true
+		}
+	}
+}
+
+// take moves the queue in flight for the caller to deliver; ok is false
+// when another goroutine is delivering or nothing is queued.
+func (h *handler[T]) take() (batches []Batch[T], replay, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.delivering || len(h.queue) == 0 {
+		if !h.delivering && !h.pendingReplay {
+			h.replayed.Store(true)
+		}
+		return nil, false, false
+	}
+	batches = h.queue
+	h.queue, h.spare = h.spare, nil
+	h.inflight, h.next = batches, 0
+	replay, h.pendingReplay = h.pendingReplay, false
+	h.delivering = true
+	return batches, replay, true
+}
+
+// release ends the caller's turn to deliver.
+func (h *handler[T]) release() {
+	h.mu.Lock()
+	h.delivering = false
+	h.mu.Unlock()
+}
+
+// deliverAll hands batches to the handler in order; it returns false,
+// keeping the rest for the next Run, when ctx ends or the handler is
+// unregistered on the way.
+func (h *handler[T]) deliverAll(ctx context.Context, batches []Batch[T], replay bool) bool {
+	for i, b := range batches {
+		select {
+		case <-h.stopped:
+			return false
+		case <-ctx.Done():
+			h.requeue(batches[i:], replay && i == 0)
+			return false
+		default:
+		}
+		h.deliver(b)
+		h.delivered()
+		if i == 0 && replay {
+			h.replayed.Store(true)
+		}
+	}
+	return true
 }
 
 // requeue puts undelivered batches back in front of the queue, for the

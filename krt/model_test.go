@@ -319,8 +319,18 @@ func FuzzModel(f *testing.F) {
 
 // TestModelHandlersAndConsistentReads runs writers while readers check,
 // inside Graph.Read, that endpoints agree with workloads, and handlers
-// rebuild each collection from events.
+// rebuild each collection from events, delivered on their own goroutine
+// and inline.
 func TestModelHandlersAndConsistentReads(t *testing.T) {
+	for _, d := range []struct {
+		name string
+		opts []krt.RegisterOption
+	}{{"goroutine", nil}, {"inline", []krt.RegisterOption{krt.Inline()}}} {
+		t.Run(d.name, func(t *testing.T) { modelHandlersAndReads(t, d.opts...) })
+	}
+}
+
+func modelHandlersAndReads(t *testing.T, opts ...krt.RegisterOption) {
 	m := newModelGraph()
 	var mu sync.Mutex
 	seen := map[string]Endpoints{}
@@ -339,7 +349,7 @@ func TestModelHandlersAndConsistentReads(t *testing.T) {
 				seen[e.Key] = *e.New
 			}
 		}
-	}, krt.WithReplay())
+	}, append(opts, krt.WithReplay())...)
 	defer reg.Unregister()
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -213,7 +213,7 @@ func WithStallThreshold(d time.Duration) GraphOption { return func(g *Graph) { g
 // RegisterOption configures a handler registration.
 type RegisterOption func(*registerOptions)
 
-type registerOptions struct{ replay bool }
+type registerOptions struct{ replay, inline bool }
 
 // WithReplay delivers the collection's current items as adds in the
 // handler's first batch, before any later change.

@@ -362,6 +362,7 @@ func (s *store[T]) Register(fn func(Batch[T]), opts ...RegisterOption) *Registra
 		opt(&o)
 	}
 	h := newHandler(s, fn)
+	h.inline.Store(o.inline)
 	// Under deliverMu no commit is between making its batches and handing
 	// them out, so the replay and the batches after it join up exactly.
 	s.g.deliverMu.Lock()

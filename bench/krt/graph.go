@@ -15,6 +15,19 @@ var parallelism int
 // "sync" or "queued".
 var churnWrites string
 
+// handlerDelivery is how the endpoints handler is delivered (the
+// -handler-delivery flag): "goroutine" (its own) or "inline"
+// (krt.Inline, in the committing goroutine).
+var handlerDelivery string
+
+// deliveryOptions are the endpoints handler's options for handlerDelivery.
+func deliveryOptions() []krt.RegisterOption {
+	if handlerDelivery == "inline" {
+		return []krt.RegisterOption{krt.Inline()}
+	}
+	return nil
+}
+
 // graph is the workload's dataflow: three inputs and two derived collections.
 type graph struct {
 	g         *krt.Graph

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -52,5 +53,41 @@ func TestServiceLookupUnknown(t *testing.T) {
 	gr := newInputs(nil, nil)
 	if err := gr.derive("bogus"); err == nil {
 		t.Fatal("derive accepted an unknown -svc-lookup")
+	}
+}
+
+// TestInlineDeliveryFlag: with -handler-delivery inline, the tracker has
+// seen a change's endpoints by the time its Set returns.
+func TestInlineDeliveryFlag(t *testing.T) {
+	defer func(old string) { handlerDelivery = old }(handlerDelivery)
+	handlerDelivery = "inline"
+	const n, m = 5, 20
+	gr := newInputs(workload.Services(n), workload.Pods(n, m))
+	if err := gr.derive("ns"); err != nil {
+		t.Fatal(err)
+	}
+	tr := workload.NewTracker()
+	reg := gr.endpoints.Register(observe(tr), deliveryOptions()...)
+	defer reg.Unregister()
+	ctx, cancel := context.WithCancel(context.Background())
+	runDone := make(chan error, 1)
+	go func() { runDone <- gr.g.Run(ctx) }()
+	defer func() { cancel(); <-runDone }()
+	for i := range 3 {
+		p, _ := gr.pods.Get(workload.PodKey(i, n))
+		p.IP = workload.FreshIP()
+		tr.Expect(p.IP, "")
+		done := tr.Arm()
+		v := gr.pods.Set(p)
+		if i == 0 { // the first batch may be the Run's goroutine's, at its start
+			if err := reg.WaitVersion(ctx, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		select {
+		case <-done:
+		default:
+			t.Fatalf("change %d: Set returned before the inline handler saw %s", i, p.IP)
+		}
 	}
 }

@@ -20,6 +20,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of -profile-phase to this file")
 	memProfile := flag.String("memprofile", "", "write a heap profile at the end of -profile-phase to this file (for build: after the memory phase's GC)")
 	flag.StringVar(&churnWrites, "churn-writes", "sync", "how the churn phase writes: sync (a Static.Set per change, each its own transaction) or queued (Graph.UpdateLater per change: group commit, as a source feeding a burst would)")
+	flag.StringVar(&handlerDelivery, "handler-delivery", "goroutine", "how the endpoints handler is delivered: goroutine (its own, krt's default) or inline (krt.Inline: in the goroutine that commits)")
 	flag.IntVar(&parallelism, "parallelism", 0, "goroutines computing one collection's dirty inputs (krt.WithParallelism); 0: krt's default, GOMAXPROCS")
 	profilePhase := flag.String("profile-phase", "all", "phase the profiles cover: all, build, latency, churn, probe, meshconfig")
 	child := flag.Bool(childFlag, false, "internal: the GOMAXPROCS=1 run a run starts, which starts none itself")
@@ -29,6 +30,9 @@ func main() {
 	}
 	if churnWrites != "sync" && churnWrites != "queued" {
 		metric.Fatalf("-churn-writes %s: want sync or queued", churnWrites)
+	}
+	if handlerDelivery != "goroutine" && handlerDelivery != "inline" {
+		metric.Fatalf("-handler-delivery %s: want goroutine or inline", handlerDelivery)
 	}
 	run(c, &profiler{cpuPath: *cpuProfile, memPath: *memProfile, phase: *profilePhase})
 	if !*child {
@@ -48,6 +52,7 @@ func run(c workload.Config, prof *profiler) {
 	metric.Emit("param_svc_lookup_"+c.SvcLookup, 1, "flag")
 	metric.Emit("param_build_"+c.Build, 1, "flag")
 	metric.Emit("param_churn_writes_"+churnWrites, 1, "flag")
+	metric.Emit("param_handler_delivery_"+handlerDelivery, 1, "flag")
 	prof.begin("all")
 
 	baseInuse, baseAlloc := metric.Heap()
@@ -74,11 +79,11 @@ func run(c workload.Config, prof *profiler) {
 		}
 		buildDur, buildCPU = time.Since(t0), metric.CPU()-c0
 		prof.end("build")
-		gr.endpoints.Register(observe(tr))
+		gr.endpoints.Register(observe(tr), deliveryOptions()...)
 	case "incremental":
 		gr = newInputs(nil, nil)
 		must(gr.derive(c.SvcLookup))
-		gr.endpoints.Register(observe(tr))
+		gr.endpoints.Register(observe(tr), deliveryOptions()...)
 	default:
 		metric.Fatalf("unknown -build %q (want bulk or incremental)", c.Build)
 	}
