@@ -122,3 +122,23 @@ func ExampleInline() {
 	<-done
 	// Output: true true
 }
+
+func ExampleFetchSeq() {
+	g := krt.NewGraph()
+	pods := krt.NewStatic[Pod](g)
+	services := krt.NewStatic[Service](g)
+	services.Set(Service{Name: "web", Namespace: "shop"})
+	pods.Set(Pod{Name: "b", Namespace: "shop", IP: "10.0.0.2"}, Pod{Name: "a", Namespace: "shop", IP: "10.0.0.1"})
+	endpoints := krt.NewCollection(g, services, func(ctx krt.HandlerContext, s Service) *Endpoints {
+		// Each pod is handed over in key order; no slice of pods is made.
+		var ips []string
+		for p := range krt.FetchSeq(ctx, pods, krt.FilterNamespace(s.Namespace)) {
+			ips = append(ips, p.IP)
+		}
+		return &Endpoints{Service: s.ResourceName(), IPs: ips}
+	})
+	pods.Delete("shop/b")
+	e, _ := endpoints.Get("shop/web")
+	fmt.Println(e.IPs)
+	// Output: [10.0.0.1]
+}

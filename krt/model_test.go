@@ -86,9 +86,8 @@ func newModelGraphIn(g *krt.Graph) *modelGraph {
 	}, krt.WithName("workloads"))
 	m.bySvc = krt.NewIndex(m.workloads, "by-service", func(w Workload) []string { return w.Services })
 	m.endpoints = krt.NewCollection(m.g, m.services, func(ctx krt.HandlerContext, s Service) *Endpoints {
-		ws := krt.Fetch(ctx, m.workloads, krt.FilterIndex(m.bySvc, s.ResourceName()))
 		ips := []string{}
-		for _, w := range ws {
+		for w := range krt.FetchSeq(ctx, m.workloads, krt.FilterIndex(m.bySvc, s.ResourceName())) {
 			ips = append(ips, w.IP)
 		}
 		sort.Strings(ips)
@@ -103,8 +102,12 @@ func newModelGraphIn(g *krt.Graph) *modelGraph {
 	}, krt.WithName("addresses"))
 	m.joined = krt.Join(m.g, []krt.Collection[Endpoints]{m.extra, m.endpoints}, krt.WithName("joined"))
 	m.summary = krt.NewSingleton(m.g, func(ctx krt.HandlerContext) *Summary {
+		workloads := 0
+		for range krt.FetchSeq(ctx, m.workloads) {
+			workloads++
+		}
 		return &Summary{
-			Workloads: len(krt.Fetch(ctx, m.workloads)),
+			Workloads: workloads,
 			Addresses: len(krt.Fetch(ctx, m.addresses)),
 			Endpoints: len(krt.Fetch(ctx, m.joined)),
 		}

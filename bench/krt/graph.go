@@ -109,8 +109,13 @@ func (gr *graph) derive(svcLookup string) error {
 
 	bySvc := krt.NewIndex(gr.workloads, "by-service", func(w workload.Workload) []string { return w.Services })
 	gr.endpoints = krt.NewCollection(gr.g, gr.services, func(ctx krt.HandlerContext, s workload.Service) *workload.Endpoints {
-		wls := krt.Fetch(ctx, gr.workloads, krt.FilterIndex(bySvc, s.ResourceName()))
-		ep := workload.EndpointsOf(s, wls)
+		// Only the IPs are kept: FetchSeq copies no workload into a
+		// slice, and the input's key is the service's name.
+		ips := make([]string, 0, 16)
+		for w := range krt.FetchSeq(ctx, gr.workloads, krt.FilterIndex(bySvc, ctx.Key())) {
+			ips = append(ips, w.IP)
+		}
+		ep := workload.EndpointsOfIPs(ctx.Key(), ips)
 		return &ep
 	}, krt.WithName("Endpoints"))
 	return nil

@@ -24,8 +24,15 @@ func EndpointsOf(s Service, selected []Workload) Endpoints {
 	for i, w := range selected {
 		ips[i] = w.IP
 	}
+	return EndpointsOfIPs(s.ResourceName(), ips)
+}
+
+// EndpointsOfIPs returns the endpoints of the service named service
+// (its ResourceName), given the IPs of the workloads it selects, in any
+// order; it keeps ips and sorts it.
+func EndpointsOfIPs(service string, ips []string) Endpoints {
 	sort.Strings(ips)
-	return Endpoints{Service: s.ResourceName(), IPs: ips}
+	return Endpoints{Service: service, IPs: ips}
 }
 
 // Dedupe returns svcs sorted by key with repeats dropped: a pod with
