@@ -31,6 +31,7 @@
 #                           unless given, as each go-control-plane change
 #                           takes seconds at the default scale
 #   -versions               go-control-plane only; -debounce ours only
+#   -handler-delivery       ours only (krt: goroutine or inline)
 #   -timeout -seed          all but the floor
 # Environment: ONLY=krt|xds runs one comparison; ROUNDS (1) runs each side
 # that many times, alternating, and shows medians; OUT (default
@@ -52,7 +53,7 @@ if [ -n "$base" ]; then
 		{ echo "compare.sh: BASE=$base: not a revision of $root" >&2; exit 2; }
 fi
 
-krt=() floor=() xds=() gcp=() oursxds=()
+krt=() ourskrt=() floor=() xds=() gcp=() oursxds=()
 n=1000 m=10000 p=100 changes=20
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
@@ -77,6 +78,7 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 	quiet) xds+=("${f[@]}") ;;
 	versions) gcp+=("${f[@]}") ;;
 	debounce) oursxds+=("${f[@]}") ;;
+	handler-delivery) ourskrt+=("${f[@]}") ;;
 	timeout | seed) krt+=("${f[@]}") xds+=("${f[@]}") ;;
 	*) echo "compare.sh: unknown flag $a (see the comment at the top of $0)" >&2; exit 2 ;;
 	esac
@@ -178,8 +180,8 @@ compareBase() {
 	if [ "$only" != xds ]; then
 		before="$(load)"
 		for ((r = 1; r <= rounds; r++)); do
-			run base "$r" "$bin/base/krt-bench" "${krt[@]}"
-			run current "$r" "$bin/krt-bench" "${krt[@]}"
+			run base "$r" "$bin/base/krt-bench" "${krt[@]}" "${ourskrt[@]}"
+			run current "$r" "$bin/krt-bench" "${krt[@]}" "${ourskrt[@]}"
 		done
 		[ -n "$dry" ] || context "krt workload, $what: n=$n services, m=$m pods" "$before"
 		table -layout krt-ab -run "base=${ok[base]:-}" -run "current=${ok[current]:-}"
@@ -209,7 +211,7 @@ if [ "$only" != xds ]; then
 	before="$(load)"
 	for ((r = 1; r <= rounds; r++)); do
 		run istio "$r" "$bin/istio-krt" "${krt[@]}"
-		run meshd "$r" "$bin/krt-bench" "${krt[@]}"
+		run meshd "$r" "$bin/krt-bench" "${krt[@]}" "${ourskrt[@]}"
 		run floor "$r" "$bin/limit" "${floor[@]}"
 	done
 	[ -n "$dry" ] || context "krt workload: n=$n services, m=$m pods" "$before"
