@@ -13,6 +13,8 @@
 // Writes are synchronous, so a collection's contents can be checked right
 // after a write; only handler events need Run and Expect, which waits with
 // Registration.WaitVersion for the version the graph has committed.
+// Queued writes (Static.SetLater, Graph.UpdateLater, as a source feeding a
+// burst makes them) are readable after krttest.Flush.
 //
 // Like krt, krttest imports only the standard library: JSON (encoding/json)
 // stands in for YAML.

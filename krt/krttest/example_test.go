@@ -122,3 +122,16 @@ func (r *recorder) Fatalf(format string, args ...any) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestFlushQueuedWrites: what a source queued is readable after Flush.
+func TestFlushQueuedWrites(t *testing.T) {
+	g := krt.NewGraph()
+	pods := krt.NewStatic[Pod](g)
+	pods.SetLater(Pod{Name: "a", IP: "10.0.0.1"})
+	pods.SetLater(Pod{Name: "b", IP: "10.0.0.2"})
+	pods.DeleteLater("a")
+	if v := krttest.Flush(t, g); v != g.Version() || v == 0 {
+		t.Fatalf("Flush returned version %d, the graph is at %d", v, g.Version())
+	}
+	krttest.ExpectKeys(t, pods, "b")
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/meshd/meshd/internal/testrun"
+	"github.com/meshd/meshd/krt/krttest"
 
 	"github.com/meshd/meshd/sources/internal/testcrd"
 
@@ -234,27 +235,19 @@ func TestFakeTombstone(t *testing.T) {
 	f.delete(cache.DeletedFinalStateUnknown{Key: "shop/b"})
 	// A second delivery (a relist racing a watch) is harmless.
 	f.delete(cache.DeletedFinalStateUnknown{Key: "shop/b"})
-	flush(t, g) // the feed queues its writes
+	krttest.Flush(t, g) // the feed queues its writes
 	if got := keys(pods); got != "" {
 		t.Errorf("pods after tombstones: %q", got)
 	}
 	f.upsert(sources.NewPodInfo(pod("shop", "c", "x")), &f.adds)
 	f.upsert(sources.NewPodInfo(pod("shop", "c", "x")), &f.adds)
-	flush(t, g)
+	krttest.Flush(t, g)
 	if got := keys(pods); got != "shop/c" {
 		t.Errorf("pods after a repeated add: %q", got)
 	}
 	f.upsert("not a pod", &f.adds)
 	if st := f.stats(); st.BadObjects != 1 {
 		t.Errorf("stats %+v", st)
-	}
-}
-
-// flush waits until the writes the feeds queued have committed.
-func flush(t *testing.T, g *krt.Graph) {
-	t.Helper()
-	if _, err := g.Flush(context.Background()); err != nil {
-		t.Fatal(err)
 	}
 }
 
