@@ -27,7 +27,9 @@ func inlineBudget[T any](batches []Batch[T]) time.Duration {
 // It is for handlers that return at once: mark something dirty, count,
 // signal a channel that cannot fill. The writer waits while the handler
 // runs, so a handler that blocks holds its writer (never the graph: the
-// locks are released). A delivery that takes longer than a millisecond
+// locks are released), and one that waits for the graph (Graph.Flush, a
+// WaitVersion) may wait for the very writer it runs on, queued writes'
+// included. A delivery that takes longer than a millisecond
 // (and 5 µs per event) moves the handler to its own goroutine for good,
 // with a warning in the graph's log. A handler may write to the graph or unregister itself; its
 // own write's batch follows once it returns.
