@@ -118,15 +118,20 @@ func (h *handler[T]) drain(ctx context.Context, inline bool) bool {
 		if !ok {
 			return true
 		}
-		began := time.Now()
+		var began time.Time
+		if inline {
+			began = time.Now()
+		}
 		alive := h.deliverAll(ctx, batches, replay)
 		h.release()
 		if !alive {
 			return false
 		}
-		if took := time.Since(began); inline && took > inlineBudget(batches) {
-			h.demote(took, inlineBudget(batches))
-			return true
+		if inline {
+			if took, budget := time.Since(began), inlineBudget(batches); took > budget {
+				h.demote(took, budget)
+				return true
+			}
 		}
 	}
 }
