@@ -51,6 +51,44 @@ func TestSortEventsOnTwoMatchesOne(t *testing.T) {
 	}
 }
 
+// TestPrefixSortMatchesPlainSort checks the prefix sort against a plain
+// sort of keys the prefixes cannot tell apart: longer than 16 bytes with
+// a shared start, one the prefix of another, zero bytes where the
+// padding is, and bytes above 0x7f.
+func TestPrefixSortMatchesPlainSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	seen := map[string]bool{}
+	var keys []string
+	for len(keys) < 2*prefixSortMin {
+		var k string
+		switch r.IntN(4) {
+		case 0:
+			k = fmt.Sprintf("istio-system/reviews-v%d-%d", r.IntN(3), r.IntN(1000))
+		case 1:
+			k = "a" + strings.Repeat("\x00", r.IntN(20))
+		case 2:
+			k = strings.Repeat("b", 14+r.IntN(4)) + string(rune(0x80+r.IntN(300)))
+		default:
+			k = fmt.Sprint(r.IntN(100000))
+		}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, two := range []bool{false, true} {
+		events := eventsFor(keys)
+		sortEventsOn(events, two)
+		want := slices.Clone(keys)
+		slices.Sort(want)
+		for i, e := range events {
+			if e.Key != want[i] || keys[*e.New] != e.Key {
+				t.Fatalf("two=%v: event %d is %q (value %d), want %q", two, i, e.Key, *e.New, want[i])
+			}
+		}
+	}
+}
+
 // eventsFor makes an add per key whose value is the key's position.
 func eventsFor(keys []string) []Event[int] {
 	events := make([]Event[int], len(keys))
@@ -66,7 +104,7 @@ func TestSplitEvents(t *testing.T) {
 	for i := range keys {
 		keys[i] = fmt.Sprintf("k%05d", (i*7919)%len(keys))
 	}
-	lo, hi := splitEvents(eventsFor(keys))
+	lo, hi := splitAround(eventsFor(keys), eventByKey[int])
 	if len(lo)+len(hi) != len(keys) || len(lo) == 0 || len(hi) == 0 {
 		t.Fatalf("split %d events into %d and %d", len(keys), len(lo), len(hi))
 	}
