@@ -109,6 +109,7 @@ func shareFilter(set *recSet, rec *fetchRec) {
 		}
 		compared = x.filter
 		if x.filter.equal(rec.filter) {
+			x.filter.learnAlias(rec.filter.selects)
 			rec.filter = x.filter
 			x.filter.markShared()
 			return

@@ -54,3 +54,23 @@ func QueryMemos[I, O any](c Collection[O]) int {
 // ChangesLogged reports how many keys the open transaction's change log
 // of c holds; call it inside Graph.Update.
 func ChangesLogged[T any](c Collection[T]) int { return c.core().changes.len() }
+
+// SelectAliases reports how many label maps the filters that c's inputs'
+// reads keep have learned as aliases (see mapalias.go), each filter
+// counted once.
+func SelectAliases[I, O any](c Collection[O]) int {
+	d := c.core().self().(*derived[I, O])
+	seen, n := map[*filterSet]bool{}, 0
+	for _, st := range d.inputs.all() {
+		if st == nil {
+			continue
+		}
+		st.reads.each(func(r *fetchRec) {
+			if a := (*mapAliases)(atomic.LoadPointer(&r.filter.aliases)); a != nil && !seen[r.filter] {
+				seen[r.filter] = true
+				n += int(a.n.Load())
+			}
+		})
+	}
+	return n
+}

@@ -128,3 +128,18 @@ func TestSmallRecomputationKeepsNoMemo(t *testing.T) {
 		t.Fatalf("%d inputs hold a query memo after recomputing 20, want none", n)
 	}
 }
+
+// TestSharedFilterLearnsEachPodsMap checks that the reads of pods whose
+// label maps are equal but their own share one filter, which learns the
+// other maps as aliases when they are filed, and that a recomputation of
+// them all still finds each pod's services.
+func TestSharedFilterLearnsEachPodsMap(t *testing.T) {
+	const pods = 200
+	g := krt.NewGraph()
+	_, mesh, views := memoFixture(g, pods, false)
+	if n := krt.SelectAliases[Pod](views); n != pods-memoApps {
+		t.Fatalf("%d aliases learned, want %d: one per pod but the first of each app", n, pods-memoApps)
+	}
+	mesh.Set(meshConf{Domain: "two"})
+	checkViews(t, views, pods, "two", nil)
+}

@@ -69,6 +69,9 @@ type filterSet struct {
 	// inputs, then their last query's result (see fetchmemo.go); read
 	// and written atomically.
 	memo unsafe.Pointer
+	// aliases is nil until the filter is shared, then a *mapAliases of
+	// the other maps known to equal selects; read and written atomically.
+	aliases unsafe.Pointer
 }
 
 // keepFilter returns a copy of f, a filter of o's inputs, for a read's
@@ -214,13 +217,14 @@ func (f *filterSet) projected() any {
 
 // equal reports whether two filter sets record the same dependency; sets
 // with predicates never compare equal, as functions cannot be compared.
+// f is the one kept the longer, whose aliases o's selects may be among.
 func (f *filterSet) equal(o *filterSet) bool {
 	return f.src == o.src && f.down == o.down && f.predicate() == nil && o.predicate() == nil && f.projected() == nil && o.projected() == nil &&
 		f.hasKeys == o.hasKeys && slices.Equal(f.keyList(), o.keyList()) &&
 		f.index == o.index && f.indexKey == o.indexKey &&
 		f.hasNS == o.hasNS && f.ns == o.ns &&
 		f.hasLabels == o.hasLabels && sameLabels(f.labels, o.labels) &&
-		f.hasSelects == o.hasSelects && sameLabels(f.selects, o.selects)
+		f.hasSelects == o.hasSelects && f.sameSelects(o.selects)
 }
 
 // sameLabels is maps.Equal, answering at once when a and b are one map:
