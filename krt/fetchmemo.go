@@ -46,19 +46,34 @@ func (f *filterSet) markShared() {
 // kept's last result if s's items have not changed since, and else
 // queries and keeps the result. The caller holds what query needs.
 func (s *store[T]) queryMemo(kept, fs *filterSet) []T {
+	vals, ok := s.memoized(kept, fs)
+	switch {
+	case !ok:
+		return s.query(fs) // not shared, or a singleton's: cheap anyway
+	case vals == nil:
+		return nil
+	}
+	return append(make([]T, 0, len(vals)), vals...)
+}
+
+// memoized returns kept's last result, querying with fs and keeping that
+// when s's items have changed since; ok is false, and nothing queried,
+// when kept is not shared or s holds one item at most, as then no memo
+// is kept. The result is the memo itself: the caller must not change it.
+func (s *store[T]) memoized(kept, fs *filterSet) (vals []T, ok bool) {
 	p := atomic.LoadPointer(&kept.memo)
 	if p == nil || s.items.len() <= 1 {
-		return s.query(fs) // not shared, or a singleton's: cheap anyway
+		return nil, false
 	}
 	if p != unsafe.Pointer(sharedMark) {
 		if m := (*queryMemo[T])(p); m.gen == s.items.gen {
-			return append(make([]T, 0, len(m.vals)), m.vals...)
+			return m.vals, true
 		}
 	}
 	out := s.query(fs)
 	if out != nil { // nil: fs selects nothing, which needs no memo
-		m := &queryMemo[T]{gen: s.items.gen, vals: append(make([]T, 0, len(out)), out...)}
+		m := &queryMemo[T]{gen: s.items.gen, vals: out}
 		atomic.StorePointer(&kept.memo, unsafe.Pointer(m))
 	}
-	return out
+	return out, true
 }

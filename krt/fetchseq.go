@@ -25,12 +25,17 @@ func fetchEach[T any](ctx HandlerContext, c Collection[T], filters []Filter, yie
 		defer unlock()
 	}
 	if kept != nil && ctx.fetchContext().bulk {
-		for _, v := range s.queryMemo(kept, &fs) {
-			if !yield(v) {
-				return
+		// A shared filter's memo is read in place: yield copies each
+		// item, so no slice of copies is needed; an unshared one keeps
+		// no memo, and is queried as a single change's read is.
+		if vals, ok := s.memoized(kept, &fs); ok {
+			for _, v := range vals {
+				if !yield(v) {
+					return
+				}
 			}
+			return
 		}
-		return
 	}
 	s.queryEach(&fs, yield)
 }

@@ -1,6 +1,7 @@
 package krt_test
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -66,5 +67,74 @@ func TestFetchSeqMatchesFetch(t *testing.T) {
 				t.Fatalf("FetchSeq alone saw %v after the change, Fetch %v", ips, r.fetched)
 			}
 		})
+	}
+}
+
+// TestBulkFetchSeq checks FetchSeq in recomputations of many inputs at
+// once, where a shared filter's memo is read in place and a filter of
+// one input's own is queried: each view sees its app's services, and the
+// pod itself, after a bulk recomputation and after one in which the
+// services changed too, serial and parallel.
+func TestBulkFetchSeq(t *testing.T) {
+	const pods = 200
+	for _, par := range []int{1, 4} {
+		t.Run(fmt.Sprint("parallelism=", par), func(t *testing.T) {
+			g := krt.NewGraph(krt.WithParallelism(par))
+			if par > 1 {
+				krt.ForceParallel(g)
+			}
+			svcs, mesh, views := seqFixture(g, pods)
+			checkSeqViews(t, views, pods, "one", "")
+			mesh.Set(meshConf{Domain: "two"})
+			checkSeqViews(t, views, pods, "two", "")
+			g.Update(func(tx *krt.Txn) {
+				mesh.In(tx).Set(meshConf{Domain: "three"})
+				svcs.In(tx).Set(Service{Name: "extra", Namespace: "ns", Selector: map[string]string{"app": appName(0)}})
+			})
+			checkSeqViews(t, views, pods, "three", "extra")
+		})
+	}
+}
+
+// seqFixture is memoFixture's graph read through FetchSeq: each view
+// holds its domain, the names of the services selecting its pod, and its
+// pod's key read back by key.
+func seqFixture(g *krt.Graph, pods int) (krt.Static[Service], krt.StaticSingleton[meshConf], krt.Collection[podView]) {
+	svcs := krt.NewStatic[Service](g)
+	for a := range memoApps {
+		svcs.Set(Service{Name: appName(a), Namespace: "ns", Selector: map[string]string{"app": appName(a)}})
+	}
+	podc := krt.NewStatic[Pod](g)
+	for i := range pods {
+		podc.Set(Pod{Name: fmt.Sprintf("p%03d", i), Namespace: "ns", Labels: map[string]string{"app": appName(i % memoApps)}})
+	}
+	mesh := krt.NewStaticSingleton(g, &meshConf{Domain: "one"})
+	views := krt.NewCollection(g, podc, func(ctx krt.HandlerContext, p Pod) *podView {
+		mc, _ := krt.FetchOne(ctx, mesh)
+		v := &podView{Domain: mc.Domain}
+		for s := range krt.FetchSeq(ctx, svcs, krt.FilterNamespace(p.Namespace), krt.FilterSelects(p.Labels)) {
+			v.Services = append(v.Services, s.Name)
+		}
+		for self := range krt.FetchSeq(ctx, podc, krt.FilterKey(p.ResourceName())) {
+			v.Key = self.ResourceName()
+		}
+		return v
+	})
+	return svcs, mesh, views
+}
+
+// checkSeqViews fails unless every view of seqFixture has domain, its
+// pod's key and its app's service, then extra for app 0 when not empty.
+func checkSeqViews(t *testing.T, views krt.Collection[podView], pods int, domain, extra string) {
+	t.Helper()
+	for i := range pods {
+		key := fmt.Sprintf("ns/p%03d", i)
+		want := []string{appName(i % memoApps)}
+		if extra != "" && i%memoApps == 0 {
+			want = append(want, extra)
+		}
+		if v, ok := views.Get(key); !ok || v.Key != key || v.Domain != domain || !slices.Equal(v.Services, want) {
+			t.Fatalf("view %s = %+v, %v; want key %s, domain %q, services %v", key, v, ok, key, domain, want)
+		}
 	}
 }
