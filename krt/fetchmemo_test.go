@@ -23,11 +23,9 @@ type podView struct {
 
 func (v podView) ResourceName() string { return v.Key }
 
-// memoFixture makes pods pods in memoApps apps, each pod with a label map
-// of its own, a service selecting each app, and a view of each pod that
-// reads the mesh config and the services selecting it. scribble makes
-// each computation overwrite the fetched list once done with it.
-func memoFixture(g *krt.Graph, pods int, scribble bool) (krt.Static[Service], krt.StaticSingleton[meshConf], krt.Collection[podView]) {
+// memoInputs makes pods pods in memoApps apps, each pod with a label map
+// of its own, a service selecting each app, and the mesh config.
+func memoInputs(g *krt.Graph, pods int) (krt.Static[Service], krt.Static[Pod], krt.StaticSingleton[meshConf]) {
 	svcs := krt.NewStatic[Service](g)
 	for a := range memoApps {
 		svcs.Set(Service{Name: appName(a), Namespace: "ns", Selector: map[string]string{"app": appName(a)}})
@@ -37,6 +35,15 @@ func memoFixture(g *krt.Graph, pods int, scribble bool) (krt.Static[Service], kr
 		podc.Set(Pod{Name: fmt.Sprintf("p%03d", i), Namespace: "ns", Labels: map[string]string{"app": appName(i % memoApps)}})
 	}
 	mesh := krt.NewStaticSingleton(g, &meshConf{Domain: "one"})
+	return svcs, podc, mesh
+}
+
+// memoFixture makes pods pods in memoApps apps, each pod with a label map
+// of its own, a service selecting each app, and a view of each pod that
+// reads the mesh config and the services selecting it. scribble makes
+// each computation overwrite the fetched list once done with it.
+func memoFixture(g *krt.Graph, pods int, scribble bool) (krt.Static[Service], krt.StaticSingleton[meshConf], krt.Collection[podView]) {
+	svcs, podc, mesh := memoInputs(g, pods)
 	views := krt.NewCollection(g, podc, func(ctx krt.HandlerContext, p Pod) *podView {
 		mc, _ := krt.FetchOne(ctx, mesh)
 		v := &podView{Key: p.ResourceName(), Domain: mc.Domain}

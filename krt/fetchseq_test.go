@@ -100,15 +100,7 @@ func TestBulkFetchSeq(t *testing.T) {
 // holds its domain, the names of the services selecting its pod, and its
 // pod's key read back by key.
 func seqFixture(g *krt.Graph, pods int) (krt.Static[Service], krt.StaticSingleton[meshConf], krt.Collection[podView]) {
-	svcs := krt.NewStatic[Service](g)
-	for a := range memoApps {
-		svcs.Set(Service{Name: appName(a), Namespace: "ns", Selector: map[string]string{"app": appName(a)}})
-	}
-	podc := krt.NewStatic[Pod](g)
-	for i := range pods {
-		podc.Set(Pod{Name: fmt.Sprintf("p%03d", i), Namespace: "ns", Labels: map[string]string{"app": appName(i % memoApps)}})
-	}
-	mesh := krt.NewStaticSingleton(g, &meshConf{Domain: "one"})
+	svcs, podc, mesh := memoInputs(g, pods)
 	views := krt.NewCollection(g, podc, func(ctx krt.HandlerContext, p Pod) *podView {
 		mc, _ := krt.FetchOne(ctx, mesh)
 		v := &podView{Domain: mc.Domain}
