@@ -19,8 +19,10 @@ const aliasCap = 16
 // A recomputation that filters with one of them then matches its kept
 // filter by pointer rather than by comparing the maps, which a
 // mesh-config change would otherwise do once per pod, each a cache miss
-// on the shared map. Only the writer adds, while computations may read:
-// an entry is written before n counts it.
+// on the shared map. Reads are filed one at a time (by the writer, or by
+// a worker holding its run's filing lock), so adds never race each other;
+// computations may read meanwhile, and an entry is written before n
+// counts it.
 type mapAliases struct {
 	n    atomic.Int32
 	maps [aliasCap]unsafe.Pointer
@@ -49,7 +51,7 @@ func (f *filterSet) sameSelects(m map[string]string) bool {
 }
 
 // learnAlias records m, found equal to f's selects map, as its alias.
-// Only the writer calls it.
+// Only the goroutine filing reads calls it.
 func (f *filterSet) learnAlias(m map[string]string) {
 	if !f.hasSelects || len(m) == 0 {
 		return
