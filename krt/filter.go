@@ -3,7 +3,6 @@ package krt
 import (
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -234,7 +233,7 @@ func sameLabels(a, b map[string]string) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	if len(a) == 0 || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() {
+	if len(a) == 0 || mapID(a) == mapID(b) {
 		return true
 	}
 	return maps.Equal(a, b)

@@ -1,7 +1,6 @@
 package krt
 
 import (
-	"maps"
 	"reflect"
 	"slices"
 	"sync/atomic"
@@ -32,22 +31,13 @@ type mapAliases struct {
 // another map's.
 func mapID(m map[string]string) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
 
-// sameSelects reports whether m holds what f's selects map does.
+// sameSelects reports whether m holds what f's selects map does: at once
+// when m is one of f's aliases, else as sameLabels does.
 func (f *filterSet) sameSelects(m map[string]string) bool {
-	if len(f.selects) != len(m) {
-		return false
-	}
-	if len(m) == 0 {
+	if a := (*mapAliases)(atomic.LoadPointer(&f.aliases)); a != nil && len(m) > 0 && slices.Contains(a.maps[:a.n.Load()], mapID(m)) {
 		return true
 	}
-	id := mapID(m)
-	if id == mapID(f.selects) {
-		return true
-	}
-	if a := (*mapAliases)(atomic.LoadPointer(&f.aliases)); a != nil && slices.Contains(a.maps[:a.n.Load()], id) {
-		return true
-	}
-	return maps.Equal(f.selects, m)
+	return sameLabels(f.selects, m)
 }
 
 // learnAlias records m, found equal to f's selects map, as its alias.
