@@ -4,8 +4,9 @@ import "slices"
 
 // changeLog is what one transaction changed in one collection: for each
 // changed key, in the order first changed, its value before the
-// transaction and its value now. Propagation and commit read the values
-// from it rather than looking the key up in the items again, and a reader
+// transaction and the slot of its value now. Propagation and commit read
+// the values through it rather than looking the key up in the items
+// again, and a reader
 // at an older version finds the value before it there (see snapshot.go).
 //
 // Most transactions change one key or a few: lookups scan the list until
@@ -22,11 +23,14 @@ type changeLog[T any] struct {
 	lastBig bool
 }
 
-// keyChange is one changed key of a changeLog.
+// keyChange is one changed key of a changeLog. It keeps the value before
+// the transaction, which the items no longer hold, and the slot of the
+// value now, which they do: a mesh-wide change writes one value per key
+// into the log, not two, in an array as long as the keys changed.
 type keyChange[T any] struct {
 	key    string
 	old    T
-	cur    T
+	slot   int32 // the key's slot in the items, while hasCur
 	hadOld bool
 	hasCur bool
 	round  uint32 // the store's round when the key last changed

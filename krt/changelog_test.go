@@ -85,7 +85,7 @@ func TestChangeLogLargeRun(t *testing.T) {
 	fill := func(l *changeLog[*int], prefix string, count int) {
 		for i := range count {
 			v := i
-			l.add(keyChange[*int]{key: fmt.Sprintf("%s-%d", prefix, i), cur: &v, hasCur: true}, count)
+			l.add(keyChange[*int]{key: fmt.Sprintf("%s-%d", prefix, i), old: &v, hadOld: true}, count)
 		}
 	}
 	var l changeLog[*int]
@@ -99,7 +99,7 @@ func TestChangeLogLargeRun(t *testing.T) {
 	if cap(l.list) < n || l.at == nil {
 		t.Fatalf("a second large transaction's array was dropped: capacity %d", cap(l.list))
 	}
-	if full := l.list[:n]; full[0].cur != nil || full[n-1].key != "" {
+	if full := l.list[:n]; full[0].old != nil || full[n-1].key != "" {
 		t.Fatal("a kept array still holds the last transaction's entries")
 	}
 	array := &l.list[:1][0]
@@ -107,7 +107,7 @@ func TestChangeLogLargeRun(t *testing.T) {
 	if &l.list[0] != array {
 		t.Fatal("a run of large transactions did not reuse the array")
 	}
-	if c := l.get("change2-7"); c == nil || *c.cur != 7 || l.get("change1-7") != nil {
+	if c := l.get("change2-7"); c == nil || *c.old != 7 || l.get("change1-7") != nil {
 		t.Fatalf("change2-7 reads %+v; change1-7 found: %v", c, l.get("change1-7") != nil)
 	}
 	l.reset()

@@ -96,15 +96,30 @@ func (t *itemTable[T]) has(key string) bool {
 
 // set stores v under key and returns its slot.
 func (t *itemTable[T]) set(key string, v T) int32 {
-	t.gen++
-	h := hashKey(key)
-	if t.n > 0 {
-		if _, id, ok := t.lookup(key, h); ok {
-			t.slots[id].val = v
-			return id
-		}
+	h, id, held := t.locate(key)
+	return t.setAt(key, h, id, held, v)
+}
+
+// locate returns the hash of key and, when the table holds key, its
+// slot: what setAt needs, so that a write after a read of the same key
+// (store.put compares the old item first) probes the index once.
+func (t *itemTable[T]) locate(key string) (h uint32, id int32, held bool) {
+	h = hashKey(key)
+	if t.n == 0 {
+		return h, -1, false
 	}
-	var id int32
+	_, id, held = t.lookup(key, h)
+	return h, id, held
+}
+
+// setAt stores v under key, whose hash and slot locate returned with no
+// change to the table since, and returns its slot.
+func (t *itemTable[T]) setAt(key string, h uint32, id int32, held bool, v T) int32 {
+	t.gen++
+	if held {
+		t.slots[id].val = v
+		return id
+	}
 	if n := len(t.free); n > 0 {
 		id = t.free[n-1]
 		t.free = t.free[:n-1]

@@ -148,13 +148,16 @@ func (s *store[T]) markSyncedLocked() {
 // put stores v under key and reports whether anything changed. An equal
 // value is a no-op: the early cutoff.
 func (s *store[T]) put(tx *Txn, key string, v T) bool {
-	old, had := s.items.get(key)
-	if had && s.acc.equal(old, v) {
-		return false
+	h, id, had := s.items.locate(key)
+	var old T
+	if had {
+		if old = s.items.slot(id).val; s.acc.equal(old, v) {
+			return false
+		}
 	}
 	s.lockItems()
-	s.noteChangeLocked(key, old, had, v, true)
-	id := s.items.set(key, v)
+	id = s.items.setAt(key, h, id, had, v)
+	s.noteChangeLocked(key, old, had, id, true)
 	s.reindexUserLocked(id, old, had, v, true)
 	s.unlockItems()
 	s.reindexBuiltin(id, old, had, v, true)
@@ -171,7 +174,7 @@ func (s *store[T]) remove(tx *Txn, key string) bool {
 	old := s.items.slot(id).val
 	var zero T
 	s.lockItems()
-	s.noteChangeLocked(key, old, had, zero, false)
+	s.noteChangeLocked(key, old, had, -1, false)
 	s.reindexUserLocked(id, old, true, zero, false)
 	s.items.deleteAt(id)
 	s.unlockItems()
@@ -197,10 +200,11 @@ func (s *store[T]) unlockItems() {
 	}
 }
 
-// noteChangeLocked records key's change to cur (none when !hasCur): its
-// value before the transaction, the first time the transaction changes
-// it, and its value now; and queues key for propagation.
-func (s *store[T]) noteChangeLocked(key string, old T, had bool, cur T, hasCur bool) {
+// noteChangeLocked records key's change to the item in slot (none when
+// !hasCur): its value before the transaction, the first time the
+// transaction changes it, and its slot now; and queues key for
+// propagation.
+func (s *store[T]) noteChangeLocked(key string, old T, had bool, slot int32, hasCur bool) {
 	if s.unwatched || s.loading {
 		return
 	}
@@ -209,16 +213,26 @@ func (s *store[T]) noteChangeLocked(key string, old T, had bool, cur T, hasCur b
 	}
 	i := s.changes.find(key)
 	if i < 0 {
-		i = s.changes.add(keyChange[T]{key: key, old: old, hadOld: had, cur: cur, hasCur: hasCur, round: s.round}, s.changeHint)
+		i = s.changes.add(keyChange[T]{key: key, old: old, hadOld: had, slot: slot, hasCur: hasCur, round: s.round}, s.changeHint)
 		s.unprop = append(s.unprop, i)
 		return
 	}
 	c := &s.changes.list[i]
-	c.cur, c.hasCur = cur, hasCur
+	c.slot, c.hasCur = slot, hasCur
 	if c.round != s.round {
 		c.round = s.round
 		s.unprop = append(s.unprop, i)
 	}
+}
+
+// current returns the value now of c's key, which the running
+// transaction changed: the item in its slot, none if it was removed.
+func (s *store[T]) current(c *keyChange[T]) (T, bool) {
+	if !c.hasCur {
+		var zero T
+		return zero, false
+	}
+	return s.items.slot(c.slot).val, true
 }
 
 // self returns the node embedding s; set by each constructor.
@@ -237,7 +251,8 @@ func (s *store[T]) propagateChanges(tx *Txn) {
 		for _, down := range s.downs {
 			down.markDirty(tx, c.key)
 		}
-		s.trigger(tx, c.key, c.old, c.hadOld, c.cur, c.hasCur)
+		cur, has := s.current(c)
+		s.trigger(tx, c.key, c.old, c.hadOld, cur, has)
 	}
 	s.unprop = s.unprop[:0]
 }
@@ -322,7 +337,8 @@ func (s *store[T]) netEvents(changes []keyChange[T]) (events []Event[T], recent 
 	recent = s.g.recentScratch[:0]
 	for i := range changes {
 		pc := &changes[i]
-		key, nv, hasNew := pc.key, pc.cur, pc.hasCur
+		key := pc.key
+		nv, hasNew := s.current(pc)
 		var typ EventType
 		switch {
 		case !pc.hadOld && hasNew:
