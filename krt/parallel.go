@@ -7,26 +7,21 @@ import (
 )
 
 // Parallel evaluation: when a collection has enough dirty inputs in one
-// transaction, its transformations run on several goroutines, the
-// writer's among them, each computing a chunk of inputs at a time. The
-// computed chunks' outputs are applied one by one, in chunk order, and
-// each applied chunk's reads are then filed in the reverse indexes of
-// what they read, also in chunk order. Both are done by whichever
-// goroutine is free: a goroutine that has computed a chunk applies the
-// chunks next in order that are computed, unless another is applying,
-// and files the next applied chunk's reads before it computes another,
-// unless another is filing. So the goroutine that computed a chunk most
-// often applies and files it too, while its results are in its core's
-// cache: handing every chunk to the writer to apply made applying cost
-// twice as much on two cores as on one (the results were read from the
-// other core's cache). No goroutine is kept for applying or filing
-// alone: on two cores a third would wait for one of the two to block
-// before it runs, and leave its backlog to the end.
+// transaction, its transformations run on several goroutines, each
+// computing a chunk of inputs at a time, while the writer's goroutine
+// applies the computed chunks' outputs one by one, in chunk order. Each
+// applied chunk's reads are then filed in the reverse indexes of what
+// they read, also in chunk order, by whichever goroutine is free: a
+// worker files before it computes, the writer when the next chunk to
+// apply is not ready, before it computes one itself. No goroutine is
+// kept for filing alone: on two cores a third would wait for one of the
+// two to block before it runs, and leave its backlog to the end.
 // Computing changes nothing but counters (see derived.compute), and
 // applying and filing are where outputs, reads and events are recorded,
-// each in the order a serial run records them and one goroutine at a
-// time, so a parallel run gives the same outputs, reverse indexes and
-// events as a serial one.
+// each in the order a serial run records them, so a parallel run gives
+// the same outputs, reverse indexes and events as a serial one; and since
+// applying overlaps computing, the writer's share of the work (applying)
+// no longer waits for the last chunk to be computed.
 //
 // Applying outputs and filing reads write disjoint state (see
 // derived.applyOutputs and derived.applyReads): the first the
@@ -78,7 +73,6 @@ func (g *Graph) workersFor(n int) int {
 // into chunks, the chunks' results, which chunks are computed, applied
 // and filed.
 type parallelRun[O any] struct {
-	tx     *Txn
 	states []*inputState // the dirty inputs, in the order applied
 	// results holds each computed chunk's results until it is applied,
 	// in a buffer of the collection's chunk pool: only the chunks
@@ -88,17 +82,17 @@ type parallelRun[O any] struct {
 	chunks  int
 	claimed atomic.Int64 // chunks handed out
 	done    []atomic.Bool
+	// computed receives a token per chunk a worker finishes: the writer
+	// waits on it when the chunk it must apply next is not ready.
+	computed chan struct{}
 
-	// applyMu is held by the goroutine applying chunks; applied counts
-	// the chunks applied (written under applyMu, read by any goroutine).
-	applyMu sync.Mutex
-	applied atomic.Int64
 	// reads holds each applied chunk's reads until they are filed (nil:
-	// nothing to file), and filed, guarded by fileMu, counts the chunks
-	// filed.
-	reads  [][]runReads
-	fileMu sync.Mutex
-	filed  int
+	// nothing to file), applied counts the chunks applied (published by
+	// the writer), and filed, guarded by fileMu, the chunks filed.
+	reads   [][]runReads
+	applied atomic.Int64
+	fileMu  sync.Mutex
+	filed   int
 }
 
 // claim hands out the next chunk to compute; ok is false when none is left.
@@ -112,23 +106,19 @@ func (r *parallelRun[O]) bounds(c int) (start, end int) {
 	return start, min(start+r.chunk, len(r.states))
 }
 
-// nextReady reports whether the next chunk to apply is computed.
-func (r *parallelRun[O]) nextReady() bool {
-	next := int(r.applied.Load())
-	return next < r.chunks && r.done[next].Load()
-}
-
-// recomputeParallel computes, applies and files the dirty inputs on
-// workers goroutines, the writer's among them. The goroutines have all
-// returned, and every chunk is applied and its reads filed, when it does.
+// recomputeParallel computes the dirty inputs on workers goroutines, the
+// writer's among them, and applies the results in chunk order on the
+// writer's goroutine as they become ready. The goroutines have all
+// returned, and every chunk's reads are filed, when it does.
 func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty []*inputState, workers int) {
 	g := d.g
 	g.parallelRuns.Add(1)
-	r := &parallelRun[O]{tx: tx, chunk: g.parallelChunk, states: dirty}
+	r := &parallelRun[O]{chunk: g.parallelChunk, states: dirty}
 	r.chunks = (len(dirty) + r.chunk - 1) / r.chunk
 	r.results = make([][]result[O], r.chunks)
 	r.reads = make([][]runReads, r.chunks)
 	r.done = make([]atomic.Bool, r.chunks)
+	r.computed = make(chan struct{}, r.chunks)
 	g.applying.Store(int64(d.id) + 1)
 	defer g.applying.Store(0)
 	var wg sync.WaitGroup
@@ -139,20 +129,18 @@ func (d *derived[I, O]) recomputeParallel(tx *Txn, dirty []*inputState, workers 
 			d.work(r, slot)
 		}(&g.computing[w])
 	}
-	d.work(r, &g.computing[0])
+	d.applyAsComputed(tx, r)
 	wg.Wait()
-	// Every chunk is computed: apply and file what the others left.
-	d.tryApply(r)
 	r.fileMu.Lock()
 	defer r.fileMu.Unlock()
-	for d.fileNext(r) {
+	for d.fileNext(r) { // what was applied after the workers returned
 	}
 }
 
-// work is a goroutine's share of r: it files the next applied chunk's
-// reads when no one else does, else computes the next chunk and applies
-// what is ready of it and after it, until no chunk is left to compute
-// nor any applied one to file at the moment.
+// work is a worker's share of r: it files the next applied chunk's reads
+// when no one else does, else computes the next chunk, until no chunk is
+// left to compute nor any applied one to file at the moment; the writer
+// files what is applied after it returns.
 func (d *derived[I, O]) work(r *parallelRun[O], slot *computing) {
 	for {
 		if d.tryFile(r) {
@@ -163,21 +151,28 @@ func (d *derived[I, O]) work(r *parallelRun[O], slot *computing) {
 			return
 		}
 		d.computeChunk(r, c, slot)
-		d.tryApply(r)
+		r.computed <- struct{}{}
 	}
 }
 
-// tryApply applies the computed chunks next in order, unless another
-// goroutine is applying. A chunk computed while the other held applyMu
-// is seen by it, or by this goroutine's check after it unlocks: the
-// chunk's done flag is set before the failed TryLock, so an unlock that
-// precedes the check also follows the flag.
-func (d *derived[I, O]) tryApply(r *parallelRun[O]) {
-	for r.nextReady() && r.applyMu.TryLock() {
-		for r.nextReady() {
-			d.applyChunk(r, int(r.applied.Load()))
+// applyAsComputed applies the chunks of r in order; whenever the next is
+// not ready yet, it files an applied chunk's reads or computes a chunk
+// meanwhile.
+func (d *derived[I, O]) applyAsComputed(tx *Txn, r *parallelRun[O]) {
+	for next := 0; next < r.chunks; {
+		if r.done[next].Load() {
+			d.applyChunk(tx, r, next)
+			next++
+			continue
 		}
-		r.applyMu.Unlock()
+		if d.tryFile(r) {
+			continue
+		}
+		if c, ok := r.claim(); ok {
+			d.computeChunk(r, c, &d.g.computing[0])
+			continue
+		}
+		<-r.computed // a worker is computing next: wait for a chunk
 	}
 }
 
@@ -189,20 +184,20 @@ func (d *derived[I, O]) computeChunk(r *parallelRun[O], c int, slot *computing) 
 	}
 	slot.spare = nil // the chunk's reads hold it until they are filed
 	r.results[c] = buf
-	r.done[c].Store(true) // publishes results[c]
+	r.done[c].Store(true) // publishes results[c] to the writer
 }
 
 // applyChunk applies the outputs of chunk c's results, holding applyMu so
 // that a transformation fetching this collection meanwhile waits, and
 // keeps their reads for filing. The results' buffer goes back to the
 // pool at once, so that a build, whose reads are filed behind applying,
-// does not make a buffer per chunk. The caller holds r.applyMu.
-func (d *derived[I, O]) applyChunk(r *parallelRun[O], c int) {
+// does not make a buffer per chunk.
+func (d *derived[I, O]) applyChunk(tx *Txn, r *parallelRun[O], c int) {
 	buf := r.results[c]
 	r.results[c] = nil
 	d.g.applyMu.Lock()
 	for i := range buf {
-		d.applyOutputs(r.tx, &buf[i])
+		d.applyOutputs(tx, &buf[i])
 	}
 	d.g.applyMu.Unlock()
 	if readsChange(buf) {
