@@ -124,7 +124,9 @@ func newDerived[I, O any](g Owner, parent *store[I], kind string, one func(Handl
 		tx.touch(d) // so that finish ends the unwatched state
 		if parent != nil {
 			parent.downs = append(parent.downs, d)
-			d.markAll(tx, parent)
+			for k := range parent.items.keys() {
+				d.markDirty(tx, k)
+			}
 		} else {
 			d.markDirty(tx, "")
 		}
@@ -144,32 +146,6 @@ func (d *derived[I, O]) markDirty(tx *Txn, input string) {
 		d.inputs.add(st)
 	}
 	d.markInput(tx, st)
-}
-
-// inputBlock is how many input entries a new collection makes at once.
-// A block is freed when none of its entries is held, so a collection
-// that loses most of its inputs keeps at most a block per survivor.
-const inputBlock = 64
-
-// markAll marks every input of a new collection dirty, as its first
-// computation: the table is empty, so no key is looked up, and the
-// entries are made a block at a time rather than one by one.
-func (d *derived[I, O]) markAll(tx *Txn, parent *store[I]) {
-	var block []inputState
-	left := parent.items.len()
-	for k := range parent.items.keys() {
-		if len(block) == 0 {
-			block = make([]inputState, max(1, min(left, inputBlock)))
-		}
-		st := &block[0]
-		block, left = block[1:], left-1
-		st.key, st.dirty = k, true
-		d.inputs.add(st)
-		d.dirty = append(d.dirty, st)
-	}
-	if len(d.dirty) > 0 {
-		tx.schedule(d)
-	}
 }
 
 // markInput implements dependent: st must be recomputed in tx.
