@@ -1,7 +1,5 @@
 package krt
 
-import "slices"
-
 // changeLog is what one transaction changed in one collection: for each
 // changed key, in the order first changed, its value before the
 // transaction and the slot of its value now. Propagation and commit read
@@ -91,7 +89,7 @@ func (l *changeLog[T]) add(c keyChange[T], hint int) int32 {
 // positions, so that a bulk change neither regrows the list, copying
 // every entry each time, nor rehashes the index.
 func (l *changeLog[T]) grow(n int) {
-	l.list = slices.Grow(l.list, n)
+	l.list = growTouched(l.list, n)
 	l.reindex(len(l.list) + n)
 }
 

@@ -118,6 +118,7 @@ func newDerived[I, O any](g Owner, parent *store[I], kind string, one func(Handl
 		d.items.reserve(n)
 		d.inputs.reserve(n)
 		d.dirty = make([]*inputState, 0, n)
+		touchFrom(d.dirty, 0)
 	}
 	d.g.construct(d, func(tx *Txn) {
 		d.unwatched = true
@@ -164,7 +165,7 @@ func (d *derived[I, O]) expectDirty(n int) {
 	if n <= 64 || d.stopped {
 		return
 	}
-	d.dirty = slices.Grow(d.dirty, n)
+	d.dirty = growTouched(d.dirty, n)
 }
 
 func (d *derived[I, O]) dropPending() {

@@ -215,7 +215,10 @@ func makeEvents[T any](n int) ([]Event[T], []T) {
 		})
 		return one.events[:0], one.vals[:0]
 	}
-	return make([]Event[T], 0, n), make([]T, 0, 2*n)
+	events, vals := make([]Event[T], 0, n), make([]T, 0, 2*n)
+	touchFrom(events, 0)
+	touchFrom(vals, 0)
+	return events, vals
 }
 
 // clearedScratch returns recs emptied for reuse by the next finish, or

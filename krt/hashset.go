@@ -63,6 +63,7 @@ func (h *hashSet[E]) grow() {
 	old, oldUsed := h.elems, h.used
 	size := max(64, 2*len(old))
 	h.elems, h.used = make([]E, size), make([]uint64, size/64)
+	touchFrom(h.elems, 0)
 	for w, word := range oldUsed {
 		for ; word != 0; word &= word - 1 {
 			e := old[w*64+bits.TrailingZeros64(word)]

@@ -1,7 +1,5 @@
 package krt
 
-import "slices"
-
 // inputTable holds a derived collection's input entries, found by key
 // through a slotIndex. The entries keep their keys, so the table keeps a
 // pointer per entry in an array and half a word per index entry, where a Go
@@ -19,7 +17,7 @@ type inputTable struct {
 // computation knows how many inputs it has.
 func (t *inputTable) reserve(n int) {
 	t.index = t.index.grow(len(t.slots)+n, t.hashOf)
-	t.slots = slices.Grow(t.slots, n)
+	t.slots = growTouched(t.slots, n)
 }
 
 // lookup returns the position in the index of key's entry and the entry,

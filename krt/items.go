@@ -51,7 +51,7 @@ func (t *itemTable[T]) len() int { return t.n }
 // collection's first computation knows how many it will hold.
 func (t *itemTable[T]) reserve(n int) {
 	t.resizeIndex(t.n + n)
-	t.slots = slices.Grow(t.slots, n-len(t.free))
+	t.slots = growTouched(t.slots, n-len(t.free))
 }
 
 // lookup returns the position in the index of key's entry, or of the

@@ -35,6 +35,7 @@ func (x slotIndex) grow(n int, hashOf func(id int32) uint32) slotIndex {
 		size *= 2
 	}
 	grown := make(slotIndex, size)
+	touchFrom(grown, 0)
 	for _, e := range x {
 		if e != 0 {
 			id := x.slotOf(e)
