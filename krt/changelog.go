@@ -4,8 +4,8 @@ package krt
 // changed key, in the order first changed, its value before the
 // transaction and the slot of its value now. Propagation and commit read
 // the values through it rather than looking the key up in the items
-// again, and a reader
-// at an older version finds the value before it there (see snapshot.go).
+// again, and a reader at an older version finds the value before it
+// there (see snapshot.go).
 //
 // Most transactions change one key or a few: lookups scan the list until
 // it holds more than fewChanges, and go through an index of positions
