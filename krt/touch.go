@@ -17,9 +17,9 @@ import (
 // else runs the process and the flush is local; on two it interrupts the
 // other goroutine's core on every page: a build of 10k services and 100k
 // pods on two cores spent about 45 ms of CPU in these faults, a tenth of
-// it, most of them filling the workloads' items. touchFrom writes each page of a new array's
-// pages once, as it is made, so that the page is mapped by a write,
-// and no mapping has to be flushed.
+// it, most of them filling the workloads' items. touchFrom writes each
+// page of a new array once, as the array is made, so that the page is
+// mapped by a write and no mapping has to be flushed.
 
 // touchMin is the smallest array worth touching: smaller ones come from
 // spans the runtime has mapped already.
